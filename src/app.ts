@@ -1,0 +1,72 @@
+import formbody from '@fastify/formbody';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import { installErrorHandler } from './http/error-handler.ts';
+import adminRoutes from './routes/admin/index.ts';
+import catalogRoutes from './routes/catalog/index.ts';
+import consentRoutes from './routes/consent/index.ts';
+import deliveryRoutes from './routes/delivery/index.ts';
+import healthRoutes from './routes/health/index.ts';
+import ingestRoutes from './routes/ingest/index.ts';
+import managementRoutes from './routes/management/index.ts';
+import oemVirtualRoutes from './routes/oem-virtual/index.ts';
+import pushRoutes from './routes/push/index.ts';
+import type { Services } from './services.ts';
+
+/**
+ * Builds the HTTP front: external plugins first, then the error handling, then one plugin per
+ * URL group. Only src/server.ts listens; tests call `app.inject()` or listen on port 0.
+ */
+export async function buildApp(services: Services): Promise<FastifyInstance> {
+  const { config } = services;
+  const app = Fastify({
+    // The logger's serializers (src/logger.ts) keep codes, VINs and query strings out of request logs.
+    loggerInstance: services.logger as FastifyBaseLogger,
+    bodyLimit: config.BODY_LIMIT_BYTES,
+    requestTimeout: config.REQUEST_TIMEOUT_MS,
+    requestIdHeader: 'x-request-id',
+    genReqId: () => randomUUID(),
+    // Header names are case-insensitive in Node already; this keeps `/a/` and `/a` apart as
+    // the contract's exact-match rules expect.
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
+    disableRequestLogging: false,
+  });
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  await app.register(formbody, { bodyLimit: 64 * 1024 });
+  await app.register(swagger, {
+    openapi: {
+      info: {
+        title: 'Connected vehicle data service',
+        version: '1.0.0',
+        description: 'Harmonized in-vehicle data from many manufacturers, delivered with user consent.',
+      },
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
+          subscriptionId: { type: 'apiKey', in: 'header', name: 'X-Subscription-Id' },
+          adminToken: { type: 'http', scheme: 'bearer' },
+        },
+      },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  installErrorHandler(app, config.BODY_LIMIT_BYTES);
+
+  const opts = { services };
+  await app.register(healthRoutes, opts);
+  await app.register(catalogRoutes, opts);
+  await app.register(adminRoutes, { ...opts, prefix: '/admin/v1' });
+  await app.register(consentRoutes, opts);
+  await app.register(oemVirtualRoutes, { ...opts, prefix: '/oem/virtual' });
+  await app.register(managementRoutes, opts);
+  await app.register(deliveryRoutes, opts);
+  await app.register(pushRoutes, opts);
+  await app.register(ingestRoutes, opts);
+  return app;
+}

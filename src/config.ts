@@ -1,0 +1,186 @@
+/**
+ * All settings of the service, in one place. Every key has a documented default and can be
+ * overridden by the environment variable of the same name. `.env.example` mirrors this table;
+ * `test/config.test.ts` checks that the two stay in step.
+ *
+ * Invalid values stop the start with a message naming the variable (see {@link ConfigError}).
+ * Behaviour never switches on NODE_ENV.
+ */
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`Invalid configuration: ${variable} ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Parser<T> = (raw: string, name: string) => T;
+
+const str: Parser<string> = (raw) => raw;
+const optionalStr: Parser<string | undefined> = (raw) => (raw === '' ? undefined : raw);
+
+const int =
+  (min: number, max = Number.MAX_SAFE_INTEGER): Parser<number> =>
+  (raw, name) => {
+    if (!/^-?\d+$/.test(raw.trim())) throw new ConfigError(name, `must be a whole number, got "${raw}"`);
+    const n = Number(raw);
+    if (n < min || n > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${n}`);
+    return n;
+  };
+
+const bool: Parser<boolean> = (raw, name) => {
+  const v = raw.trim().toLowerCase();
+  if (['true', '1', 'yes', 'on'].includes(v)) return true;
+  if (['false', '0', 'no', 'off'].includes(v)) return false;
+  throw new ConfigError(name, `must be true/false (or on/off), got "${raw}"`);
+};
+
+const url =
+  (protocols: string[]): Parser<string | undefined> =>
+  (raw, name) => {
+    if (raw === '') return undefined;
+    let parsed: URL;
+    try {
+      parsed = new URL(raw);
+    } catch {
+      throw new ConfigError(name, `must be a URL, got "${raw}"`);
+    }
+    if (!protocols.includes(parsed.protocol)) {
+      throw new ConfigError(name, `must use ${protocols.join(' or ')}, got "${parsed.protocol}"`);
+    }
+    return raw.replace(/\/+$/, '');
+  };
+
+const oneOf =
+  <T extends string>(values: readonly T[]): Parser<T> =>
+  (raw, name) => {
+    if (!(values as readonly string[]).includes(raw)) {
+      throw new ConfigError(name, `must be one of ${values.join(', ')}, got "${raw}"`);
+    }
+    return raw as T;
+  };
+
+const intList: Parser<number[]> = (raw, name) => {
+  const parts = raw.split(',').map((p) => p.trim());
+  if (parts.length === 0 || parts.some((p) => !/^\d+$/.test(p))) {
+    throw new ConfigError(name, `must be a comma-separated list of whole numbers, got "${raw}"`);
+  }
+  return parts.map(Number);
+};
+
+export const ROLES = ['api', 'broker', 'pipeline', 'push', 'simulator'] as const;
+export type Role = (typeof ROLES)[number];
+
+const roles: Parser<Role[]> = (raw, name) => {
+  if (raw.trim() === 'all') return [...ROLES];
+  const parts = raw.split(',').map((p) => p.trim()).filter(Boolean);
+  for (const p of parts) {
+    if (!(ROLES as readonly string[]).includes(p)) {
+      throw new ConfigError(name, `must be "all" or a comma-separated list of ${ROLES.join(', ')}; got "${p}"`);
+    }
+  }
+  if (parts.length === 0) throw new ConfigError(name, 'must name at least one role');
+  return parts as Role[];
+};
+
+interface Definition<T> {
+  default: string;
+  parse: Parser<T>;
+  doc: string;
+}
+
+function def<T>(defaultValue: string, parse: Parser<T>, doc: string): Definition<T> {
+  return { default: defaultValue, parse, doc };
+}
+
+/** The table of every setting. The key is the environment variable. */
+export const DEFINITIONS = {
+  // --- HTTP front
+  PORT: def('8080', int(0, 65535), 'HTTP listen port.'),
+  HOST: def('0.0.0.0', str, 'HTTP listen address.'),
+  PUBLIC_URL: def('', url(['http:', 'https:']), 'Public origin used in redirects and links. Default: http://localhost:$PORT.'),
+  CONSENT_URL: def('', url(['http:', 'https:']), 'Origin of the consent portal ({consent_url}). Default: PUBLIC_URL.'),
+  PORTAL_URL: def('', url(['http:', 'https:']), 'Origin of the portal API ({portal_url}). Default: PUBLIC_URL.'),
+  ADMIN_TOKEN: def('', optionalStr, 'Bearer token for /admin/v1/*. The admin API is disabled when unset.'),
+  BODY_LIMIT_BYTES: def('1048576', int(1024, 64 * 1024 * 1024), 'Largest accepted request body; larger ones get 413.'),
+  REQUEST_TIMEOUT_MS: def('30000', int(1000), 'Time after which a slow HTTP request is cut off.'),
+  // --- Process
+  ROLES: def('all', roles, 'What this process runs: "all", or a list of api, broker, pipeline, push, simulator.'),
+  LOG_LEVEL: def('info', oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const), 'pino log level.'),
+  LOG_PRETTY: def('false', bool, 'Human-readable logs instead of JSON lines.'),
+  SHUTDOWN_TIMEOUT_MS: def('10000', int(100), 'Longest a graceful shutdown may take before the process exits anyway.'),
+  DATA_DIR: def('./data', str, 'Where the embedded store, the private Redis and other local state live.'),
+  SECRET_KEY: def('', optionalStr, 'Key (at least 32 characters) that encrypts stored secrets and pseudonymises VINs in logs. Default: generated once into DATA_DIR/secret.key.'),
+  DEMO_SEED: def('true', bool, 'On an empty store, create a demo consumer and subscription and print its API key once.'),
+  // --- Redis and queues
+  REDIS_URL: def('', url(['redis:', 'rediss:']), 'Redis for BullMQ and rate limits. Default: a private redis-server started from PATH.'),
+  QUEUE_PREFIX: def('cvd', str, 'Prefix of every BullMQ and rate-limit key in Redis.'),
+  PIPELINE_CONCURRENCY: def('4', int(1, 1000), 'Harmonization jobs a pipeline worker runs at once.'),
+  PIPELINE_BATCH_SIZE: def('200', int(1, 10000), 'Raw messages per queued batch job.'),
+  PIPELINE_BATCH_MAX_WAIT_MS: def('20', int(0, 10000), 'Longest a raw message waits for its batch to fill.'),
+  JOB_RETENTION_COMPLETED_S: def('3600', int(0), 'How long completed jobs are kept in Redis.'),
+  JOB_RETENTION_FAILED_S: def('604800', int(0), 'How long failed jobs are kept in Redis.'),
+  // --- Store
+  MONGO_URL: def('', url(['mongodb:', 'mongodb+srv:']), 'Use MongoDB as the store. Default: embedded SQLite in DATA_DIR.'),
+  MONGO_DB: def('cvd', str, 'MongoDB database name.'),
+  HISTORY_RETENTION_DAYS: def('90', int(1), 'Data points older than this are purged.'),
+  // --- MQTT
+  MQTT_URL: def('', url(['mqtt:', 'mqtts:', 'tcp:', 'ws:', 'wss:']), 'External broker to use instead of the embedded one.'),
+  MQTT_HOST: def('127.0.0.1', str, 'Listen address of the embedded broker.'),
+  MQTT_PORT: def('11883', int(0, 65535), 'Port of the embedded broker (not 1883, so it never collides with a local Mosquitto).'),
+  MQTT_MAX_PAYLOAD_BYTES: def('262144', int(64), 'Largest accepted MQTT payload.'),
+  // --- Mapping
+  MAPPING_TIMEOUT_MS: def('100', int(1, 60000), 'Longest one mapping evaluation may run.'),
+  MAPPING_MAX_DEPTH: def('200', int(1, 10000), 'Deepest recursion one mapping evaluation may reach.'),
+  // --- Simulator
+  SIMULATOR: def('on', oneOf(['on', 'off'] as const), 'Run the virtual-vehicle simulator in this process.'),
+  SIM_CLOCK: def('real', str, 'Simulator clock: real, fixed:<ISO instant>, or scaled:<factor>@<ISO instant>.'),
+  SIM_TICK_MS: def('5000', int(10), 'Wall-clock time between two simulator publishing rounds.'),
+  SIM_FLEET_SIZE: def('0', int(0, 1000000), 'Extra generated virtual vehicles for load tests.'),
+  VIRTUAL_ACTIVATION_DELAY_MS: def('1000', int(0), 'Delay before the virtual manufacturer confirms an activation.'),
+  // --- Consent
+  CONSENT_CODE_TTL_S: def('600', int(1), 'Validity of a confirmation code after consent was given.'),
+  OEM_TOKEN_TIMEOUT_MS: def('5000', int(10), 'Timeout of the token exchange with a manufacturer.'),
+  // --- Rate limits
+  RATE_LIMIT_SUBSCRIPTION_MAX: def('600', int(1), 'Requests per subscription and window.'),
+  RATE_LIMIT_SUBSCRIPTION_WINDOW_S: def('60', int(1), 'Window of the per-subscription limit.'),
+  RATE_LIMIT_VEHICLE_MAX: def('120', int(1), 'Delivery requests per vehicle, subscription and window.'),
+  RATE_LIMIT_VEHICLE_WINDOW_S: def('60', int(1), 'Window of the per-vehicle limit.'),
+  // --- Push
+  PUSH_ALLOW_PRIVATE_TARGETS: def('false', bool, 'Allow webhook URLs on loopback/private ranges and plain http (tests, local development).'),
+  PUSH_RETRY_SCHEDULE_S: def('5,300,1800,7200,18000,36000,36000', intList, 'Delays between webhook attempts (about a day in all).'),
+  PUSH_TIMEOUT_MS: def('10000', int(100), 'Timeout of one webhook request.'),
+  PUSH_DISABLE_AFTER_S: def('86400', int(1), 'A webhook failing without a success for this long is disabled.'),
+  PUSH_CONCURRENCY: def('50', int(1, 1000), 'Webhook requests a push worker sends at once.'),
+} satisfies Record<string, Definition<unknown>>;
+
+type Definitions = typeof DEFINITIONS;
+export type Config = { [K in keyof Definitions]: ReturnType<Definitions[K]['parse']> } & {
+  /** Resolved origins (defaults applied). */
+  publicUrl: string;
+  consentUrl: string;
+  portalUrl: string;
+};
+
+/** Reads the configuration from an environment (default: process.env). Throws {@link ConfigError}. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const out: Record<string, unknown> = {};
+  for (const [name, d] of Object.entries(DEFINITIONS) as [string, Definition<unknown>][]) {
+    const raw = env[name] ?? d.default;
+    out[name] = d.parse(raw, name);
+  }
+  const cfg = out as Config;
+  if (cfg.SECRET_KEY !== undefined && cfg.SECRET_KEY.length < 32) {
+    throw new ConfigError('SECRET_KEY', 'must be at least 32 characters long');
+  }
+  if (!/^[A-Za-z0-9_-]+$/.test(cfg.QUEUE_PREFIX)) {
+    throw new ConfigError('QUEUE_PREFIX', 'may hold only letters, digits, "_" and "-"');
+  }
+  cfg.publicUrl = cfg.PUBLIC_URL ?? `http://localhost:${cfg.PORT}`;
+  cfg.consentUrl = cfg.CONSENT_URL ?? cfg.publicUrl;
+  cfg.portalUrl = cfg.PORTAL_URL ?? cfg.publicUrl;
+  return cfg;
+}

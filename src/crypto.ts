@@ -1,0 +1,75 @@
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** A random URL-safe token from the CSPRNG: 32 bytes give 256 bits, 43 characters. */
+export function randomToken(bytes = 32): string {
+  return randomBytes(bytes).toString('base64url');
+}
+
+export function sha256Hex(value: string): string {
+  return createHash('sha256').update(value, 'utf8').digest('hex');
+}
+
+/**
+ * Compares a presented secret with a stored SHA-256 hex digest in constant time. The presented
+ * value is hashed first, so both sides have the same length whatever was sent.
+ */
+export function matchesHash(presented: string, storedHashHex: string): boolean {
+  const a = createHash('sha256').update(presented, 'utf8').digest();
+  const b = Buffer.from(storedHashHex, 'hex');
+  return b.length === a.length && timingSafeEqual(a, b);
+}
+
+/**
+ * Encrypts secrets that must be read back (webhook signing secrets, a webhook's Authorization
+ * value, manufacturer tokens) and pseudonymises VINs for logs and metrics.
+ */
+export interface SecretBox {
+  encrypt(plain: string): string;
+  decrypt(sealed: string): string;
+  /** Keyed hash of a VIN: stable, not reversible without the key. Safe for logs. */
+  pseudonym(value: string): string;
+}
+
+export function createSecretBox(secretKey: string): SecretBox {
+  const encKey = createHash('sha256').update(`enc:${secretKey}`).digest();
+  const macKey = createHash('sha256').update(`mac:${secretKey}`).digest();
+  return {
+    encrypt(plain) {
+      const iv = randomBytes(12);
+      const cipher = createCipheriv('aes-256-gcm', encKey, iv);
+      const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+      return `v1.${iv.toString('base64url')}.${cipher.getAuthTag().toString('base64url')}.${body.toString('base64url')}`;
+    },
+    decrypt(sealed) {
+      const [version, iv, tag, body] = sealed.split('.');
+      if (version !== 'v1' || !iv || !tag || body === undefined) throw new Error('not a sealed secret');
+      const decipher = createDecipheriv('aes-256-gcm', encKey, Buffer.from(iv, 'base64url'));
+      decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+      return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
+    },
+    pseudonym(value) {
+      return `p_${createHmac('sha256', macKey).update(value).digest('base64url').slice(0, 16)}`;
+    },
+  };
+}
+
+/**
+ * The SECRET_KEY setting, or a key generated once into DATA_DIR/secret.key (mode 0600) so a
+ * single-machine deployment needs no set-up. Several processes on one DATA_DIR share it.
+ */
+export function resolveSecretKey(configured: string | undefined, dataDir: string): string {
+  if (configured) return configured;
+  const file = join(dataDir, 'secret.key');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const key = randomToken(32);
+  try {
+    writeFileSync(file, `${key}\n`, { mode: 0o600, flag: 'wx' });
+    return key;
+  } catch {
+    // Another process created it first: use theirs.
+    return readFileSync(file, 'utf8').trim();
+  }
+}

@@ -1,0 +1,34 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+export const JSON_UTF8 = 'application/json;charset=UTF-8';
+
+const CONFIRMATION_PREFIX = '/api/consent/provisioning/confirmation/';
+
+/**
+ * The contract's error body (api-contract section 1). The confirmation call keeps the spec's
+ * own form: `car.<status>` and the url without the `/api` prefix.
+ */
+export function errorBody(request: FastifyRequest, statusCode: number, reasonText: string) {
+  const path = request.url.split('?')[0] ?? request.url;
+  const confirmation = path.startsWith(CONFIRMATION_PREFIX);
+  return {
+    reasonCode: `${confirmation ? 'car' : 'CAR'}.${statusCode}`,
+    reasonText,
+    url: confirmation ? path.slice('/api'.length) : path,
+    method: request.method,
+  };
+}
+
+export function sendError(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  statusCode: number,
+  reasonText: string,
+  headers: Record<string, string> = {},
+): FastifyReply {
+  return reply
+    .code(statusCode)
+    .headers(headers)
+    .type(JSON_UTF8)
+    .send(errorBody(request, statusCode, reasonText));
+}

@@ -1,0 +1,17 @@
+import type { FastifyInstance } from 'fastify';
+import { requireAdmin } from '../../http/admin-auth.ts';
+import type { RouteOptions } from '../route-options.ts';
+import consumers from './consumers.ts';
+import erasure from './erasure.ts';
+import mappings from './mappings.ts';
+import oemVirtual from './oem-virtual.ts';
+import quarantine from './quarantine.ts';
+import subscriptions from './subscriptions.ts';
+
+/** /admin/v1/*: operators' API, behind `Authorization: Bearer $ADMIN_TOKEN`. */
+export default async function adminRoutes(app: FastifyInstance, opts: RouteOptions): Promise<void> {
+  app.addHook('preHandler', requireAdmin(opts.services.config.ADMIN_TOKEN));
+  for (const plugin of [consumers, subscriptions, quarantine, mappings, oemVirtual, erasure]) {
+    await app.register(plugin, opts);
+  }
+}

@@ -1,0 +1,29 @@
+import { Redis, type RedisOptions } from 'ioredis';
+
+/**
+ * ioredis options for a purpose, following BullMQ's production advice: producers fail fast
+ * when Redis is down (so HTTP ingest answers 503 instead of hanging), workers retry forever.
+ */
+export function redisOptions(url: string, purpose: 'producer' | 'worker' | 'client'): RedisOptions {
+  const u = new URL(url);
+  const base: RedisOptions = {
+    host: u.hostname,
+    port: Number(u.port || 6379),
+    db: u.pathname.length > 1 ? Number(u.pathname.slice(1)) : 0,
+    ...(u.username ? { username: decodeURIComponent(u.username) } : {}),
+    ...(u.password ? { password: decodeURIComponent(u.password) } : {}),
+    ...(u.protocol === 'rediss:' ? { tls: {} } : {}),
+  };
+  switch (purpose) {
+    case 'producer':
+      return { ...base, enableOfflineQueue: false, maxRetriesPerRequest: 1 };
+    case 'worker':
+      return { ...base, maxRetriesPerRequest: null };
+    case 'client':
+      return { ...base, maxRetriesPerRequest: 1 };
+  }
+}
+
+export function createRedisClient(url: string, purpose: 'producer' | 'worker' | 'client' = 'client'): Redis {
+  return new Redis(redisOptions(url, purpose));
+}

@@ -1,0 +1,90 @@
+import type { Redis } from 'ioredis';
+import { join, resolve } from 'node:path';
+import { loadAdapterRegistry, type AdapterRegistry } from './adapters/registry.ts';
+import type { Catalog } from './catalog/catalog.ts';
+import { loadCatalog } from './catalog/load.ts';
+import { systemClock, type Clock } from './clock.ts';
+import type { Config } from './config.ts';
+import { createSecretBox, resolveSecretKey, type SecretBox } from './crypto.ts';
+import type { Logger } from './logger.ts';
+import { createRedisClient } from './runtime/redis.ts';
+import type { Store } from './store/contract.ts';
+import { openStore } from './store/open-store.ts';
+
+/** Project folders, resolved from the repository root (overridable in tests). */
+export interface Paths {
+  root: string;
+  catalog: string;
+  adapters: string;
+  mappings: string;
+  scenarios: string;
+}
+
+export function defaultPaths(root = resolve(import.meta.dirname, '..')): Paths {
+  return {
+    root,
+    catalog: join(root, 'catalog'),
+    adapters: join(root, 'adapters'),
+    mappings: join(root, 'mappings'),
+    scenarios: join(root, 'simulator', 'scenarios'),
+  };
+}
+
+/**
+ * The shared services every role uses: plain objects, no Fastify, so workers, the CLI and
+ * the HTTP front all use the same code.
+ */
+export interface Services {
+  config: Config;
+  logger: Logger;
+  clock: Clock;
+  paths: Paths;
+  store: Store;
+  catalog: Catalog;
+  adapters: AdapterRegistry;
+  secrets: SecretBox;
+  /** Redis URL (from REDIS_URL or the private instance); BullMQ queues connect with it. */
+  redisUrl: string;
+  /** One shared client for small commands (rate limits, readiness). */
+  redis: Redis;
+  /** Extra readiness checks that running roles register (e.g. the MQTT broker). */
+  readiness: Map<string, () => Promise<void>>;
+}
+
+export interface ServiceOverrides {
+  clock?: Clock;
+  store?: Store;
+  paths?: Paths;
+}
+
+export async function createServices(
+  config: Config,
+  logger: Logger,
+  redisUrl: string,
+  overrides: ServiceOverrides = {},
+): Promise<Services> {
+  const paths = overrides.paths ?? defaultPaths();
+  const catalog = await loadCatalog(paths.catalog);
+  const adapters = await loadAdapterRegistry(paths.adapters, new Set(catalog.list().map((e) => e.technicalName)));
+  const store = overrides.store ?? (await openStore(config));
+  const redis = createRedisClient(redisUrl);
+  redis.on('error', (err) => logger.warn({ err: err.message }, 'redis client error'));
+  return {
+    config,
+    logger,
+    clock: overrides.clock ?? systemClock,
+    paths,
+    store,
+    catalog,
+    adapters,
+    secrets: createSecretBox(resolveSecretKey(config.SECRET_KEY, config.DATA_DIR)),
+    redisUrl,
+    redis,
+    readiness: new Map(),
+  };
+}
+
+export async function closeServices(services: Services): Promise<void> {
+  services.redis.disconnect();
+  await services.store.close();
+}

@@ -1,0 +1,52 @@
+/**
+ * A harmonized data point: one catalog item's payload for one VIN at one time.
+ * Unique per (vin, item, timestampMs): the dedup key that makes ingestion idempotent.
+ */
+export interface DataPoint {
+  vin: string;
+  /** Catalog technicalName. */
+  item: string;
+  /** The payload's own time (its `timestamp`, or `receivedAt` for events), epoch ms. */
+  timestampMs: number;
+  /** The catalog payload, valid against the item's schema. */
+  payload: Record<string, unknown>;
+  /** Provenance: the adapter id, the mapping's version and when the raw message arrived. */
+  manufacturer: string;
+  mappingVersion: string;
+  receivedAt: string;
+}
+
+export interface HistoryQuery {
+  vin: string;
+  item: string;
+  /** Inclusive lower bound, epoch ms. */
+  fromMs?: number;
+  /** Exclusive upper bound, epoch ms. */
+  toMs?: number;
+  /** Page size (1..1000). */
+  limit: number;
+  /** Opaque cursor from a previous page. Pages go from newest to oldest. */
+  cursor?: string;
+}
+
+export interface HistoryPage {
+  items: DataPoint[];
+  nextCursor: string | null;
+}
+
+export interface DataPointRepo {
+  /**
+   * Stores the points in one write. A point whose (vin, item, timestampMs) exists already is
+   * skipped (redelivery), and the latest value per (vin, item) moves only forward in time.
+   * Returns the points that were new.
+   */
+  insertMany(points: DataPoint[]): Promise<DataPoint[]>;
+  /** The latest point per (vin, item) for these VINs and items; absent pairs are omitted. */
+  latest(vins: string[], items: string[]): Promise<DataPoint[]>;
+  history(query: HistoryQuery): Promise<HistoryPage>;
+  /** Erases every point (history and latest) of the VIN. Returns how many history rows. */
+  deleteByVin(vin: string): Promise<number>;
+  /** Retention: erases history rows with timestampMs < cutoff (latest values stay). */
+  deleteOlderThan(cutoffMs: number): Promise<number>;
+  count(): Promise<number>;
+}

@@ -1,0 +1,11 @@
+import { join } from 'node:path';
+import type { Config } from '../config.ts';
+import type { Store } from './contract.ts';
+import { openMongoStore } from './mongo/open.ts';
+import { openSqliteStore } from './sqlite/open.ts';
+
+/** MongoDB when MONGO_URL is set, else the embedded SQLite file in DATA_DIR. */
+export async function openStore(config: Pick<Config, 'MONGO_URL' | 'MONGO_DB' | 'DATA_DIR'>): Promise<Store> {
+  if (config.MONGO_URL) return openMongoStore(config.MONGO_URL, config.MONGO_DB);
+  return openSqliteStore(join(config.DATA_DIR, 'store.sqlite'));
+}

@@ -1,0 +1,44 @@
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Store } from '../contract.ts';
+import { createSqliteAuditRepo } from './audit.ts';
+import { createSqliteConsentRepo } from './consents.ts';
+import { createSqliteConsumerRepo } from './consumers.ts';
+import { createSqliteDataPointRepo } from './data-points.ts';
+import { createSqliteDeliveryRepo } from './deliveries.ts';
+import { createSqliteQuarantineRepo } from './quarantine.ts';
+import { createSqliteSubscriptionRepo } from './subscriptions.ts';
+import { createSqliteVehicleRepo } from './vehicles.ts';
+import { createSqliteWebhookRepo } from './webhooks.ts';
+
+/**
+ * Opens (and creates) the embedded store. WAL lets several processes on one machine share the
+ * file: readers never block the writer, and busy_timeout makes concurrent writers wait instead
+ * of failing.
+ */
+export function openSqliteStore(file: string): Store {
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('busy_timeout = 5000');
+  return {
+    engine: 'sqlite',
+    consumers: createSqliteConsumerRepo(db),
+    subscriptions: createSqliteSubscriptionRepo(db),
+    vehicles: createSqliteVehicleRepo(db),
+    consents: createSqliteConsentRepo(db),
+    dataPoints: createSqliteDataPointRepo(db),
+    quarantine: createSqliteQuarantineRepo(db),
+    webhooks: createSqliteWebhookRepo(db),
+    deliveries: createSqliteDeliveryRepo(db),
+    audit: createSqliteAuditRepo(db),
+    async ping() {
+      db.prepare('SELECT 1').get();
+    },
+    async close() {
+      if (db.open) db.close();
+    },
+  };
+}

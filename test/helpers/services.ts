@@ -1,0 +1,57 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { inject } from 'vitest';
+import { ManualClock, type Clock } from '../../src/clock.ts';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { createLogger } from '../../src/logger.ts';
+import { closeServices, createServices, type Services } from '../../src/services.ts';
+
+export interface TestServices {
+  services: Services;
+  /** Every log line written so far (JSON), for asserting what must never be logged. */
+  logs: string[];
+  dataDir: string;
+  cleanup(): Promise<void>;
+}
+
+/**
+ * Real services for a test: the real SQLite store in a fresh temp dir, the suite's real Redis
+ * with a unique key prefix, and a captured logger. Pass a ManualClock to control time.
+ */
+export async function createTestServices(
+  opts: { env?: Record<string, string>; clock?: Clock } = {},
+): Promise<TestServices> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cvd-test-'));
+  const config: Config = loadConfig({
+    DATA_DIR: dataDir,
+    REDIS_URL: inject('redisUrl'),
+    QUEUE_PREFIX: `t${randomUUID().slice(0, 8)}`,
+    ADMIN_TOKEN: 'test-admin-token',
+    LOG_LEVEL: 'debug',
+    SIMULATOR: 'off',
+    DEMO_SEED: 'false',
+    PORT: '0',
+    ...opts.env,
+  });
+  const logs: string[] = [];
+  const destination = new Writable({
+    write(chunk, _enc, cb) {
+      logs.push(chunk.toString());
+      cb();
+    },
+  });
+  const logger = createLogger({ level: config.LOG_LEVEL, pretty: false, destination });
+  const services = await createServices(config, logger, config.REDIS_URL!, { clock: opts.clock ?? new ManualClock() });
+  return {
+    services,
+    logs,
+    dataDir,
+    async cleanup() {
+      await closeServices(services);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

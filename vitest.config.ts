@@ -1,0 +1,14 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    globalSetup: ['test/global-setup.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    pool: 'forks',
+    // Two cores: two test files at a time keeps Redis-heavy suites from starving each other.
+    poolOptions: { forks: { maxForks: 2, minForks: 1 } },
+    reporters: ['default', ['json', { outputFile: 'test-results/vitest.json' }]],
+  },
+});
