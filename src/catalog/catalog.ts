@@ -21,9 +21,25 @@ export interface CatalogEntry {
 
 export type ValidationResult = { valid: true } | { valid: false; errors: string[] };
 
+/** Validates one payload against one item's compiled schema. */
+export type PayloadValidator = (payload: unknown) => ValidationResult;
+
+export interface CatalogFilter {
+  deliveryMethod?: 'pull' | 'push';
+  /** Entries whose `updatedAt` is at or after this instant. */
+  updatedSince?: Date;
+}
+
 export interface Catalog {
-  list(filter?: { deliveryMethod?: 'pull' | 'push'; updatedSince?: Date }): CatalogEntry[];
+  /** Entries sorted by technicalName. The entries are frozen: do not change them. */
+  list(filter?: CatalogFilter): CatalogEntry[];
   get(technicalName: string): CatalogEntry | undefined;
   /** Validates a payload against the item's schema (compiled once at load). Unknown item: invalid. */
   validate(technicalName: string, payload: unknown): ValidationResult;
+  /**
+   * The compiled validator of one item, for hot paths that validate many payloads of the same
+   * item (the pipeline) and want to skip the lookup; undefined for an unknown item.
+   * Errors read like `/unit must be equal to one of the allowed values: km, mi`.
+   */
+  validator(technicalName: string): PayloadValidator | undefined;
 }

@@ -1,0 +1,46 @@
+import AjvDraft04Module, { type ErrorObject } from 'ajv-draft-04';
+import addFormatsModule from 'ajv-formats';
+
+/*
+ * Both packages are CommonJS with `exports.default`. Under NodeNext the default import is the
+ * whole `module.exports`, so the class sits on `.default`; some loaders already unwrap it.
+ * Unwrap once here so no other module has to know.
+ */
+type AjvCtor = typeof AjvDraft04Module.default;
+type AddFormats = typeof addFormatsModule.default;
+const Ajv04: AjvCtor = unwrapDefault<AjvCtor>(AjvDraft04Module);
+const addFormats: AddFormats = unwrapDefault<AddFormats>(addFormatsModule);
+
+function unwrapDefault<T>(mod: unknown): T {
+  const inner = (mod as { default?: unknown }).default;
+  return (typeof inner === 'function' ? inner : mod) as T;
+}
+
+export type Ajv = InstanceType<AjvCtor>;
+
+/**
+ * A new Ajv instance for JSON Schema draft-04 with the standard formats (date-time is RFC 3339:
+ * a full date, a time and an offset or `Z`). Strict mode rejects unknown keywords and
+ * `required` names that are not in `properties`, so a typo in a catalog file fails at start
+ * instead of silently validating nothing. allErrors: a rejected payload reports every problem
+ * at once (quarantine reasons and mapping cases are easier to fix that way).
+ */
+export function createAjv(): Ajv {
+  const ajv = new Ajv04({ allErrors: true, strict: true, strictTypes: true, strictRequired: true });
+  addFormats(ajv);
+  return ajv;
+}
+
+/** One Ajv error as one readable line, e.g. `/unit must be equal to one of the allowed values: km, mi`. */
+export function formatAjvError(e: ErrorObject): string {
+  const path = e.instancePath === '' ? '/' : e.instancePath;
+  const params = e.params as Record<string, unknown>;
+  let detail = '';
+  if (e.keyword === 'enum' && Array.isArray(params.allowedValues)) detail = `: ${params.allowedValues.join(', ')}`;
+  else if (e.keyword === 'additionalProperties') detail = `: ${String(params.additionalProperty)}`;
+  return `${path} ${e.message ?? 'is invalid'}${detail}`;
+}
+
+export function formatAjvErrors(errors: ErrorObject[] | null | undefined): string[] {
+  return (errors ?? []).map(formatAjvError);
+}
