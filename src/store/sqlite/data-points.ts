@@ -1,8 +1,156 @@
 import type Database from 'better-sqlite3';
-import type { DataPointRepo } from '../contract.ts';
-import { notImplemented } from '../not-implemented.ts';
+import type { DataPoint, DataPointRepo } from '../contract.ts';
+import { checkHistoryLimit, decodeHistoryCursor, encodeHistoryCursor } from '../history-cursor.ts';
+import { fromJson, toJson } from './json-column.ts';
+
+interface PointRow {
+  vin: string;
+  item: string;
+  timestamp_ms: number;
+  payload: string;
+  manufacturer: string;
+  mapping_version: string;
+  received_at: string;
+}
+
+const COLUMNS = 'vin, item, timestamp_ms, payload, manufacturer, mapping_version, received_at';
+
+const SCHEMA = `
+-- History. A plain rowid table: rows append in arrival order, which measured about 1.5x faster
+-- to ingest than a clustered WITHOUT ROWID table keyed by (vin, item, timestamp_ms).
+CREATE TABLE IF NOT EXISTS data_points (
+  vin             TEXT    NOT NULL,
+  item            TEXT    NOT NULL,
+  timestamp_ms    INTEGER NOT NULL,
+  payload         TEXT    NOT NULL,
+  manufacturer    TEXT    NOT NULL,
+  mapping_version TEXT    NOT NULL,
+  received_at     TEXT    NOT NULL
+);
+-- The dedup key that makes ingestion idempotent; also serves history pages (newest first).
+CREATE UNIQUE INDEX IF NOT EXISTS data_points_vin_item_ts_uq ON data_points (vin, item, timestamp_ms);
+-- Retention deletes by age across all VINs.
+CREATE INDEX IF NOT EXISTS data_points_timestamp_idx ON data_points (timestamp_ms);
+-- The latest value per (vin, item): delivery reads only this small table.
+CREATE TABLE IF NOT EXISTS data_latest (
+  vin             TEXT    NOT NULL,
+  item            TEXT    NOT NULL,
+  timestamp_ms    INTEGER NOT NULL,
+  payload         TEXT    NOT NULL,
+  manufacturer    TEXT    NOT NULL,
+  mapping_version TEXT    NOT NULL,
+  received_at     TEXT    NOT NULL,
+  PRIMARY KEY (vin, item)
+) WITHOUT ROWID;
+`;
+
+const MIN_MS = Number.MIN_SAFE_INTEGER;
+const MAX_MS = Number.MAX_SAFE_INTEGER;
+/** Retention deletes in chunks so a large purge never holds the write lock for long. */
+const PURGE_CHUNK = 5000;
+
+const toPoint = (r: PointRow): DataPoint => ({
+  vin: r.vin,
+  item: r.item,
+  timestampMs: r.timestamp_ms,
+  payload: fromJson<Record<string, unknown>>(r.payload, 'data_points.payload'),
+  manufacturer: r.manufacturer,
+  mappingVersion: r.mapping_version,
+  receivedAt: r.received_at,
+});
+
+type PointParams = [string, string, number, string, string, string, string];
 
 /** SQLite engine of the DataPointRepo. Creates its own tables and indexes. */
-export function createSqliteDataPointRepo(_db: Database.Database): DataPointRepo {
-  return notImplemented<DataPointRepo>('sqlite.data-points');
+export function createSqliteDataPointRepo(db: Database.Database): DataPointRepo {
+  db.exec(SCHEMA);
+  // DO NOTHING only for the dedup key (unlike OR IGNORE, a NOT NULL violation still fails).
+  const insertHistory = db.prepare<PointParams>(
+    `INSERT INTO data_points (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (vin, item, timestamp_ms) DO NOTHING`,
+  );
+  // The WHERE makes the latest value move only forward in time, whatever order points arrive in.
+  const upsertLatest = db.prepare<PointParams>(
+    `INSERT INTO data_latest (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (vin, item) DO UPDATE SET
+       timestamp_ms = excluded.timestamp_ms, payload = excluded.payload,
+       manufacturer = excluded.manufacturer, mapping_version = excluded.mapping_version,
+       received_at = excluded.received_at
+     WHERE excluded.timestamp_ms > data_latest.timestamp_ms`,
+  );
+  const selectLatest = db.prepare<[string, string], PointRow>(
+    `SELECT ${COLUMNS} FROM data_latest
+     WHERE vin IN (SELECT value FROM json_each(?)) AND item IN (SELECT value FROM json_each(?))`,
+  );
+  const selectHistory = db.prepare<[string, string, number, number, number], PointRow>(
+    `SELECT ${COLUMNS} FROM data_points
+     WHERE vin = ? AND item = ? AND timestamp_ms >= ? AND timestamp_ms < ?
+     ORDER BY timestamp_ms DESC LIMIT ?`,
+  );
+  const deleteHistoryOfVin = db.prepare<[string]>('DELETE FROM data_points WHERE vin = ?');
+  const deleteLatestOfVin = db.prepare<[string]>('DELETE FROM data_latest WHERE vin = ?');
+  const purgeChunk = db.prepare<[number, number]>(
+    'DELETE FROM data_points WHERE rowid IN (SELECT rowid FROM data_points WHERE timestamp_ms < ? LIMIT ?)',
+  );
+  const countHistory = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM data_points');
+
+  const insertTx = db.transaction((points: DataPoint[]): DataPoint[] => {
+    const fresh: DataPoint[] = [];
+    for (const p of points) {
+      const row: PointParams = [
+        p.vin,
+        p.item,
+        p.timestampMs,
+        toJson(p.payload),
+        p.manufacturer,
+        p.mappingVersion,
+        p.receivedAt,
+      ];
+      // A point already in history was already offered to latest when it first arrived.
+      if (insertHistory.run(...row).changes === 0) continue;
+      upsertLatest.run(...row);
+      fresh.push(p);
+    }
+    return fresh;
+  });
+  const deleteVinTx = db.transaction((vin: string): number => {
+    deleteLatestOfVin.run(vin);
+    return deleteHistoryOfVin.run(vin).changes;
+  });
+
+  return {
+    async insertMany(points) {
+      if (points.length === 0) return [];
+      // IMMEDIATE takes the write lock up front, so a second process waits (busy_timeout)
+      // instead of failing on a lock upgrade.
+      return insertTx.immediate(points);
+    },
+    async latest(vins, items) {
+      if (vins.length === 0 || items.length === 0) return [];
+      return selectLatest.all(JSON.stringify(vins), JSON.stringify(items)).map(toPoint);
+    },
+    async history(query) {
+      checkHistoryLimit(query.limit);
+      const below = Math.min(query.toMs ?? MAX_MS, query.cursor ? decodeHistoryCursor(query.cursor) : MAX_MS);
+      // One extra row tells whether another page exists without a second query.
+      const rows = selectHistory.all(query.vin, query.item, query.fromMs ?? MIN_MS, below, query.limit + 1);
+      const items = rows.slice(0, query.limit).map(toPoint);
+      const last = items[items.length - 1];
+      return { items, nextCursor: rows.length > query.limit && last ? encodeHistoryCursor(last.timestampMs) : null };
+    },
+    async deleteByVin(vin) {
+      return deleteVinTx.immediate(vin);
+    },
+    async deleteOlderThan(cutoffMs) {
+      let total = 0;
+      for (;;) {
+        const n = purgeChunk.run(cutoffMs, PURGE_CHUNK).changes;
+        total += n;
+        if (n < PURGE_CHUNK) return total;
+      }
+    },
+    async count() {
+      return countHistory.get()?.n ?? 0;
+    },
+  };
 }
