@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { MongoClient } from 'mongodb';
 import { describe } from 'vitest';
+import type { Store } from '../../src/store/contract.ts';
 import { openMongoStore } from '../../src/store/mongo/open.ts';
+import type { UniqueIndex } from './conformance/types.ts';
 import { runConformance } from './run-conformance.ts';
 
 const url = process.env.MONGO_URL;
@@ -13,9 +15,32 @@ describe.skipIf(!url)('store conformance: MongoDB (needs MONGO_URL)', () => {
   runConformance(async () => {
     const dbName = `cvd_test_${randomUUID().slice(0, 8)}`;
     const store = await openMongoStore(url!, dbName);
+    const peers: Store[] = [];
     return {
       store,
+      async openPeer() {
+        const peer = await openMongoStore(url!, dbName);
+        peers.push(peer);
+        return peer;
+      },
+      async uniqueIndexes() {
+        const client = await MongoClient.connect(url!);
+        try {
+          const db = client.db(dbName);
+          const found: UniqueIndex[] = [];
+          for (const { name } of await db.listCollections({}, { nameOnly: true }).toArray()) {
+            for (const index of await db.collection(name).listIndexes().toArray()) {
+              // _id is unique without saying so.
+              if (index.unique === true || index.name === '_id_') found.push({ table: name, fields: Object.keys(index.key) });
+            }
+          }
+          return found;
+        } finally {
+          await client.close();
+        }
+      },
       async cleanup() {
+        for (const peer of peers) await peer.close();
         await store.close();
         const client = await MongoClient.connect(url!);
         await client.db(dbName).dropDatabase();
