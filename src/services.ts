@@ -65,7 +65,10 @@ export async function createServices(
 ): Promise<Services> {
   const paths = overrides.paths ?? defaultPaths();
   const catalog = await loadCatalog(paths.catalog);
-  const adapters = await loadAdapterRegistry(paths.adapters, new Set(catalog.list().map((e) => e.technicalName)));
+  const adapters = await loadAdapterRegistry(paths.adapters, new Set(catalog.list().map((e) => e.technicalName)), {
+    mappingsDir: paths.mappings,
+    limits: { timeoutMs: config.MAPPING_TIMEOUT_MS, maxDepth: config.MAPPING_MAX_DEPTH, maxSequence: 100_000 },
+  });
   const store = overrides.store ?? (await openStore(config));
   const redis = createRedisClient(redisUrl);
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis client error'));

@@ -1,7 +1,34 @@
+import type { CompiledMapping } from '../mapping/compile.ts';
+
+/**
+ * How raw messages reach the service. MQTT: `topics` are MQTT topic filters (`+` for one level);
+ * the last level of a message's topic is its message type. HTTP: batches are POSTed to
+ * `/ingest/v1/<id>` and signed with HMAC-SHA256 (see src/adapters/http/signature.ts).
+ */
+export type AdapterTransport =
+  | {
+      kind: 'mqtt';
+      topics: string[];
+      /** Username at the embedded broker (the password: see src/adapters/secrets.ts). */
+      username: string;
+      /** Environment variable holding the broker password; unset: derived from SECRET_KEY. */
+      passwordEnv?: string;
+    }
+  | {
+      kind: 'http';
+      /** Header carrying `t=<epoch s>,v1=<hex HMAC-SHA256>` of `${t}.${raw body}`. */
+      signatureHeader: string;
+      /** Environment variable holding the signing secret; unset: derived from SECRET_KEY. */
+      secretEnv?: string;
+      /** Largest accepted clock skew of the signature timestamp (replay window), seconds. */
+      toleranceS?: number;
+    };
+
 /**
  * What a manufacturer is, as declared in adapters/<id>/manifest.json. OWNED BY THE PIPELINE
  * WORK (registry, transport, mappings). The consent work owns the `authorization` section and
  * the management work the `activation` section; each may refine its own section's type.
+ * The JSON Schema the registry checks it against is in ./manifest-schema.ts.
  */
 export interface AdapterManifest {
   /** Folder name: lowercase letters, digits and "-". */
@@ -9,7 +36,7 @@ export interface AdapterManifest {
   name: string;
   /** VIN prefixes (WMI or longer) that this manufacturer claims. */
   vinPrefixes: string[];
-  transport: { kind: 'mqtt'; topics: string[] } | { kind: 'http'; path: string };
+  transport: AdapterTransport;
   /** Catalog items this manufacturer can feed. */
   items: string[];
   /** Raw message type → mapping file (relative to mappings/<id>/). */
@@ -33,4 +60,6 @@ export interface Adapter {
   manifest: AdapterManifest;
   /** Absolute path of adapters/<id>/. */
   dir: string;
+  /** Message type → its mapping, compiled once at start. */
+  mappings: ReadonlyMap<string, CompiledMapping>;
 }

@@ -1,0 +1,88 @@
+/** JSON Schema (draft-07, Ajv's default) of adapters/<id>/manifest.json. */
+export const manifestSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'name', 'vinPrefixes', 'transport', 'items', 'messageTypes', 'authorization', 'activation'],
+  properties: {
+    $schema: { type: 'string' },
+    id: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{0,39}$' },
+    name: { type: 'string', minLength: 1 },
+    vinPrefixes: {
+      type: 'array',
+      minItems: 1,
+      uniqueItems: true,
+      items: { type: 'string', pattern: '^[A-HJ-NPR-Z0-9]{3,16}$' },
+    },
+    transport: {
+      oneOf: [
+        {
+          type: 'object',
+          additionalProperties: false,
+          required: ['kind', 'topics', 'username'],
+          properties: {
+            kind: { const: 'mqtt' },
+            topics: {
+              type: 'array',
+              minItems: 1,
+              // A filter with a literal last level (the message type); `+` only for whole levels.
+              items: { type: 'string', pattern: '^([A-Za-z0-9_-]+|\\+)(/([A-Za-z0-9_-]+|\\+))*/[A-Za-z0-9_-]+$' },
+            },
+            username: { type: 'string', minLength: 1 },
+            passwordEnv: { type: 'string', pattern: '^[A-Z][A-Z0-9_]*$' },
+          },
+        },
+        {
+          type: 'object',
+          additionalProperties: false,
+          required: ['kind', 'signatureHeader'],
+          properties: {
+            kind: { const: 'http' },
+            signatureHeader: { type: 'string', pattern: '^[A-Za-z0-9-]+$' },
+            secretEnv: { type: 'string', pattern: '^[A-Z][A-Z0-9_]*$' },
+            toleranceS: { type: 'integer', minimum: 1, maximum: 3600 },
+          },
+        },
+      ],
+    },
+    items: { type: 'array', minItems: 1, uniqueItems: true, items: { type: 'string' } },
+    messageTypes: {
+      type: 'object',
+      minProperties: 1,
+      propertyNames: { pattern: '^[a-z][a-z0-9-]*$' },
+      additionalProperties: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['mapping'],
+        properties: { mapping: { type: 'string', pattern: '^[a-z0-9][a-z0-9._-]*\\.jsonata$' } },
+      },
+    },
+    authorization: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['issuer', 'authorizationEndpoint', 'tokenEndpoint', 'clientId'],
+      properties: {
+        issuer: { type: 'string', minLength: 1 },
+        authorizationEndpoint: { type: 'string', minLength: 1 },
+        tokenEndpoint: { type: 'string', minLength: 1 },
+        clientId: { type: 'string', minLength: 1 },
+        clientSecretEnv: { type: 'string', pattern: '^[A-Z][A-Z0-9_]*$' },
+      },
+    },
+    activation: {
+      oneOf: [
+        {
+          type: 'object',
+          additionalProperties: false,
+          required: ['mode'],
+          properties: { mode: { const: 'auto' }, delayMs: { type: 'integer', minimum: 0 } },
+        },
+        {
+          type: 'object',
+          additionalProperties: false,
+          required: ['mode'],
+          properties: { mode: { const: 'callback' } },
+        },
+      ],
+    },
+  },
+} as const;

@@ -1,0 +1,31 @@
+import { createHmac } from 'node:crypto';
+import type { Config } from '../config.ts';
+import { resolveSecretKey } from '../crypto.ts';
+import type { Adapter } from './manifest.ts';
+
+/**
+ * A manufacturer's transport secret: the MQTT password at the embedded broker, or the HMAC key
+ * of HTTP ingest. The environment variable the manifest names (`passwordEnv` / `secretEnv`)
+ * wins; unset, the secret is derived from SECRET_KEY (HMAC-SHA256 of "adapter:<id>:<kind>"),
+ * so a single-machine deployment works without set-up and the secret is still unguessable
+ * without the key. Print it for a manufacturer with `npm run cli -- adapters secret <id>`.
+ * Adding a manufacturer therefore needs no new setting in src/config.ts.
+ */
+export function adapterSecret(config: Config, adapter: Adapter, env: NodeJS.ProcessEnv = process.env): string {
+  const t = adapter.manifest.transport;
+  const envName = t.kind === 'mqtt' ? t.passwordEnv : t.secretEnv;
+  const fromEnv = envName ? env[envName] : undefined;
+  if (fromEnv) return fromEnv;
+  const key = resolveSecretKey(config.SECRET_KEY, config.DATA_DIR);
+  return createHmac('sha256', key).update(`adapter:${adapter.manifest.id}:${t.kind}`).digest('base64url');
+}
+
+/**
+ * Credentials a publisher of this MQTT adapter uses at the embedded broker (the simulator
+ * uses them for `virtual`). Throws for an adapter that is not MQTT.
+ */
+export function mqttCredentials(config: Config, adapter: Adapter): { username: string; password: string } {
+  const t = adapter.manifest.transport;
+  if (t.kind !== 'mqtt') throw new Error(`adapter ${adapter.manifest.id} does not use MQTT`);
+  return { username: t.username, password: adapterSecret(config, adapter) };
+}
