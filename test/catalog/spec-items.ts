@@ -1,0 +1,108 @@
+import { arr, E, e, event, f, obj, range, TS, valueBool, valueEnum, valueUnit, type Fields } from './spec-fields.ts';
+
+/** One catalog item as the spec (2.2, 2.3, section 6) or the catalog's version 2 defines it. */
+export interface SpecItem {
+  technicalName: string;
+  deliveryMethod: 'pull' | 'push';
+  event: boolean;
+  /** The spec's own description text, where the table gives one. */
+  description?: string;
+  fields: Fields;
+}
+
+const pull = (technicalName: string, fields: Fields, description?: string): SpecItem => ({
+  technicalName,
+  deliveryMethod: 'pull',
+  event: false,
+  fields,
+  ...(description ? { description } : {}),
+});
+const pushEvent = (technicalName: string, description: string): SpecItem => ({
+  technicalName,
+  deliveryMethod: 'push',
+  event: true,
+  fields: event(),
+  description,
+});
+
+const dieselStatus = ['UNKNOWN', 'NORMAL_OPERATION', 'OVERLOADED', 'AT_LIMIT', 'OVER_LIMIT'];
+const percentObj = obj({ value: f('number'), unit: e('PERCENTAGE') });
+
+/** Spec 2.3: the element of charginghistory `value.chargingsession`. */
+const chargingSession = obj({
+  startTime: f('date-time*'),
+  endTime: f('date-time*'),
+  displayedSoc: percentObj,
+  displayedStartSoc: percentObj,
+  energyCharged: obj({ value: f('number'), unit: e('kWh') }),
+  mileage: obj({ value: f('string'), unit: e('km', 'mi') }),
+  chargingCostInformation: obj({ currency: f('string'), calculatedChargingCost: f('number') }),
+  chargingLocation: obj({ municipality: f('string'), address: f('string'), formattedAddress: f('string') }),
+});
+
+/** Spec section 2.2, row by row (43 items). */
+export const SPEC_22_ITEMS: SpecItem[] = [
+  // y is a number: "the schema is authoritative".
+  pull('acceleration', { x: f('number*'), y: f('number*'), z: f('number'), unit: e('m/s/s'), timestamp: TS }),
+  pushEvent('accidentautomatic', 'Indicates that the automatic accident call was triggered.'),
+  pushEvent('accidentcallmanual', 'Indicates that the manual accident call was triggered.'),
+  pushEvent('automaticteleservicecall', 'Date when the vehicle triggered the automatic teleservice call.'),
+  pull('energyconsumptionauxiliary', valueUnit('kWh'), 'Consumption of electrical components.'),
+  pull('averagedistance', valueUnit('km', 'mi'), 'Average distance per week.'),
+  pull('averagedistanceperiod', { value: f('number*'), unit: E('km', 'mi'), periodValue: f('number*'), period: E('DAY', 'WEEK', 'MONTH', 'YEAR'), timestamp: TS }),
+  pull('soclowlevel', valueUnit('PERCENTAGE'), 'Low-voltage battery charge.'),
+  pull('batterymanagementstatus', valueEnum('OK', 'HIGH_VOLTAGE_USER_CUT_OFF', 'INFOTAINMENT_CUT_OFF', 'VEHICLE_WAKE_UP_BLOCKED')),
+  pull('batteryvoltage', valueUnit('V')),
+  pull('accessorybatteryvoltage', valueUnit('V')),
+  pull('backupbatteryvoltage', valueUnit('V')),
+  pull('sochighlevel', valueUnit('PERCENTAGE'), 'High-voltage battery charge.'),
+  pull('brakefluidliferemaining', valueUnit('PERCENTAGE')),
+  pull('brakesliferemaining', valueUnit('PERCENTAGE')),
+  pull('brakesservicedistance', valueUnit('km'), 'Distance remaining before the next brake service.'),
+  pull('charginghistory', { value: obj({ chargingsession: arr(chargingSession, true) }, true), timestamp: f('date-time') }),
+  pull('chargingmethod', valueEnum('ALTERNATING', 'DIRECT', 'NOTCHARGING')),
+  pull('chargingplugstatus', valueEnum('CONNECTED', 'DISCONNECTED', 'UNKNOWN')),
+  pull('chargingpotential', valueUnit('V'), 'Voltage of the most recent charging process.'),
+  pull('chargingpower', valueUnit('A'), 'Maximum charge of the most recent charging process, in ampere.'),
+  pull('chargingstatus', valueEnum('FINISHED', 'ACTIVE', 'NOTCHARGING')),
+  pull('chargingwindow', valueEnum('SELECTED', 'NOTSELECTED', 'UNKNOWN')),
+  pull('checkcontrolmessages', {
+    value: arr(obj({ id: f('number'), message: f('string*'), status: f('string'), value: f('number') }), true),
+    timestamp: TS,
+  }),
+  pull('conditionbasedservices', {
+    value: arr(obj({ date: f('date-time'), id: f('number'), description: f('string'), status: f('string'), name: f('string*'), value: f('number') }), true),
+    timestamp: TS,
+  }),
+  pull('conditionbasedservicesnumber', { value: f('number*'), timestamp: TS }),
+  pull('convertibletopposition', valueUnit('PERCENTAGE')),
+  pull('convertibletopstatus', valueEnum('OPENED', 'CLOSED', 'LOCKED', 'UNLOCKED', 'SAFE', 'SECURED', 'INTERMEDIATE', 'UNKNOWN')),
+  pull('coolanttemperature', valueUnit('C', 'F')),
+  pull('crashlocationfrontleft', valueBool()),
+  pull('crashlocationfrontright', valueBool()),
+  pull('crashlocationpedestrianprotection', valueBool()),
+  pull('crashlocationrearleft', valueBool()),
+  pull('crashlocationrearright', valueBool()),
+  pull('crashlocationrollover', valueBool()),
+  pull('crashlocationsideleft', valueBool()),
+  pull('crashlocationsideright', valueBool()),
+  pull('crashseverity', { value: f('number*'), timestamp: TS }, 'Severity of the last crash.'),
+  pull('deepsleepstatus', valueEnum('ON', 'OFF', 'UNKNOWN')),
+  pull('dieselexhaustfilterstatus', valueEnum(...dieselStatus)),
+  pull('dieselexhaustfluidlevel', valueUnit('PERCENTAGE')),
+  pull('dieselexhaustfluidlevelrangeremaining', valueUnit('km')),
+  pull('dieseloffboardregenerationstatus', valueEnum(...dieselStatus)),
+];
+
+/** Catalog version 2: what the virtual vehicles need beyond 2.2. */
+export const VERSION_2_ITEMS: SpecItem[] = [
+  pull('mileage', { value: range(0), unit: E('km', 'mi'), timestamp: TS }),
+  pull('geolocation', { geoSystem: E('WGS84'), latitude: range(-90, 90), longitude: range(-180, 180), timestamp: TS }),
+  pull('fuellevel', { value: range(0, 100), unit: E('PERCENTAGE'), timestamp: TS }),
+  pull('enginestatus', valueEnum('ON', 'OFF')),
+  pull('vehicleheading', { value: range(0, 360), unit: E('DEGREE'), timestamp: TS }),
+  pull('vehiclespeed', { value: range(0), unit: E('km/h', 'mph'), timestamp: TS }),
+];
+
+/** The one 2.2 entry whose description changed in catalog version 2. */
+export const CHANGED_IN_VERSION_2 = 'averagedistance';
