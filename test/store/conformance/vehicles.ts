@@ -1,0 +1,111 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { VehicleActivation } from '../../../src/store/contract.ts';
+import type { ConformanceSuite, StoreFactory, UniqueIndex } from './types.ts';
+
+const norm = (s: string) => s.replace(/_/g, '').toLowerCase();
+const hasUnique = (found: UniqueIndex[], table: string, fields: string[]) =>
+  found.some((i) => norm(i.table) === norm(table) && i.fields.map(norm).join() === fields.map(norm).join());
+
+const VIN = 'WVWZZZ1JZXW000001';
+const T0 = '2024-05-01T10:00:00.000Z';
+const T1 = '2024-05-01T11:00:00.000Z';
+
+const vehicle = (over: Partial<VehicleActivation> = {}): VehicleActivation => ({
+  subscriptionId: 's-1',
+  vin: VIN,
+  manufacturer: 'virtual',
+  status: 'PENDING_ACTIVATION',
+  createdAt: T0,
+  updatedAt: T0,
+  ...over,
+});
+
+const suite: ConformanceSuite = (open: StoreFactory) => {
+  describe('vehicles', () => {
+    let ctx: Awaited<ReturnType<StoreFactory>>;
+    beforeEach(async () => {
+      ctx = await open();
+    });
+    afterEach(async () => {
+      await ctx.cleanup();
+    });
+
+    it('inserts, then replaces the same (subscription, vin) row', async () => {
+      const { vehicles } = ctx.store;
+      await vehicles.upsert(vehicle({ manufacturer: null }));
+      expect(await vehicles.get('s-1', VIN)).toEqual(vehicle({ manufacturer: null }));
+      await vehicles.upsert(vehicle({ status: 'INCAPABLE', updatedAt: T1 }));
+      expect(await vehicles.get('s-1', VIN)).toEqual(vehicle({ status: 'INCAPABLE', updatedAt: T1 }));
+      expect(await vehicles.listBySubscription('s-1')).toHaveLength(1);
+      expect(await vehicles.get('s-1', 'WVWZZZ1JZXW999999')).toBeNull();
+      expect(await vehicles.get('s-2', VIN)).toBeNull();
+    });
+
+    it('lists by subscription and by VIN', async () => {
+      const { vehicles } = ctx.store;
+      await vehicles.upsert(vehicle());
+      await vehicles.upsert(vehicle({ subscriptionId: 's-2', createdAt: T1 }));
+      await vehicles.upsert(vehicle({ vin: 'WVWZZZ1JZXW000002' }));
+      expect((await vehicles.listBySubscription('s-1')).map((v) => v.vin).sort()).toEqual([VIN, 'WVWZZZ1JZXW000002']);
+      expect((await vehicles.listByVin(VIN)).map((v) => v.subscriptionId).sort()).toEqual(['s-1', 's-2']);
+      expect(await vehicles.listByVin('WVWZZZ1JZXW999999')).toEqual([]);
+      expect(await vehicles.listBySubscription('s-none')).toEqual([]);
+    });
+
+    it('transitions only from an allowed status and returns the updated row', async () => {
+      const { vehicles } = ctx.store;
+      await vehicles.upsert(vehicle());
+      expect(await vehicles.transition('s-1', VIN, ['ACTIVATED'], 'PENDING_DEACTIVATION', T1)).toBeNull();
+      expect((await vehicles.get('s-1', VIN))?.status).toBe('PENDING_ACTIVATION');
+      expect(await vehicles.transition('s-1', VIN, ['INCAPABLE', 'PENDING_ACTIVATION'], 'ACTIVATED', T1)).toEqual(
+        vehicle({ status: 'ACTIVATED', updatedAt: T1 }),
+      );
+      expect(await vehicles.get('s-1', VIN)).toEqual(vehicle({ status: 'ACTIVATED', updatedAt: T1 }));
+      expect(await vehicles.transition('s-1', VIN, [], 'DEACTIVATED', T1)).toBeNull();
+      expect(await vehicles.transition('s-1', 'WVWZZZ1JZXW999999', ['ACTIVATED'], 'DEACTIVATED', T1)).toBeNull();
+      expect(await vehicles.transition('s-2', VIN, ['ACTIVATED'], 'DEACTIVATED', T1)).toBeNull();
+    });
+
+    it('lets exactly one of 20 concurrent transitions (two processes) win', async () => {
+      const peer = await ctx.openPeer();
+      await ctx.store.vehicles.upsert(vehicle());
+      const writers = [ctx.store, peer];
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          writers[i % 2]!.vehicles.transition('s-1', VIN, ['PENDING_ACTIVATION'], i % 3 === 0 ? 'INCAPABLE' : 'ACTIVATED', `2024-05-01T12:00:${String(i).padStart(2, '0')}.000Z`),
+        ),
+      );
+      const winners = results.filter((r) => r !== null);
+      expect(winners).toHaveLength(1);
+      expect(await peer.vehicles.get('s-1', VIN)).toEqual(winners[0]);
+    });
+
+    it('keeps one row for 20 concurrent upserts of one (subscription, vin) from two processes', async () => {
+      const peer = await ctx.openPeer();
+      const writers = [ctx.store, peer];
+      await Promise.all(
+        Array.from({ length: 20 }, (_, i) => writers[i % 2]!.vehicles.upsert(vehicle({ updatedAt: `2024-05-01T12:00:${String(i).padStart(2, '0')}.000Z` }))),
+      );
+      expect(await ctx.store.vehicles.listBySubscription('s-1')).toHaveLength(1);
+      expect(await peer.vehicles.listByVin(VIN)).toHaveLength(1);
+    });
+
+    it('erases every row of a VIN and nothing else', async () => {
+      const { vehicles } = ctx.store;
+      await vehicles.upsert(vehicle());
+      await vehicles.upsert(vehicle({ subscriptionId: 's-2' }));
+      await vehicles.upsert(vehicle({ vin: 'WVWZZZ1JZXW000002' }));
+      expect(await vehicles.deleteByVin(VIN)).toBe(2);
+      expect(await vehicles.listByVin(VIN)).toEqual([]);
+      expect(await vehicles.listBySubscription('s-1')).toHaveLength(1);
+      expect(await vehicles.deleteByVin(VIN)).toBe(0);
+    });
+
+    it('has a unique index on (subscription id, vin)', async () => {
+      await ctx.store.vehicles.listByVin(VIN);
+      expect(hasUnique(await ctx.uniqueIndexes(), 'vehicles', ['subscription_id', 'vin'])).toBe(true);
+    });
+  });
+};
+
+export default suite;
