@@ -71,6 +71,34 @@ const intList: Parser<number[]> = (raw, name) => {
   return parts.map(Number);
 };
 
+/** The simulator clock (SIM_CLOCK), parsed. `scaled` runs `factor` times faster from `anchor`. */
+export type SimClockSetting =
+  | { kind: 'real' }
+  | { kind: 'fixed'; at: Date }
+  | { kind: 'scaled'; factor: number; anchor: Date };
+
+const simClock: Parser<SimClockSetting> = (raw, name) => {
+  const v = raw.trim();
+  const instant = (text: string): Date => {
+    const d = new Date(text);
+    if (!/^\d{4}-\d{2}-\d{2}T/.test(text) || Number.isNaN(d.getTime())) {
+      throw new ConfigError(name, `needs an ISO 8601 instant such as 2026-11-25T02:30:00Z, got "${text}"`);
+    }
+    return d;
+  };
+  if (v === 'real') return { kind: 'real' };
+  if (v.startsWith('fixed:')) return { kind: 'fixed', at: instant(v.slice('fixed:'.length)) };
+  const scaled = /^scaled:([^@]+)@(.+)$/.exec(v);
+  if (scaled) {
+    const factor = Number(scaled[1]);
+    if (!Number.isFinite(factor) || factor <= 0) {
+      throw new ConfigError(name, `needs a positive speed-up factor in scaled:<factor>@<ISO instant>, got "${scaled[1]}"`);
+    }
+    return { kind: 'scaled', factor, anchor: instant(scaled[2]!) };
+  }
+  throw new ConfigError(name, `must be real, fixed:<ISO instant> or scaled:<factor>@<ISO instant>, got "${raw}"`);
+};
+
 export const ROLES = ['api', 'broker', 'pipeline', 'push', 'simulator'] as const;
 export type Role = (typeof ROLES)[number];
 
@@ -137,9 +165,13 @@ export const DEFINITIONS = {
   MAPPING_MAX_DEPTH: def('200', int(1, 10000), 'Deepest recursion one mapping evaluation may reach.'),
   // --- Simulator
   SIMULATOR: def('on', oneOf(['on', 'off'] as const), 'Run the virtual-vehicle simulator in this process.'),
-  SIM_CLOCK: def('real', str, 'Simulator clock: real, fixed:<ISO instant>, or scaled:<factor>@<ISO instant>.'),
+  SIM_CLOCK: def('real', simClock, 'Simulator clock: real, fixed:<ISO instant>, or scaled:<factor>@<ISO instant> (time runs factor times faster from that instant, anchored at process start).'),
+  SIM_UTC_OFFSET_MINUTES: def('0', int(-720, 840), 'Offset from UTC of the virtual vehicles\' schedules (their hours are UTC by default).'),
   SIM_TICK_MS: def('5000', int(10), 'Wall-clock time between two simulator publishing rounds.'),
+  SIM_MAX_CATCHUP_MINUTES: def('60', int(1, 10080), 'Most simulated minutes one round publishes per vehicle; older missed minutes are skipped.'),
   SIM_FLEET_SIZE: def('0', int(0, 1000000), 'Extra generated virtual vehicles for load tests.'),
+  SIM_FLEET_RATE: def('2000', int(0), 'Most MQTT messages per second the simulator publishes (0: unlimited).'),
+  SIM_MAX_INFLIGHT: def('200', int(1, 100000), 'Most simulator publishes awaiting their PUBACK at once.'),
   VIRTUAL_ACTIVATION_DELAY_MS: def('1000', int(0), 'Delay before the virtual manufacturer confirms an activation.'),
   // --- Consent
   CONSENT_CODE_TTL_S: def('600', int(1), 'Validity of a confirmation code after consent was given.'),
