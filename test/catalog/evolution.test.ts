@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { CHANGED_IN_VERSION_2, SPEC_22_ITEMS, VERSION_2_ITEMS } from './spec-items.ts';
+
+interface Entry {
+  technicalName: string;
+  description: string;
+  version: number;
+  updatedAt: string;
+}
+
+let t: TestApp;
+let all: Entry[];
+beforeAll(async () => {
+  t = await createTestApp();
+  all = (await t.app.inject({ method: 'GET', url: '/catalog/v1/data-items' })).json<Entry[]>();
+});
+afterAll(async () => {
+  await t?.cleanup();
+});
+
+const byName = (name: string) => all.find((e) => e.technicalName === name)!;
+const since = async (iso: string) =>
+  (await t.app.inject({ method: 'GET', url: `/catalog/v1/data-items?updatedSince=${encodeURIComponent(iso)}` }))
+    .json<Entry[]>()
+    .map((e) => e.technicalName);
+
+const added = VERSION_2_ITEMS.map((i) => i.technicalName);
+const unchanged = SPEC_22_ITEMS.map((i) => i.technicalName).filter((n) => n !== CHANGED_IN_VERSION_2);
+
+describe('catalog evolution through the API', () => {
+  it('gives every entry an integer version and an ISO updatedAt', () => {
+    for (const e of all) {
+      expect(Number.isInteger(e.version) && e.version >= 1, e.technicalName).toBe(true);
+      expect(new Date(e.updatedAt).toISOString(), e.technicalName).toBe(e.updatedAt.replace('Z', '.000Z'));
+    }
+  });
+
+  it('keeps the untouched spec 2.2 items at version 1, older than every change', () => {
+    const latestOriginal = Math.max(...unchanged.map((n) => Date.parse(byName(n).updatedAt)));
+    for (const n of unchanged) expect(byName(n).version, n).toBe(1);
+    for (const n of [...added, CHANGED_IN_VERSION_2]) expect(Date.parse(byName(n).updatedAt), n).toBeGreaterThan(latestOriginal);
+  });
+
+  it('adds the version-2 items at version 1', () => {
+    for (const n of added) expect(byName(n).version, n).toBe(1);
+  });
+
+  it('shows the changed description at version 2', () => {
+    const changed = byName(CHANGED_IN_VERSION_2);
+    const original = SPEC_22_ITEMS.find((i) => i.technicalName === CHANGED_IN_VERSION_2)!.description;
+    expect(changed.version).toBe(2);
+    expect(changed.description).not.toBe(original);
+    expect(changed.description).toMatch(/per week/);
+  });
+
+  it('returns exactly the changed and added entries for updatedSince after version 1', async () => {
+    const v2 = byName(CHANGED_IN_VERSION_2).updatedAt;
+    const expected = [...added, CHANGED_IN_VERSION_2].sort();
+    expect(await since(v2)).toEqual(expected); // inclusive: the instant of the change itself
+    expect(await since('2024-03-01T00:00:00+02:00')).toEqual(expected);
+    expect(await since('2024-03-01')).toEqual(expected);
+    expect(await since('2023-12-31T23:59:59Z')).toHaveLength(all.length);
+    expect(await since(new Date(Date.parse(v2) + 1).toISOString())).toEqual([]);
+  });
+
+  it('combines updatedSince with deliveryMethod', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/catalog/v1/data-items?deliveryMethod=push&updatedSince=2024-03-01T00:00:00Z' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual([]);
+  });
+});
