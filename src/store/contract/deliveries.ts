@@ -1,11 +1,94 @@
-/** Push deliveries (one per subscription and event). OWNED BY THE PUSH WORK (issue 7). */
+/**
+ * Push deliveries: one row per (subscription, event or update), keyed by its transactionId.
+ * OWNED BY THE PUSH WORK (issue 7). Other parts rely only on the members marked "shared".
+ *
+ * The row, not the queue job, holds the VIN and the data point, so queue jobs carry only the
+ * transactionId (reliability checklist G8) and a replay needs nothing else. The unique index on
+ * transactionId is the durable dedup: a redelivered event is never sent twice, even after its
+ * queue job was removed (G7).
+ */
+export const DELIVERY_STATUSES = ['PENDING', 'RETRYING', 'DELIVERED', 'DEAD', 'DROPPED'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/** `event`: a push item (accident calls…); `update`: a pull item a webhook asked to be pushed. */
+export type DeliveryKind = 'event' | 'update';
+
+/** At most this many attempts are kept per delivery (the oldest go first). */
+export const MAX_STORED_ATTEMPTS = 50;
+
+export interface DeliveryAttempt {
+  /** When the attempt started. */
+  at: string;
+  /** HTTP status of the answer, null when none came (timeout, refused, blocked). */
+  statusCode: number | null;
+  /** Short reason of a failure, null on success. Never the receiver's response body. */
+  error: string | null;
+  durationMs: number;
+}
+
 export interface DeliveryRecord {
+  /** UUID, deterministic in (subscriptionId, vin, item, timestampMs). Unique. */
   transactionId: string;
   subscriptionId: string;
-  status: string;
+  vin: string;
+  item: string;
+  kind: DeliveryKind;
+  /** The data point's time, epoch ms. */
+  timestampMs: number;
+  /** The harmonized payload (the envelope's dataPoint). */
+  payload: Record<string, unknown>;
+  status: DeliveryStatus;
+  attempts: DeliveryAttempt[];
+  lastError: string | null;
+  /** When the next attempt is due while RETRYING, else null. */
+  nextAttemptAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface DeliveryQuery {
+  subscriptionId: string;
+  status?: DeliveryStatus;
+  /** createdAt at or after this instant (ISO). */
+  since?: string;
+  /** createdAt before this instant (ISO, exclusive). */
+  until?: string;
+  /** 1..1000. */
+  limit: number;
+}
+
+/** What an attempt changes besides appending itself. */
+export interface AttemptOutcome {
+  status: DeliveryStatus;
+  lastError: string | null;
+  nextAttemptAt: string | null;
+  at: string;
 }
 
 export interface DeliveryRepo {
+  /** Inserts the row unless its transactionId exists already. True when inserted. */
+  insertIfAbsent(record: DeliveryRecord): Promise<boolean>;
+  get(transactionId: string): Promise<DeliveryRecord | null>;
+  /** Newest first (createdAt, then transactionId). */
+  list(query: DeliveryQuery): Promise<DeliveryRecord[]>;
+  /**
+   * Appends an attempt (keeping the newest {@link MAX_STORED_ATTEMPTS}) and sets the outcome, in
+   * one atomic write. False when the row is gone (erased meanwhile).
+   */
+  recordAttempt(transactionId: string, attempt: DeliveryAttempt, outcome: AttemptOutcome): Promise<boolean>;
+  /**
+   * Sets status (and lastError) only when the current status is in `from`: the conditional write
+   * that makes two concurrent replays, or a replay racing a worker, resolve to one winner.
+   * Clears nextAttemptAt; `lastError` undefined keeps the current one, null clears it.
+   * Returns the updated row, or null when nothing matched.
+   */
+  transition(
+    transactionId: string,
+    from: readonly DeliveryStatus[],
+    to: DeliveryStatus,
+    at: string,
+    lastError?: string | null,
+  ): Promise<DeliveryRecord | null>;
   /** shared: GDPR erasure. Returns how many. */
   deleteByVin(vin: string): Promise<number>;
 }

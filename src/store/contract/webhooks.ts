@@ -1,10 +1,60 @@
-/** Webhook configurations per subscription. OWNED BY THE PUSH WORK (issue 7), which completes it. */
+/**
+ * Webhook configurations, one per subscription (push delivery, api-contract section 7).
+ * OWNED BY THE PUSH WORK (issue 7). Other parts rely only on the members marked "shared".
+ *
+ * Secrets are stored SEALED (src/crypto.ts SecretBox): signing needs the clear secret, so a hash
+ * would not do. The store never sees a clear secret or Authorization value.
+ */
+export const WEBHOOK_STATUSES = ['ENABLED', 'DISABLED'] as const;
+export type WebhookStatus = (typeof WEBHOOK_STATUSES)[number];
+
+/** One signing secret. The newest has `expiresAt: null`; a rotated-out one signs until `expiresAt`. */
+export interface WebhookSecret {
+  /** The sealed `whsec_…` value. */
+  sealed: string;
+  createdAt: string;
+  expiresAt: string | null;
+}
+
 export interface WebhookRecord {
   subscriptionId: string;
+  /** Target URL, validated against SSRF at registration. */
   url: string;
+  /** Newest first. Every secret whose expiresAt is null or in the future signs each request. */
+  secrets: WebhookSecret[];
+  /** Sealed value of the Authorization header to send, or null. */
+  authorizationSealed: string | null;
+  /** Pull items the consumer also wants pushed as updates (issue 7 item 7); empty for events only. */
+  items: string[];
+  /** Least time between two update pushes of one (vehicle, item), in seconds of data time. */
+  minIntervalSeconds: number;
+  status: WebhookStatus;
+  /** Why the webhook was disabled (shown to the consumer), null while enabled. */
+  disabledReason: string | null;
+  /** Start of the current run of failures (no success since), null when the last attempt succeeded. */
+  failingSince: string | null;
+  createdAt: string;
+  updatedAt: string;
 }
 
 export interface WebhookRepo {
-  /** shared */
+  /** shared: the subscription's webhook, or null. */
   get(subscriptionId: string): Promise<WebhookRecord | null>;
+  /** Inserts or replaces the subscription's webhook (re-registration re-enables it). */
+  put(record: WebhookRecord): Promise<void>;
+  /** Removes it; false when there was none. */
+  delete(subscriptionId: string): Promise<boolean>;
+  /** Webhooks that ask for update pushes of pull items (`items` not empty): the fan-out's watch list. */
+  listWatching(): Promise<Pick<WebhookRecord, 'subscriptionId' | 'items' | 'minIntervalSeconds'>[]>;
+  /** Replaces the secrets (rotation). Returns false when there is no webhook. */
+  setSecrets(subscriptionId: string, secrets: WebhookSecret[], at: string): Promise<boolean>;
+  /**
+   * Notes a failed attempt: sets failingSince to `at` unless a run of failures started earlier.
+   * Returns the start of the run, or null when there is no webhook.
+   */
+  recordFailure(subscriptionId: string, at: string): Promise<string | null>;
+  /** Notes a successful attempt: clears failingSince. */
+  recordSuccess(subscriptionId: string): Promise<void>;
+  /** Disables an ENABLED webhook with a reason. False when it was already disabled or is gone. */
+  disable(subscriptionId: string, reason: string, at: string): Promise<boolean>;
 }

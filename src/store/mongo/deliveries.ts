@@ -1,8 +1,86 @@
-import type { Db } from 'mongodb';
-import type { DeliveryRepo } from '../contract.ts';
-import { notImplemented } from '../not-implemented.ts';
+import { MongoServerError, type Db, type Filter } from 'mongodb';
+import type { DeliveryRecord, DeliveryRepo } from '../contract.ts';
+import { MAX_STORED_ATTEMPTS } from '../contract/deliveries.ts';
+
+/** `_id` is the transactionId: the primary key is the durable dedup of fan-out. */
+type DeliveryDoc = Omit<DeliveryRecord, 'transactionId'> & { _id: string };
+
+const toRecord = ({ _id, ...rest }: DeliveryDoc): DeliveryRecord => ({ transactionId: _id, ...rest });
+
+const isDuplicateKey = (err: unknown): boolean => err instanceof MongoServerError && err.code === 11000;
 
 /** MongoDB engine of the DeliveryRepo. Creates its indexes before it is used. */
-export async function createMongoDeliveryRepo(_db: Db): Promise<DeliveryRepo> {
-  return notImplemented<DeliveryRepo>('mongo.deliveries');
+export async function createMongoDeliveryRepo(db: Db): Promise<DeliveryRepo> {
+  const col = db.collection<DeliveryDoc>('deliveries');
+  await col.createIndexes([
+    { key: { subscriptionId: 1, createdAt: -1, _id: -1 }, name: 'deliveries_subscription' },
+    { key: { vin: 1 }, name: 'deliveries_vin' },
+  ]);
+
+  return {
+    async insertIfAbsent(record) {
+      const { transactionId, ...rest } = record;
+      try {
+        await col.insertOne({ _id: transactionId, ...rest });
+        return true;
+      } catch (err) {
+        // E11000 on _id: the event was fanned out before (a retried pipeline batch).
+        if (isDuplicateKey(err)) return false;
+        throw err;
+      }
+    },
+    async get(transactionId) {
+      const doc = await col.findOne({ _id: transactionId });
+      return doc ? toRecord(doc) : null;
+    },
+    async list(q) {
+      const filter: Filter<DeliveryDoc> = { subscriptionId: q.subscriptionId };
+      if (q.status) filter.status = q.status;
+      if (q.since || q.until) {
+        filter.createdAt = { ...(q.since ? { $gte: q.since } : {}), ...(q.until ? { $lt: q.until } : {}) };
+      }
+      const docs = await col
+        .find(filter)
+        .sort({ createdAt: -1, _id: -1 })
+        .limit(Math.max(1, Math.min(1000, q.limit)))
+        .toArray();
+      return docs.map(toRecord);
+    },
+    async recordAttempt(transactionId, attempt, outcome) {
+      const res = await col.updateOne(
+        { _id: transactionId },
+        {
+          // $slice keeps the newest attempts, as the SQLite engine does.
+          $push: { attempts: { $each: [attempt], $slice: -MAX_STORED_ATTEMPTS } },
+          $set: {
+            status: outcome.status,
+            lastError: outcome.lastError,
+            nextAttemptAt: outcome.nextAttemptAt,
+            updatedAt: outcome.at,
+          },
+        },
+      );
+      return res.matchedCount === 1;
+    },
+    async transition(transactionId, from, to, at, lastError) {
+      if (from.length === 0) return null;
+      const doc = await col.findOneAndUpdate(
+        { _id: transactionId, status: { $in: [...from] } },
+        {
+          $set: {
+            status: to,
+            nextAttemptAt: null,
+            updatedAt: at,
+            ...(lastError === undefined ? {} : { lastError }),
+          },
+        },
+        { returnDocument: 'after' },
+      );
+      return doc ? toRecord(doc) : null;
+    },
+    async deleteByVin(vin) {
+      const res = await col.deleteMany({ vin });
+      return res.deletedCount;
+    },
+  };
 }

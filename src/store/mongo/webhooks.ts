@@ -1,8 +1,59 @@
 import type { Db } from 'mongodb';
-import type { WebhookRepo } from '../contract.ts';
-import { notImplemented } from '../not-implemented.ts';
+import type { WebhookRecord, WebhookRepo } from '../contract.ts';
+
+/** One document per subscription: `_id` is the subscriptionId, so uniqueness is the primary key. */
+type WebhookDoc = Omit<WebhookRecord, 'subscriptionId'> & { _id: string };
+
+const toRecord = ({ _id, ...rest }: WebhookDoc): WebhookRecord => ({ subscriptionId: _id, ...rest });
 
 /** MongoDB engine of the WebhookRepo. Creates its indexes before it is used. */
-export async function createMongoWebhookRepo(_db: Db): Promise<WebhookRepo> {
-  return notImplemented<WebhookRepo>('mongo.webhooks');
+export async function createMongoWebhookRepo(db: Db): Promise<WebhookRepo> {
+  const col = db.collection<WebhookDoc>('webhooks');
+  // The fan-out's watch list reads only webhooks that ask for update pushes.
+  await col.createIndex({ items: 1 }, { name: 'webhooks_items' });
+
+  return {
+    async get(subscriptionId) {
+      const doc = await col.findOne({ _id: subscriptionId });
+      return doc ? toRecord(doc) : null;
+    },
+    async put(record) {
+      const { subscriptionId, ...rest } = record;
+      await col.replaceOne({ _id: subscriptionId }, rest, { upsert: true });
+    },
+    async delete(subscriptionId) {
+      const res = await col.deleteOne({ _id: subscriptionId });
+      return res.deletedCount === 1;
+    },
+    async listWatching() {
+      const docs = await col
+        .find({ 'items.0': { $exists: true } }, { projection: { items: 1, minIntervalSeconds: 1 } })
+        .sort({ _id: 1 })
+        .toArray();
+      return docs.map((d) => ({ subscriptionId: d._id, items: d.items, minIntervalSeconds: d.minIntervalSeconds }));
+    },
+    async setSecrets(subscriptionId, secrets, at) {
+      const res = await col.updateOne({ _id: subscriptionId }, { $set: { secrets, updatedAt: at } });
+      return res.matchedCount === 1;
+    },
+    async recordFailure(subscriptionId, at) {
+      // An update pipeline keeps the start of a run of failures in one atomic write ($ifNull = COALESCE).
+      const doc = await col.findOneAndUpdate(
+        { _id: subscriptionId },
+        [{ $set: { failingSince: { $ifNull: ['$failingSince', at] } } }],
+        { returnDocument: 'after', projection: { failingSince: 1 } },
+      );
+      return doc ? doc.failingSince : null;
+    },
+    async recordSuccess(subscriptionId) {
+      await col.updateOne({ _id: subscriptionId, failingSince: { $ne: null } }, { $set: { failingSince: null } });
+    },
+    async disable(subscriptionId, reason, at) {
+      const res = await col.updateOne(
+        { _id: subscriptionId, status: 'ENABLED' },
+        { $set: { status: 'DISABLED', disabledReason: reason, updatedAt: at } },
+      );
+      return res.modifiedCount === 1;
+    },
+  };
 }

@@ -1,8 +1,146 @@
 import type Database from 'better-sqlite3';
-import type { DeliveryRepo } from '../contract.ts';
-import { notImplemented } from '../not-implemented.ts';
+import type { DeliveryAttempt, DeliveryKind, DeliveryRecord, DeliveryRepo, DeliveryStatus } from '../contract.ts';
+import { MAX_STORED_ATTEMPTS } from '../contract/deliveries.ts';
+import { fromJson, toJson } from './json-column.ts';
+import { isUniqueViolation } from './unique-violation.ts';
+
+interface DeliveryRow {
+  transaction_id: string;
+  subscription_id: string;
+  vin: string;
+  item: string;
+  kind: string;
+  timestamp_ms: number;
+  payload: string;
+  status: string;
+  attempts: string;
+  last_error: string | null;
+  next_attempt_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS deliveries (
+  transaction_id  TEXT NOT NULL,
+  subscription_id TEXT NOT NULL,
+  vin             TEXT NOT NULL,
+  item            TEXT NOT NULL,
+  kind            TEXT NOT NULL,
+  timestamp_ms    INTEGER NOT NULL,
+  payload         TEXT NOT NULL,
+  status          TEXT NOT NULL,
+  attempts        TEXT NOT NULL,
+  last_error      TEXT,
+  next_attempt_at TEXT,
+  created_at      TEXT NOT NULL,
+  updated_at      TEXT NOT NULL
+);
+-- The durable dedup of fan-out: one row per transactionId, whatever the queue did.
+CREATE UNIQUE INDEX IF NOT EXISTS deliveries_transaction_uq ON deliveries (transaction_id);
+CREATE INDEX IF NOT EXISTS deliveries_subscription_idx ON deliveries (subscription_id, created_at, transaction_id);
+CREATE INDEX IF NOT EXISTS deliveries_vin_idx ON deliveries (vin);
+`;
+
+const toRecord = (r: DeliveryRow): DeliveryRecord => ({
+  transactionId: r.transaction_id,
+  subscriptionId: r.subscription_id,
+  vin: r.vin,
+  item: r.item,
+  kind: r.kind as DeliveryKind,
+  timestampMs: r.timestamp_ms,
+  payload: fromJson<Record<string, unknown>>(r.payload, 'deliveries.payload'),
+  status: r.status as DeliveryStatus,
+  attempts: fromJson<DeliveryAttempt[]>(r.attempts, 'deliveries.attempts'),
+  lastError: r.last_error,
+  nextAttemptAt: r.next_attempt_at,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
 
 /** SQLite engine of the DeliveryRepo. Creates its own tables and indexes. */
-export function createSqliteDeliveryRepo(_db: Database.Database): DeliveryRepo {
-  return notImplemented<DeliveryRepo>('sqlite.deliveries');
+export function createSqliteDeliveryRepo(db: Database.Database): DeliveryRepo {
+  db.exec(SCHEMA);
+  const insert = db.prepare(
+    `INSERT INTO deliveries (transaction_id, subscription_id, vin, item, kind, timestamp_ms, payload, status,
+       attempts, last_error, next_attempt_at, created_at, updated_at)
+     VALUES (@transactionId, @subscriptionId, @vin, @item, @kind, @timestampMs, @payload, @status,
+       @attempts, @lastError, @nextAttemptAt, @createdAt, @updatedAt)`,
+  );
+  const byId = db.prepare<[string], DeliveryRow>('SELECT * FROM deliveries WHERE transaction_id = ?');
+  // Appending in SQL keeps the write atomic; the oldest attempt drops out once the cap is reached.
+  const appendAttempt = db.prepare(
+    `UPDATE deliveries SET
+       attempts = json_insert(
+         CASE WHEN json_array_length(attempts) >= @cap THEN json_remove(attempts, '$[0]') ELSE attempts END,
+         '$[#]', json(@attempt)),
+       status = @status, last_error = @lastError, next_attempt_at = @nextAttemptAt, updated_at = @at
+     WHERE transaction_id = @transactionId`,
+  );
+  const deleteVin = db.prepare<[string]>('DELETE FROM deliveries WHERE vin = ?');
+  // Statements whose SQL depends on the filter, prepared once per shape.
+  const statements = new Map<string, Database.Statement<Record<string, unknown>, DeliveryRow>>();
+
+  return {
+    async insertIfAbsent(record) {
+      try {
+        insert.run({ ...record, payload: toJson(record.payload), attempts: toJson(record.attempts) });
+        return true;
+      } catch (err) {
+        if (isUniqueViolation(err)) return false;
+        throw err;
+      }
+    },
+    async get(transactionId) {
+      const row = byId.get(transactionId);
+      return row ? toRecord(row) : null;
+    },
+    async list(q) {
+      const where = ['subscription_id = @subscriptionId'];
+      if (q.status) where.push('status = @status');
+      if (q.since) where.push('created_at >= @since');
+      if (q.until) where.push('created_at < @until');
+      const sql = `SELECT * FROM deliveries WHERE ${where.join(' AND ')}
+        ORDER BY created_at DESC, transaction_id DESC LIMIT @limit`;
+      let stmt = statements.get(sql);
+      if (!stmt) statements.set(sql, (stmt = db.prepare<Record<string, unknown>, DeliveryRow>(sql)));
+      const rows = stmt.all({
+        subscriptionId: q.subscriptionId,
+        status: q.status ?? null,
+        since: q.since ?? null,
+        until: q.until ?? null,
+        limit: Math.max(1, Math.min(1000, q.limit)),
+      });
+      return rows.map(toRecord);
+    },
+    async recordAttempt(transactionId, attempt, outcome) {
+      const res = appendAttempt.run({
+        transactionId,
+        cap: MAX_STORED_ATTEMPTS,
+        attempt: toJson(attempt),
+        status: outcome.status,
+        lastError: outcome.lastError,
+        nextAttemptAt: outcome.nextAttemptAt,
+        at: outcome.at,
+      });
+      return res.changes === 1;
+    },
+    async transition(transactionId, from, to, at, lastError) {
+      if (from.length === 0) return null;
+      const marks = from.map((_, i) => `@from${i}`).join(', ');
+      const params: Record<string, unknown> = { transactionId, to, at, lastError: lastError ?? null };
+      from.forEach((s, i) => (params[`from${i}`] = s));
+      const setError = lastError === undefined ? '' : ', last_error = @lastError';
+      // RETURNING reads the row the conditional write produced, so no other writer slips in between.
+      const sql = `UPDATE deliveries SET status = @to, next_attempt_at = NULL, updated_at = @at${setError}
+        WHERE transaction_id = @transactionId AND status IN (${marks}) RETURNING *`;
+      let stmt = statements.get(sql);
+      if (!stmt) statements.set(sql, (stmt = db.prepare<Record<string, unknown>, DeliveryRow>(sql)));
+      const row = stmt.get(params);
+      return row ? toRecord(row) : null;
+    },
+    async deleteByVin(vin) {
+      return deleteVin.run(vin).changes;
+    },
+  };
 }

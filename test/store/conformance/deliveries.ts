@@ -1,0 +1,120 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { DeliveryAttempt, DeliveryRecord, Store } from '../../../src/store/contract.ts';
+import { MAX_STORED_ATTEMPTS } from '../../../src/store/contract/deliveries.ts';
+import type { ConformanceSuite } from './types.ts';
+
+const VIN = 'V1RTUALV1N0000S08';
+const OTHER_VIN = 'V1RTUALV1N0000S06';
+
+function delivery(transactionId: string, over: Partial<DeliveryRecord> = {}): DeliveryRecord {
+  return {
+    transactionId,
+    subscriptionId: 'sub-1',
+    vin: VIN,
+    item: 'accidentautomatic',
+    kind: 'event',
+    timestampMs: 1_772_000_000_000,
+    payload: { receivedAt: '2026-02-25T06:13:20.000Z' },
+    status: 'PENDING',
+    attempts: [],
+    lastError: null,
+    nextAttemptAt: null,
+    createdAt: '2026-03-01T10:00:00.000Z',
+    updatedAt: '2026-03-01T10:00:00.000Z',
+    ...over,
+  };
+}
+
+const attempt = (n: number, statusCode: number | null = 500): DeliveryAttempt => ({
+  at: new Date(Date.UTC(2026, 2, 1, 10, 0, n)).toISOString(),
+  statusCode,
+  error: statusCode === 200 ? null : `HTTP ${statusCode}`,
+  durationMs: n,
+});
+
+const suite: ConformanceSuite = (open) => {
+  describe('deliveries', () => {
+    let store: Store;
+    let cleanup: () => Promise<void>;
+    beforeEach(async () => {
+      ({ store, cleanup } = await open());
+    });
+    afterEach(async () => cleanup());
+
+    it('inserts a transactionId once: a second insert is refused and changes nothing', async () => {
+      expect(await store.deliveries.insertIfAbsent(delivery('tx-1'))).toBe(true);
+      expect(await store.deliveries.insertIfAbsent(delivery('tx-1', { status: 'DEAD', vin: OTHER_VIN }))).toBe(false);
+      expect(await store.deliveries.get('tx-1')).toEqual(delivery('tx-1'));
+      expect(await store.deliveries.get('tx-2')).toBeNull();
+    });
+
+    it('appends attempts atomically with their outcome, keeping the newest ones', async () => {
+      await store.deliveries.insertIfAbsent(delivery('tx-1'));
+      const ok = await store.deliveries.recordAttempt('tx-1', attempt(1), {
+        status: 'RETRYING',
+        lastError: 'HTTP 500',
+        nextAttemptAt: '2026-03-01T10:00:06.000Z',
+        at: '2026-03-01T10:00:01.000Z',
+      });
+      expect(ok).toBe(true);
+      await store.deliveries.recordAttempt('tx-1', attempt(2, 200), {
+        status: 'DELIVERED',
+        lastError: 'HTTP 500',
+        nextAttemptAt: null,
+        at: '2026-03-01T10:00:02.000Z',
+      });
+      const got = await store.deliveries.get('tx-1');
+      expect(got).toMatchObject({ status: 'DELIVERED', lastError: 'HTTP 500', nextAttemptAt: null, updatedAt: '2026-03-01T10:00:02.000Z' });
+      expect(got?.attempts).toEqual([attempt(1), attempt(2, 200)]);
+      for (let i = 3; i <= MAX_STORED_ATTEMPTS + 5; i++) {
+        await store.deliveries.recordAttempt('tx-1', attempt(i), { status: 'RETRYING', lastError: null, nextAttemptAt: null, at: attempt(i).at });
+      }
+      const capped = await store.deliveries.get('tx-1');
+      expect(capped?.attempts).toHaveLength(MAX_STORED_ATTEMPTS);
+      expect(capped?.attempts.at(-1)).toEqual(attempt(MAX_STORED_ATTEMPTS + 5));
+      expect(capped?.attempts[0]).toEqual(attempt(6));
+      expect(await store.deliveries.recordAttempt('gone', attempt(1), { status: 'DEAD', lastError: null, nextAttemptAt: null, at: attempt(1).at })).toBe(false);
+    });
+
+    it('transitions only from the listed statuses, so one of two racing replays wins', async () => {
+      await store.deliveries.insertIfAbsent(delivery('tx-1', { status: 'DEAD', lastError: 'HTTP 503', nextAttemptAt: '2026-03-01T11:00:00.000Z' }));
+      const [a, b] = await Promise.all([
+        store.deliveries.transition('tx-1', ['DEAD'], 'PENDING', '2026-03-01T12:00:00.000Z'),
+        store.deliveries.transition('tx-1', ['DEAD'], 'PENDING', '2026-03-01T12:00:00.000Z'),
+      ]);
+      expect([a, b].filter((r) => r !== null)).toHaveLength(1);
+      const won = a ?? b;
+      expect(won).toMatchObject({ status: 'PENDING', lastError: 'HTTP 503', nextAttemptAt: null, updatedAt: '2026-03-01T12:00:00.000Z' });
+      const dropped = await store.deliveries.transition('tx-1', ['PENDING', 'RETRYING'], 'DROPPED', '2026-03-01T12:01:00.000Z', 'consent revoked');
+      expect(dropped).toMatchObject({ status: 'DROPPED', lastError: 'consent revoked' });
+      expect(await store.deliveries.transition('tx-1', ['PENDING'], 'DEAD', '2026-03-01T12:02:00.000Z')).toBeNull();
+      expect(await store.deliveries.transition('missing', ['PENDING'], 'DEAD', '2026-03-01T12:02:00.000Z')).toBeNull();
+    });
+
+    it('lists one subscription newest first, filtered by status and time', async () => {
+      await store.deliveries.insertIfAbsent(delivery('tx-a', { createdAt: '2026-03-01T10:00:00.000Z', status: 'DELIVERED' }));
+      await store.deliveries.insertIfAbsent(delivery('tx-b', { createdAt: '2026-03-01T11:00:00.000Z', status: 'DEAD' }));
+      await store.deliveries.insertIfAbsent(delivery('tx-c', { createdAt: '2026-03-01T12:00:00.000Z', status: 'DEAD' }));
+      await store.deliveries.insertIfAbsent(delivery('tx-d', { createdAt: '2026-03-01T12:00:00.000Z', subscriptionId: 'sub-2' }));
+      const ids = (rs: DeliveryRecord[]) => rs.map((r) => r.transactionId);
+      expect(ids(await store.deliveries.list({ subscriptionId: 'sub-1', limit: 100 }))).toEqual(['tx-c', 'tx-b', 'tx-a']);
+      expect(ids(await store.deliveries.list({ subscriptionId: 'sub-1', status: 'DEAD', limit: 100 }))).toEqual(['tx-c', 'tx-b']);
+      expect(
+        ids(await store.deliveries.list({ subscriptionId: 'sub-1', since: '2026-03-01T10:30:00.000Z', until: '2026-03-01T12:00:00.000Z', limit: 100 })),
+      ).toEqual(['tx-b']);
+      expect(ids(await store.deliveries.list({ subscriptionId: 'sub-1', limit: 1 }))).toEqual(['tx-c']);
+    });
+
+    it('erases every delivery of a VIN and nothing else', async () => {
+      await store.deliveries.insertIfAbsent(delivery('tx-1'));
+      await store.deliveries.insertIfAbsent(delivery('tx-2', { subscriptionId: 'sub-2' }));
+      await store.deliveries.insertIfAbsent(delivery('tx-3', { vin: OTHER_VIN }));
+      expect(await store.deliveries.deleteByVin(VIN)).toBe(2);
+      expect(await store.deliveries.get('tx-1')).toBeNull();
+      expect(await store.deliveries.get('tx-3')).not.toBeNull();
+      expect(await store.deliveries.deleteByVin(VIN)).toBe(0);
+    });
+  });
+};
+
+export default suite;
