@@ -2,8 +2,10 @@ import formbody from '@fastify/formbody';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { randomUUID } from 'node:crypto';
+import { clientErrorHandler } from './http/client-error.ts';
+import { installClosingGuard } from './http/closing.ts';
 import { installErrorHandler } from './http/error-handler.ts';
+import { requestId } from './http/request-id.ts';
 import adminRoutes from './routes/admin/index.ts';
 import catalogRoutes from './routes/catalog/index.ts';
 import consentRoutes from './routes/consent/index.ts';
@@ -26,8 +28,13 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     loggerInstance: services.logger as FastifyBaseLogger,
     bodyLimit: config.BODY_LIMIT_BYTES,
     requestTimeout: config.REQUEST_TIMEOUT_MS,
-    requestIdHeader: 'x-request-id',
-    genReqId: () => randomUUID(),
+    // src/http/request-id.ts reads x-request-id itself, accepting only sane values.
+    requestIdHeader: false,
+    genReqId: requestId,
+    // Requests Node's parser refuses (e.g. huge headers → 431) get the contract's error body.
+    clientErrorHandler,
+    // installClosingGuard answers requests during shutdown with the contract's 503 body.
+    return503OnClosing: false,
     // Header names are case-insensitive in Node already; this keeps `/a/` and `/a` apart as
     // the contract's exact-match rules expect.
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
@@ -57,6 +64,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   installErrorHandler(app, config.BODY_LIMIT_BYTES);
+  installClosingGuard(app);
 
   const opts = { services };
   await app.register(healthRoutes, opts);

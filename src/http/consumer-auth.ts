@@ -17,26 +17,50 @@ declare module 'fastify' {
   }
 }
 
+/** Subscription ids are UUIDs; anything much longer is not looked up at all. */
+const MAX_SUBSCRIPTION_ID_LENGTH = 64;
+
+/** Query parameters that look like an attempt to pass the key in the URL (compared lower-case). */
+const KEY_QUERY_NAMES = new Set(['x-api-key', 'api-key', 'apikey', 'api_key', 'x_api_key']);
+
+/** Node lower-cases header names, so `X-API-Key`, `x-api-key` and `X-Api-Key` are one header. */
 function header(request: FastifyRequest, name: string): string | undefined {
   const v = request.headers[name];
   return Array.isArray(v) ? v[0] : v;
 }
 
+/** True when the query string carries something named like an API key (reliability D6). */
+export function keyInQuery(url: string): boolean {
+  const q = url.indexOf('?');
+  if (q < 0) return false;
+  for (const name of new URLSearchParams(url.slice(q + 1)).keys()) {
+    if (KEY_QUERY_NAMES.has(name.toLowerCase())) return true;
+  }
+  return false;
+}
+
 /**
- * preHandler for the data API (management, delivery, push, consents): `x-api-key` and
- * `X-Subscription-Id` as api-contract section 1 says. The tenant comes from the key, never
- * from the header: a subscription of another consumer is answered exactly like one that does
- * not exist.
+ * preHandler (or onRequest) for the data API (management, delivery, push, consents):
+ * `x-api-key` and `X-Subscription-Id` as api-contract section 1 says.
+ * - a missing or empty header → 400 naming it;
+ * - a key passed in the query string → 401, whatever the headers say: URLs end up in proxy
+ *   logs and browser histories, so such a key is never accepted;
+ * - an unknown, malformed or revoked key → 401;
+ * - the tenant comes from the key, never from the header: a subscription of another consumer
+ *   is answered exactly like one that does not exist (400 subscription not found), with the
+ *   same store look-ups on both paths.
  */
-export function requireSubscription(services: Services) {
+export function requireSubscription(services: Pick<Services, 'store'>) {
   return async function checkSubscription(request: FastifyRequest): Promise<void> {
+    if (keyInQuery(request.url)) throw apiErrors.invalidApiKey();
     const apiKey = header(request, 'x-api-key');
     if (apiKey === undefined || apiKey === '') throw apiErrors.missingHeader('X-Api-Key');
     const subscriptionId = header(request, 'x-subscription-id');
     if (subscriptionId === undefined || subscriptionId === '') throw apiErrors.missingHeader('X-Subscription-Id');
     const auth = await authenticateApiKey(services.store, apiKey);
     if (!auth) throw apiErrors.invalidApiKey();
-    const subscription = subscriptionId.length <= 64 ? await services.store.subscriptions.get(subscriptionId) : null;
+    const subscription =
+      subscriptionId.length <= MAX_SUBSCRIPTION_ID_LENGTH ? await services.store.subscriptions.get(subscriptionId) : null;
     if (!subscription || subscription.consumerId !== auth.consumer.consumerId) throw apiErrors.subscriptionNotFound();
     request.consumerContext = { consumer: auth.consumer, subscription, keyId: auth.key.keyId };
   };

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { ApiError, apiErrors } from '../errors.ts';
+import { StoreUnavailableError } from '../store/contract.ts';
 import { sendError } from './error-body.ts';
 
 /** Fastify's own client-error codes, mapped to the contract's texts. */
@@ -11,10 +12,27 @@ const FASTIFY_CODES: Record<string, (err: FastifyError, bodyLimit: number) => Ap
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => apiErrors.badRequest('invalid Content-Length.'),
 };
 
+/** Seconds a client should wait before retrying when the store is down. */
+const STORE_RETRY_AFTER_S = 5;
+
+/**
+ * A schema-validation failure as one sentence naming the field, e.g. "body has unknown
+ * property 'foo'" or "body/name must be string". Values are never echoed: they may be secrets.
+ */
+function validationText(err: FastifyError): string {
+  const first = err.validation?.[0];
+  const where = `${err.validationContext ?? 'request'}${first?.instancePath ?? ''}`;
+  if (first?.keyword === 'additionalProperties') {
+    const name = String((first.params as { additionalProperty?: unknown }).additionalProperty ?? '').slice(0, 100);
+    return `Bad request, ${where} has unknown property '${name}'.`;
+  }
+  return `Bad request, ${first ? `${where} ${first.message ?? 'is invalid'}` : err.message}.`;
+}
+
 /**
  * One error handler for the whole API: coded errors become the contract's error body; bad
- * input is a 4xx naming the problem; anything unexpected is a 500 without internals (the
- * details go to the log).
+ * input is a 4xx naming the problem; a store outage is a 503 with Retry-After; anything
+ * unexpected is a 500 without internals (the details go to the log).
  */
 export function installErrorHandler(app: FastifyInstance, bodyLimit: number): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
@@ -27,10 +45,19 @@ export function installErrorHandler(app: FastifyInstance, bodyLimit: number): vo
       return sendError(request, reply, e.statusCode, e.reasonText, e.headers);
     }
     if (err.validation) {
-      return sendError(request, reply, 400, `Bad request, ${err.message}.`);
+      return sendError(request, reply, 400, validationText(err));
     }
     if (err instanceof SyntaxError) {
       return sendError(request, reply, 400, 'Bad request, the request body is not valid JSON.');
+    }
+    if (err instanceof StoreUnavailableError) {
+      request.log.warn({ err }, 'store unavailable');
+      const e = apiErrors.unavailable(STORE_RETRY_AFTER_S);
+      return sendError(request, reply, e.statusCode, e.reasonText, e.headers);
+    }
+    if (err.statusCode === 429) {
+      // e.g. @fastify/rate-limit: keep the Retry-After it set, answer with the contract's text.
+      return sendError(request, reply, 429, 'Request limit exceeded for this plan.');
     }
     if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
       return sendError(request, reply, err.statusCode, `Bad request, ${err.message}`);

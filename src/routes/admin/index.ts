@@ -10,7 +10,7 @@ import subscriptions from './subscriptions.ts';
 
 /** /admin/v1/*: operators' API, behind `Authorization: Bearer $ADMIN_TOKEN`. */
 export default async function adminRoutes(app: FastifyInstance, opts: RouteOptions): Promise<void> {
-  app.addHook('preHandler', requireAdmin(opts.services.config.ADMIN_TOKEN));
+  app.addHook('onRequest', requireAdmin(opts.services.config.ADMIN_TOKEN));
   for (const plugin of [consumers, subscriptions, quarantine, mappings, oemVirtual, erasure]) {
     await app.register(plugin, opts);
   }
