@@ -1,8 +1,123 @@
 import type Database from 'better-sqlite3';
-import type { QuarantineRepo } from '../contract.ts';
-import { notImplemented } from '../not-implemented.ts';
+import type { QuarantinedMessage, QuarantineRepo } from '../contract.ts';
+import { checkQuarantineLimit, decodeQuarantineCursor, encodeQuarantineCursor } from '../quarantine-cursor.ts';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS quarantine (
+  id              TEXT    PRIMARY KEY,
+  manufacturer    TEXT    NOT NULL,
+  message_type    TEXT    NOT NULL,
+  code            TEXT    NOT NULL,
+  reason          TEXT    NOT NULL,
+  mapping_version TEXT,
+  vin             TEXT,
+  topic           TEXT,
+  raw             TEXT    NOT NULL,
+  raw_encoding    TEXT    NOT NULL,
+  received_at     TEXT    NOT NULL,
+  quarantined_at  TEXT    NOT NULL,
+  last_failed_at  TEXT    NOT NULL,
+  failures        INTEGER NOT NULL
+) WITHOUT ROWID;
+-- Listing goes newest failure first; the filters narrow it by manufacturer and code.
+CREATE INDEX IF NOT EXISTS quarantine_failed_idx ON quarantine (last_failed_at DESC, id DESC);
+CREATE INDEX IF NOT EXISTS quarantine_vin_idx ON quarantine (vin);
+`;
+
+interface Row {
+  id: string;
+  manufacturer: string;
+  message_type: string;
+  code: string;
+  reason: string;
+  mapping_version: string | null;
+  vin: string | null;
+  topic: string | null;
+  raw: string;
+  raw_encoding: string;
+  received_at: string;
+  quarantined_at: string;
+  last_failed_at: string;
+  failures: number;
+}
+
+const toMessage = (r: Row): QuarantinedMessage => ({
+  id: r.id,
+  manufacturer: r.manufacturer,
+  messageType: r.message_type,
+  code: r.code as QuarantinedMessage['code'],
+  reason: r.reason,
+  mappingVersion: r.mapping_version,
+  vin: r.vin,
+  topic: r.topic,
+  raw: r.raw,
+  rawEncoding: r.raw_encoding as QuarantinedMessage['rawEncoding'],
+  receivedAt: r.received_at,
+  quarantinedAt: r.quarantined_at,
+  lastFailedAt: r.last_failed_at,
+  failures: r.failures,
+});
 
 /** SQLite engine of the QuarantineRepo. Creates its own tables and indexes. */
-export function createSqliteQuarantineRepo(_db: Database.Database): QuarantineRepo {
-  return notImplemented<QuarantineRepo>('sqlite.quarantine');
+export function createSqliteQuarantineRepo(db: Database.Database): QuarantineRepo {
+  db.exec(SCHEMA);
+  // A redelivered batch reports the same failure at the same lastFailedAt: nothing changes then.
+  const upsert = db.prepare(
+    `INSERT INTO quarantine (id, manufacturer, message_type, code, reason, mapping_version, vin, topic, raw,
+       raw_encoding, received_at, quarantined_at, last_failed_at, failures)
+     VALUES (@id, @manufacturer, @messageType, @code, @reason, @mappingVersion, @vin, @topic, @raw,
+       @rawEncoding, @receivedAt, @quarantinedAt, @lastFailedAt, @failures)
+     ON CONFLICT (id) DO UPDATE SET
+       code = excluded.code, reason = excluded.reason, mapping_version = excluded.mapping_version,
+       vin = coalesce(excluded.vin, quarantine.vin), last_failed_at = excluded.last_failed_at,
+       failures = quarantine.failures + 1
+     WHERE excluded.last_failed_at <> quarantine.last_failed_at`,
+  );
+  const selectByIds = db.prepare<[string], Row>('SELECT * FROM quarantine WHERE id IN (SELECT value FROM json_each(?))');
+  const deleteByIds = db.prepare<[string]>('DELETE FROM quarantine WHERE id IN (SELECT value FROM json_each(?))');
+  const countAll = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM quarantine');
+  // instr, not LIKE: the VIN is matched as plain text, whatever characters it holds.
+  const deleteVin = db.prepare<[string, string]>(
+    `DELETE FROM quarantine WHERE vin = ? OR (vin IS NULL AND instr(raw, ?) > 0)`,
+  );
+
+  return {
+    async put(m) {
+      upsert.run({ ...m });
+    },
+    async get(ids) {
+      if (ids.length === 0) return [];
+      return selectByIds.all(JSON.stringify(ids)).map(toMessage);
+    },
+    async list(filter, limit, cursor) {
+      checkQuarantineLimit(limit);
+      const where: string[] = [];
+      const params: unknown[] = [];
+      if (filter.manufacturer !== undefined) (where.push('manufacturer = ?'), params.push(filter.manufacturer));
+      if (filter.code !== undefined) (where.push('code = ?'), params.push(filter.code));
+      if (filter.since !== undefined) (where.push('last_failed_at >= ?'), params.push(filter.since));
+      if (filter.until !== undefined) (where.push('last_failed_at < ?'), params.push(filter.until));
+      if (cursor !== undefined) {
+        const c = decodeQuarantineCursor(cursor);
+        where.push('(last_failed_at < ? OR (last_failed_at = ? AND id < ?))');
+        params.push(c.lastFailedAt, c.lastFailedAt, c.id);
+      }
+      const sql = `SELECT * FROM quarantine ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+                   ORDER BY last_failed_at DESC, id DESC LIMIT ?`;
+      const rows = db.prepare<unknown[], Row>(sql).all(...params, limit + 1);
+      const items = rows.slice(0, limit).map(toMessage);
+      const last = items.at(-1);
+      return { items, nextCursor: rows.length > limit && last ? encodeQuarantineCursor(last.lastFailedAt, last.id) : null };
+    },
+    async remove(ids) {
+      if (ids.length === 0) return 0;
+      return deleteByIds.run(JSON.stringify(ids)).changes;
+    },
+    async count() {
+      return countAll.get()?.n ?? 0;
+    },
+    async deleteByVin(vin) {
+      return deleteVin.run(vin, vin).changes;
+    },
+  };
 }
