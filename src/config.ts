@@ -187,6 +187,8 @@ export const DEFINITIONS = {
   PUSH_TIMEOUT_MS: def('10000', int(100), 'Timeout of one webhook request.'),
   PUSH_DISABLE_AFTER_S: def('86400', int(1), 'A webhook failing without a success for this long is disabled.'),
   PUSH_CONCURRENCY: def('50', int(1, 1000), 'Webhook requests a push worker sends at once.'),
+  PUSH_SECRET_OVERLAP_S: def('86400', int(0), 'After a signing-secret rotation, how long the previous secret still signs (both signatures are sent).'),
+  PUSH_WATCH_CACHE_MS: def('2000', int(0, 600000), 'How long the push fan-out caches which pull items webhooks watch (0: read every batch).'),
 } satisfies Record<string, Definition<unknown>>;
 
 type Definitions = typeof DEFINITIONS;
