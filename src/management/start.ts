@@ -1,7 +1,29 @@
-import type { Services } from '../services.ts';
+import { Worker } from 'bullmq';
 import type { Running } from '../runtime/startable.ts';
+import type { Services } from '../services.ts';
+import { createVinOwnership } from './manufacturer-policy.ts';
+import { processActivation } from './process-activation.ts';
+import { ACTIVATION_QUEUE, bullConnection, type ActivationJob } from './queue.ts';
 
-/** Workers that carry out activations with the manufacturers. OWNED BY THE MANAGEMENT WORK. */
-export async function startActivationWorkers(_services: Services): Promise<Running[]> {
-  return [];
+/**
+ * Workers that carry out activations with the manufacturers (runs in the pipeline role).
+ * A job fails only when the store is unreachable; BullMQ retries it with backoff.
+ */
+export async function startActivationWorkers(services: Services): Promise<Running[]> {
+  const owns = createVinOwnership(services);
+  const worker = new Worker<ActivationJob, unknown, string>(
+    ACTIVATION_QUEUE,
+    async (job) => processActivation(services, owns, job.data),
+    {
+      connection: bullConnection(services, 'worker'),
+      prefix: services.config.QUEUE_PREFIX,
+      concurrency: 20,
+    },
+  );
+  worker.on('failed', (job, err) => {
+    services.logger.warn({ err: err.message, jobId: job?.id, attempts: job?.attemptsMade }, 'activation job failed');
+  });
+  worker.on('error', (err) => services.logger.warn({ err: err.message }, 'activation worker error'));
+  await worker.waitUntilReady();
+  return [{ name: 'activation-worker', close: () => worker.close() }];
 }

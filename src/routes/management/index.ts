@@ -1,7 +1,60 @@
 import type { FastifyInstance } from 'fastify';
+import { apiErrors } from '../../errors.ts';
+import { consumerContext, requireSubscription } from '../../http/consumer-auth.ts';
+import { createActivationQueue, QueueUnavailableError } from '../../management/queue.ts';
+import { applyVehicleAction, type VehicleAction } from '../../management/vehicle-actions.ts';
+import { isValidVin } from '../../management/vin.ts';
+import { createRateLimits } from '../../rate-limit/limits.ts';
+import type { VehicleActivation } from '../../store/contract.ts';
 import type { RouteOptions } from '../route-options.ts';
+import activationCallback from './activation-callback.ts';
+import { getSchema, listSchema, MAX_VINS_PER_REQUEST, putSchema } from './schemas.ts';
+
+const ACTIONS: readonly string[] = ['activate', 'deactivate'];
+
+const view = (v: VehicleActivation) => ({ vin: v.vin, status: v.status, manufacturer: v.manufacturer, updatedAt: v.updatedAt });
 
 /** Vehicle management (api-contract section 5): /management/v1/vehicles. */
-export default async function routes(_app: FastifyInstance, _opts: RouteOptions): Promise<void> {
-  // Not built yet.
+export default async function routes(app: FastifyInstance, opts: RouteOptions): Promise<void> {
+  const { services } = opts;
+  const queue = createActivationQueue(services);
+  app.addHook('onClose', async () => queue.close());
+  const limits = createRateLimits(services);
+  // Authentication before body checks, and the limit keyed on the authenticated subscription.
+  const guard = { preValidation: [requireSubscription(services), limits.subscriptionHook] };
+
+  app.put<{ Body: { action: string; vins: string[] } }>('/management/v1/vehicles', { schema: putSchema, ...guard }, async (request, reply) => {
+    const { subscription } = consumerContext(request);
+    const { action, vins } = request.body;
+    if (!ACTIONS.includes(action)) throw apiErrors.badRequest(`unsupported action ${action}, use activate or deactivate.`);
+    if (vins.length === 0) throw apiErrors.badRequest('please provide a non empty list of VINs.');
+    if (vins.length > MAX_VINS_PER_REQUEST) throw apiErrors.badRequest(`maximum number of VINs ${MAX_VINS_PER_REQUEST} exceeded.`);
+    const invalid = [...new Set(vins.filter((v) => !isValidVin(v)))];
+    if (invalid.length > 0) throw apiErrors.badRequest(`invalid VINs ${invalid.join(',')}.`);
+    try {
+      const results = await applyVehicleAction(services, queue, subscription.subscriptionId, action as VehicleAction, [...new Set(vins)]);
+      return reply.code(202).send(results);
+    } catch (err) {
+      if (!(err instanceof QueueUnavailableError)) throw err;
+      // The statuses are written; only queueing failed. Repeating the request queues again.
+      request.log.warn({ err: err.message }, 'activation queue unavailable');
+      throw apiErrors.unavailable(5);
+    }
+  });
+
+  app.get('/management/v1/vehicles', { schema: listSchema, ...guard }, async (request) => {
+    const { subscription } = consumerContext(request);
+    return (await services.store.vehicles.listBySubscription(subscription.subscriptionId)).map(view);
+  });
+
+  app.get<{ Params: { vin: string } }>('/management/v1/vehicles/:vin', { schema: getSchema, ...guard }, async (request) => {
+    const { subscription } = consumerContext(request);
+    const { vin } = request.params;
+    // Another subscription's vehicle gets exactly the answer of one never activated.
+    const row = isValidVin(vin) ? await services.store.vehicles.get(subscription.subscriptionId, vin) : null;
+    if (!row) throw apiErrors.notFound('Vehicle not found in this subscription.');
+    return view(row);
+  });
+
+  await app.register(activationCallback, opts);
 }

@@ -1,0 +1,66 @@
+import type { RateLimits } from '../rate-limit/limits.ts';
+import type { Services } from '../services.ts';
+import type { Subscription } from '../store/contract.ts';
+import type { VehicleErrorCode } from './error-codes.ts';
+
+/** Whether the subscription may read a VIN now, and if so which manufacturer feeds it. */
+export type VehicleAccess =
+  | { ok: true; manufacturer: string | null }
+  | { ok: false; code: VehicleErrorCode; retryAfterS?: number };
+
+/**
+ * The checks every read of a VIN's data goes through (delivery and history), in this order:
+ * ACTIVATED in this subscription (903; a VIN activated only in another consumer's subscription
+ * is answered exactly like one never activated, because the lookup is keyed by this
+ * subscription), an active consent when the subscription's legal basis is CONSENT (905), then
+ * the per-vehicle request limit (906), counted only for VINs that passed the first two.
+ * A store failure for a VIN is 907 for that VIN: the other vehicles still get their data.
+ * Nothing is cached: a deactivation or a revoked consent takes effect on the next request.
+ */
+export async function checkVehicleAccess(
+  services: Services,
+  limits: RateLimits,
+  subscription: Subscription,
+  vins: string[],
+): Promise<Map<string, VehicleAccess>> {
+  const { store, logger } = services;
+  const { subscriptionId } = subscription;
+  const out = new Map<string, VehicleAccess>();
+  const fail = (vin: string, code: VehicleErrorCode, retryAfterS?: number) =>
+    out.set(vin, retryAfterS === undefined ? { ok: false, code } : { ok: false, code, retryAfterS });
+
+  const rows = await Promise.all(
+    vins.map((vin) =>
+      store.vehicles.get(subscriptionId, vin).catch((err: unknown) => {
+        logger.error({ err, vin: services.secrets.pseudonym(vin) }, 'vehicle lookup failed');
+        return 'failed' as const;
+      }),
+    ),
+  );
+  let activated: { vin: string; manufacturer: string | null }[] = [];
+  rows.forEach((row, i) => {
+    const vin = vins[i]!;
+    if (row === 'failed') fail(vin, 'CAR.VE.907');
+    else if (!row || row.status !== 'ACTIVATED') fail(vin, 'CAR.VE.903');
+    else activated.push({ vin, manufacturer: row.manufacturer });
+  });
+
+  if (subscription.legalBasis === 'CONSENT' && activated.length > 0) {
+    try {
+      const consented = await store.consents.activeVins(subscriptionId, activated.map((a) => a.vin));
+      for (const a of activated) if (!consented.has(a.vin)) fail(a.vin, 'CAR.VE.905');
+      activated = activated.filter((a) => consented.has(a.vin));
+    } catch (err) {
+      logger.error({ err }, 'consent lookup failed');
+      for (const a of activated) fail(a.vin, 'CAR.VE.907');
+      activated = [];
+    }
+  }
+
+  const { limited, retryAfterS } = await limits.vehicles(subscriptionId, activated.map((a) => a.vin));
+  for (const a of activated) {
+    if (limited.has(a.vin)) fail(a.vin, 'CAR.VE.906', retryAfterS);
+    else out.set(a.vin, { ok: true, manufacturer: a.manufacturer });
+  }
+  return out;
+}

@@ -1,0 +1,67 @@
+import { VEHICLE_STATUSES } from '../../store/contract.ts';
+
+/**
+ * Route schemas of vehicle management (api-contract section 5). The body schema checks only
+ * shapes; the contract's own rules (action values, VIN format, at most 1000 VINs) are checked
+ * in the handler so the 400 can name the offending VINs.
+ */
+export const MAX_VINS_PER_REQUEST = 1000;
+
+const errorBody = {
+  type: 'object',
+  properties: { reasonCode: { type: 'string' }, reasonText: { type: 'string' }, url: { type: 'string' }, method: { type: 'string' } },
+  required: ['reasonCode', 'reasonText', 'url', 'method'],
+} as const;
+
+const security = [{ apiKey: [], subscriptionId: [] }];
+
+const vehicle = {
+  type: 'object',
+  properties: {
+    vin: { type: 'string' },
+    status: { type: 'string', enum: [...VEHICLE_STATUSES] },
+    manufacturer: { type: ['string', 'null'], description: 'Adapter id of the manufacturer, null when no adapter claims the VIN.' },
+    updatedAt: { type: 'string', format: 'date-time' },
+  },
+  required: ['vin', 'status', 'manufacturer', 'updatedAt'],
+} as const;
+
+const errors = { 400: errorBody, 401: errorBody, 429: errorBody, 503: errorBody };
+
+export const putSchema = {
+  summary: 'Activate or deactivate vehicles in the subscription',
+  description:
+    'Activation is asynchronous: the answer shows each VIN as it is now (usually PENDING_ACTIVATION); poll GET to see ACTIVATED or INCAPABLE. Deactivation stops delivery at once.',
+  tags: ['management'],
+  security,
+  body: {
+    type: 'object',
+    required: ['action', 'vins'],
+    properties: {
+      action: { type: 'string', description: '`activate` or `deactivate`.' },
+      vins: { type: 'array', items: { type: 'string' }, description: `At most ${MAX_VINS_PER_REQUEST} VINs.` },
+    },
+  },
+  response: {
+    202: {
+      type: 'array',
+      items: { type: 'object', properties: { vin: { type: 'string' }, status: vehicle.properties.status }, required: ['vin', 'status'] },
+    },
+    ...errors,
+  },
+} as const;
+
+export const listSchema = {
+  summary: "The subscription's vehicles and their activation status",
+  tags: ['management'],
+  security,
+  response: { 200: { type: 'array', items: vehicle }, ...errors },
+} as const;
+
+export const getSchema = {
+  summary: "One vehicle's activation status in the subscription",
+  tags: ['management'],
+  security,
+  params: { type: 'object', properties: { vin: { type: 'string' } }, required: ['vin'] },
+  response: { 200: vehicle, 404: errorBody, ...errors },
+} as const;
