@@ -1,8 +1,79 @@
 import type { Db } from 'mongodb';
-import type { ConsumerRepo } from '../contract.ts';
-import { notImplemented } from '../not-implemented.ts';
+import type { ApiKeyRecord, Consumer, ConsumerRepo } from '../contract.ts';
+import { duplicateKeyError, guardRepo, isDuplicateKey } from './errors.ts';
+
+/** Contract names of the unique indexes, by the fields of the E11000's keyPattern. */
+const NAMES: Record<string, string> = {
+  consumerId: 'consumers.consumerId',
+  keyHash: 'api_keys.keyHash',
+  keyId: 'api_keys.keyId',
+};
+
+const toConsumer = (d: Consumer): Consumer => ({ consumerId: d.consumerId, name: d.name, createdAt: d.createdAt });
+
+const toKey = (d: ApiKeyRecord): ApiKeyRecord => ({
+  keyId: d.keyId,
+  consumerId: d.consumerId,
+  keyHash: d.keyHash,
+  displayPrefix: d.displayPrefix,
+  createdAt: d.createdAt,
+  revokedAt: d.revokedAt ?? null,
+});
+
+/** Inserts a copy (the driver adds _id to what it inserts) and reports E11000 as the contract's error. */
+async function insertUnique(write: () => Promise<unknown>): Promise<void> {
+  try {
+    await write();
+  } catch (err) {
+    if (isDuplicateKey(err)) throw duplicateKeyError(err, NAMES);
+    throw err;
+  }
+}
 
 /** MongoDB engine of the ConsumerRepo. Creates its indexes before it is used. */
-export async function createMongoConsumerRepo(_db: Db): Promise<ConsumerRepo> {
-  return notImplemented<ConsumerRepo>('mongo.consumers');
+export async function createMongoConsumerRepo(db: Db): Promise<ConsumerRepo> {
+  const consumers = db.collection<Consumer>('consumers');
+  const keys = db.collection<ApiKeyRecord>('apiKeys');
+  await consumers.createIndexes([
+    { key: { consumerId: 1 }, name: 'consumers_consumer_id_uq', unique: true },
+    { key: { createdAt: 1, consumerId: 1 }, name: 'consumers_created_idx' },
+  ]);
+  await keys.createIndexes([
+    // Authentication looks keys up by hash; two keys with one hash would make a key ambiguous.
+    { key: { keyHash: 1 }, name: 'api_keys_key_hash_uq', unique: true },
+    { key: { keyId: 1 }, name: 'api_keys_key_id_uq', unique: true },
+    { key: { consumerId: 1, createdAt: 1 }, name: 'api_keys_consumer_idx' },
+  ]);
+  const noId = { projection: { _id: 0 } } as const;
+
+  return guardRepo<ConsumerRepo>({
+    async create(consumer) {
+      await insertUnique(() => consumers.insertOne(toConsumer(consumer)));
+    },
+    async get(consumerId) {
+      const doc = await consumers.findOne({ consumerId }, noId);
+      return doc ? toConsumer(doc) : null;
+    },
+    async list() {
+      return (await consumers.find({}, noId).sort({ createdAt: 1, consumerId: 1 }).toArray()).map(toConsumer);
+    },
+    async count() {
+      return consumers.countDocuments({});
+    },
+    async addApiKey(key) {
+      await insertUnique(() => keys.insertOne(toKey(key)));
+    },
+    async findApiKeyByHash(keyHash) {
+      const doc = await keys.findOne({ keyHash }, noId);
+      return doc ? toKey(doc) : null;
+    },
+    async listApiKeys(consumerId) {
+      return (await keys.find({ consumerId }, noId).sort({ createdAt: 1, keyId: 1 }).toArray()).map(toKey);
+    },
+    async revokeApiKey(consumerId, keyId, at) {
+      // Conditional on revokedAt null so a second revocation reports false and keeps the first time.
+      const result = await keys.updateOne({ consumerId, keyId, revokedAt: null }, { $set: { revokedAt: at } });
+      return result.modifiedCount === 1;
+    },
+  });
 }

@@ -1,45 +1,74 @@
 import { MongoClient } from 'mongodb';
 import type { Store } from '../contract.ts';
+import { StoreUnavailableError } from '../contract/errors.ts';
 import { createMongoAuditRepo } from './audit.ts';
 import { createMongoConsentRepo } from './consents.ts';
 import { createMongoConsumerRepo } from './consumers.ts';
 import { createMongoDataPointRepo } from './data-points.ts';
 import { createMongoDeliveryRepo } from './deliveries.ts';
+import { toStoreError } from './errors.ts';
 import { createMongoQuarantineRepo } from './quarantine.ts';
 import { createMongoSubscriptionRepo } from './subscriptions.ts';
 import { createMongoVehicleRepo } from './vehicles.ts';
 import { createMongoWebhookRepo } from './webhooks.ts';
 
+/** The client options production relies on (reliability checklist H2); exported for a unit test. */
+export const MONGO_CLIENT_OPTIONS = {
+  writeConcern: { w: 'majority', journal: true },
+  readConcern: { level: 'majority' },
+  retryWrites: true,
+  retryReads: true,
+  serverSelectionTimeoutMS: 5000,
+} as const;
+
 /**
  * Connects to MongoDB and makes sure every index exists before the store is used.
  * Writes are acknowledged by a majority with journaling (a job completes only after a durable
  * write; reliability checklist H2); retryable writes need a replica set, as in production.
+ * An unreachable server fails the open with StoreUnavailableError and leaves no client behind.
  */
 export async function openMongoStore(url: string, dbName: string): Promise<Store> {
-  const client = new MongoClient(url, {
-    writeConcern: { w: 'majority', journal: true },
-    readConcern: { level: 'majority' },
-    retryWrites: true,
-    serverSelectionTimeoutMS: 5000,
-  });
-  await client.connect();
-  const db = client.db(dbName);
-  return {
-    engine: 'mongo',
-    consumers: await createMongoConsumerRepo(db),
-    subscriptions: await createMongoSubscriptionRepo(db),
-    vehicles: await createMongoVehicleRepo(db),
-    consents: await createMongoConsentRepo(db),
-    dataPoints: await createMongoDataPointRepo(db),
-    quarantine: await createMongoQuarantineRepo(db),
-    webhooks: await createMongoWebhookRepo(db),
-    deliveries: await createMongoDeliveryRepo(db),
-    audit: await createMongoAuditRepo(db),
-    async ping() {
-      await db.command({ ping: 1 });
-    },
-    async close() {
-      await client.close();
-    },
-  };
+  const client = new MongoClient(url, MONGO_CLIENT_OPTIONS);
+  try {
+    await client.connect();
+    const db = client.db(dbName);
+    // Each factory creates its collection's indexes; they are independent, so in parallel.
+    const [consumers, subscriptions, vehicles, consents, dataPoints, quarantine, webhooks, deliveries, audit] =
+      await Promise.all([
+        createMongoConsumerRepo(db),
+        createMongoSubscriptionRepo(db),
+        createMongoVehicleRepo(db),
+        createMongoConsentRepo(db),
+        createMongoDataPointRepo(db),
+        createMongoQuarantineRepo(db),
+        createMongoWebhookRepo(db),
+        createMongoDeliveryRepo(db),
+        createMongoAuditRepo(db),
+      ]);
+    return {
+      engine: 'mongo',
+      consumers,
+      subscriptions,
+      vehicles,
+      consents,
+      dataPoints,
+      quarantine,
+      webhooks,
+      deliveries,
+      audit,
+      async ping() {
+        try {
+          await db.command({ ping: 1 });
+        } catch (err) {
+          throw new StoreUnavailableError(err);
+        }
+      },
+      async close() {
+        await client.close();
+      },
+    };
+  } catch (err) {
+    await client.close().catch(() => undefined);
+    throw toStoreError(err);
+  }
 }

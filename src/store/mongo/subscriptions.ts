@@ -1,8 +1,50 @@
 import type { Db } from 'mongodb';
-import type { SubscriptionRepo } from '../contract.ts';
-import { notImplemented } from '../not-implemented.ts';
+import type { Subscription, SubscriptionRepo } from '../contract.ts';
+import { duplicateKeyError, guardRepo, isDuplicateKey } from './errors.ts';
+
+const toSubscription = (d: Subscription): Subscription => ({
+  subscriptionId: d.subscriptionId,
+  consumerId: d.consumerId,
+  dataItems: [...d.dataItems],
+  allowedRedirectUrls: [...d.allowedRedirectUrls],
+  legalBasis: d.legalBasis,
+  createdAt: d.createdAt,
+});
 
 /** MongoDB engine of the SubscriptionRepo. Creates its indexes before it is used. */
-export async function createMongoSubscriptionRepo(_db: Db): Promise<SubscriptionRepo> {
-  return notImplemented<SubscriptionRepo>('mongo.subscriptions');
+export async function createMongoSubscriptionRepo(db: Db): Promise<SubscriptionRepo> {
+  const subscriptions = db.collection<Subscription>('subscriptions');
+  await subscriptions.createIndexes([
+    { key: { subscriptionId: 1 }, name: 'subscriptions_subscription_id_uq', unique: true },
+    { key: { consumerId: 1, createdAt: 1 }, name: 'subscriptions_consumer_idx' },
+    // Multikey: push fan-out asks "who wants this item" for every data point.
+    { key: { dataItems: 1 }, name: 'subscriptions_data_items_idx' },
+  ]);
+  const noId = { projection: { _id: 0 } } as const;
+  const order = { createdAt: 1, subscriptionId: 1 } as const;
+
+  return guardRepo<SubscriptionRepo>({
+    async create(subscription) {
+      try {
+        await subscriptions.insertOne(toSubscription(subscription));
+      } catch (err) {
+        if (isDuplicateKey(err)) throw duplicateKeyError(err, { subscriptionId: 'subscriptions.subscriptionId' });
+        throw err;
+      }
+    },
+    async get(subscriptionId) {
+      const doc = await subscriptions.findOne({ subscriptionId }, noId);
+      return doc ? toSubscription(doc) : null;
+    },
+    async list() {
+      return (await subscriptions.find({}, noId).sort(order).toArray()).map(toSubscription);
+    },
+    async listByConsumer(consumerId) {
+      return (await subscriptions.find({ consumerId }, noId).sort(order).toArray()).map(toSubscription);
+    },
+    async listContainingItem(item) {
+      // Equality on an array field matches an element exactly (never a substring).
+      return (await subscriptions.find({ dataItems: item }, noId).sort(order).toArray()).map(toSubscription);
+    },
+  });
 }

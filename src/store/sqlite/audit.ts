@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { AuditEvent, AuditRepo } from '../contract.ts';
+import { guardSqliteRepo } from './guard.ts';
 import { fromJson, toJson } from './json-column.ts';
 
 interface AuditRow {
@@ -41,7 +42,7 @@ export function createSqliteAuditRepo(db: Database.Database): AuditRepo {
   const bySubject = db.prepare<[string], AuditRow>(`${cols} WHERE subject = ? ORDER BY at, id`);
   const byBoth = db.prepare<[string, string], AuditRow>(`${cols} WHERE type = ? AND subject = ? ORDER BY at, id`);
 
-  return {
+  return guardSqliteRepo<AuditRepo>({
     async record(event) {
       insert.run(event.type, event.at, event.subject ?? null, toJson(event.details ?? {}));
     },
@@ -57,5 +58,5 @@ export function createSqliteAuditRepo(db: Database.Database): AuditRepo {
               : all.all();
       return rows.map(toEvent);
     },
-  };
+  });
 }

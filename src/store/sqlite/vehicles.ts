@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { VehicleActivation, VehicleRepo, VehicleStatus } from '../contract.ts';
+import { guardSqliteRepo } from './guard.ts';
 
 interface VehicleRow {
   subscription_id: string;
@@ -59,7 +60,7 @@ export function createSqliteVehicleRepo(db: Database.Database): VehicleRepo {
   );
   const deleteVin = db.prepare<[string]>('DELETE FROM vehicles WHERE vin = ?');
 
-  return {
+  return guardSqliteRepo<VehicleRepo>({
     async upsert(vehicle) {
       upsert.run({ ...vehicle, manufacturer: vehicle.manufacturer ?? null });
     },
@@ -81,5 +82,5 @@ export function createSqliteVehicleRepo(db: Database.Database): VehicleRepo {
     async deleteByVin(vin) {
       return deleteVin.run(vin).changes;
     },
-  };
+  });
 }

@@ -1,0 +1,112 @@
+import {
+  MongoBulkWriteError,
+  MongoClientClosedError,
+  MongoError,
+  MongoNetworkError,
+  MongoNotConnectedError,
+  MongoOperationTimeoutError,
+  MongoServerError,
+  MongoServerSelectionError,
+  MongoTopologyClosedError,
+  MongoWriteConcernError,
+} from 'mongodb';
+import { DuplicateKeyError, StoreUnavailableError } from '../contract/errors.ts';
+
+/** E11000 (11001 and 12582 are older servers' and mongos' spellings of the same refusal). */
+const DUPLICATE_KEY_CODES = new Set([11000, 11001, 12582]);
+
+/**
+ * Server codes that mean "not now" rather than "never": no primary, stepping down, shutting
+ * down, network trouble on the server side, write concern not met in time. The same set the
+ * driver treats as retryable, plus write-concern timeouts.
+ */
+const TRANSIENT_CODES = new Set([6, 7, 50, 64, 89, 91, 134, 189, 262, 9001, 10058, 10107, 11600, 11602, 13435, 13436]);
+const TRANSIENT_LABELS = ['RetryableWriteError', 'ResetPool', 'TransientTransactionError', 'RetryableError', 'SystemOverloadedError'];
+
+export function isDuplicateKey(err: unknown): err is MongoServerError {
+  return err instanceof MongoServerError && DUPLICATE_KEY_CODES.has(Number(err.code));
+}
+
+/** True when the database could not be reached or could not durably answer in time. */
+export function isTransient(err: unknown): boolean {
+  if (
+    err instanceof MongoNetworkError ||
+    err instanceof MongoServerSelectionError ||
+    err instanceof MongoTopologyClosedError ||
+    err instanceof MongoNotConnectedError ||
+    err instanceof MongoClientClosedError ||
+    err instanceof MongoOperationTimeoutError ||
+    err instanceof MongoWriteConcernError
+  ) {
+    return true;
+  }
+  // A bulk write whose documents were all accepted can still miss its write concern (majority).
+  if (err instanceof MongoBulkWriteError && err.result?.getWriteConcernError()) return true;
+  if (!(err instanceof MongoError)) return false;
+  return TRANSIENT_LABELS.some((label) => err.hasErrorLabel(label)) || TRANSIENT_CODES.has(Number(err.code));
+}
+
+/**
+ * The contract's name for the unique index an E11000 hit, from the error's keyPattern
+ * (e.g. `{ keyHash: 1 }` → names.keyHash). Falls back to the server's message.
+ */
+export function duplicateKeyError(err: MongoServerError, names: Record<string, string>): DuplicateKeyError {
+  const pattern = (err.keyPattern ?? err.errorResponse?.keyPattern) as Record<string, unknown> | undefined;
+  const fields = pattern ? Object.keys(pattern).join(',') : '';
+  return new DuplicateKeyError(names[fields] ?? (fields || err.message));
+}
+
+/** Maps driver errors to the contract's: outages become {@link StoreUnavailableError}. */
+export function toStoreError(err: unknown): unknown {
+  if (err instanceof DuplicateKeyError || err instanceof StoreUnavailableError) return err;
+  return isTransient(err) ? new StoreUnavailableError(err) : err;
+}
+
+/**
+ * Wraps every method of a repository so that driver outages surface as StoreUnavailableError
+ * (callers retry those with backoff) while every other error passes through unchanged.
+ */
+export function guardRepo<T extends object>(repo: T): T {
+  const guarded: Record<string, unknown> = {};
+  for (const [name, method] of Object.entries(repo)) {
+    guarded[name] =
+      typeof method === 'function'
+        ? async (...args: unknown[]) => {
+            try {
+              return await (method as (...a: unknown[]) => Promise<unknown>).apply(repo, args);
+            } catch (err) {
+              throw toStoreError(err);
+            }
+          }
+        : method;
+  }
+  return guarded as T;
+}
+
+/**
+ * The indexes of a bulk write's operations that a unique index refused. Any other failure
+ * (another write error, a missed write concern, a network error) is rethrown: only "already
+ * there" is an expected outcome.
+ */
+export function duplicateIndexes(err: unknown): Set<number> {
+  if (!(err instanceof MongoBulkWriteError) || err.result?.getWriteConcernError()) throw err;
+  const writeErrors = Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors];
+  if (writeErrors.length === 0 || writeErrors.some((w) => !DUPLICATE_KEY_CODES.has(Number(w.code)))) throw err;
+  return new Set(writeErrors.map((w) => w.index));
+}
+
+/**
+ * Runs an upsert whose filter is a unique index's fields. Two concurrent upserts of a new key
+ * can both try to insert; the loser gets E11000 although its update is valid, and simply
+ * running it again turns it into an update of the winner's document (MongoDB manual, upsert
+ * with unique index; the server retries some of these cases itself since 4.2).
+ */
+export async function upsertRetrying<T>(write: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write();
+    } catch (err) {
+      if (!isDuplicateKey(err) || attempt >= attempts) throw err;
+    }
+  }
+}
