@@ -1,0 +1,75 @@
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/clock.ts';
+import { createFixedWindowLimiter } from '../../src/rate-limit/fixed-window.ts';
+import { createTestServices, type TestServices } from '../helpers/services.ts';
+
+describe('fixed-window limiter in Redis', () => {
+  const clock = new ManualClock('2026-05-01T12:00:10.000Z');
+  let t: TestServices;
+
+  beforeAll(async () => {
+    t = await createTestServices({ clock });
+  });
+  afterAll(() => t.cleanup());
+
+  const key = () => `${t.services.config.QUEUE_PREFIX}:test:${randomUUID()}`;
+
+  it('is atomic: 50 parallel hits against a limit of 10 let exactly 10 pass', async () => {
+    const limiter = createFixedWindowLimiter(t.services.redis, clock, t.services.logger);
+    const k = key();
+    const results = await Promise.all(Array.from({ length: 50 }, () => limiter.hit([k], 10, 60)));
+    expect(results.filter((r) => r?.[0]?.allowed).length).toBe(10);
+    expect(results.map((r) => r?.[0]?.count).sort((a, b) => a! - b!)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+  });
+
+  it('holds across processes: two clients on the same Redis share the counter', async () => {
+    const second = new Redis(t.services.redisUrl);
+    try {
+      const a = createFixedWindowLimiter(t.services.redis, clock, t.services.logger);
+      const b = createFixedWindowLimiter(second, clock, t.services.logger);
+      const k = key();
+      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).hit([k], 10, 60)));
+      expect(results.filter((r) => r?.[0]?.allowed).length).toBe(10);
+    } finally {
+      second.disconnect();
+    }
+  });
+
+  it('windows follow the injected clock: remaining and reset, then a fresh window', async () => {
+    const limiter = createFixedWindowLimiter(t.services.redis, clock, t.services.logger);
+    const k = key();
+    clock.set('2026-05-01T12:00:10.000Z');
+    const first = (await limiter.hit([k], 3, 60))![0]!;
+    expect(first).toEqual({ count: 1, limit: 3, remaining: 2, resetS: 50, windowS: 60, allowed: true });
+    await limiter.hit([k], 3, 60);
+    await limiter.hit([k], 3, 60);
+    clock.set('2026-05-01T12:00:59.500Z');
+    expect((await limiter.hit([k], 3, 60))![0]).toMatchObject({ allowed: false, remaining: 0, resetS: 1 });
+    clock.set('2026-05-01T12:01:00.000Z');
+    expect((await limiter.hit([k], 3, 60))![0]).toMatchObject({ allowed: true, count: 1, resetS: 60 });
+  });
+
+  it('counts several keys in one decision', async () => {
+    const limiter = createFixedWindowLimiter(t.services.redis, clock, t.services.logger);
+    const [a, b] = [key(), key()];
+    await limiter.hit([a], 1, 60);
+    const both = await limiter.hit([a, b], 1, 60);
+    expect(both!.map((s) => s.allowed)).toEqual([false, true]);
+  });
+
+  it('fails open, within its timeout, when Redis does not answer', async () => {
+    const dead = new Redis({ host: '127.0.0.1', port: 1, lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => 50 });
+    dead.on('error', () => {});
+    try {
+      const limiter = createFixedWindowLimiter(dead, clock, t.services.logger);
+      const started = Date.now();
+      expect(await limiter.hit([key()], 1, 60)).toBeNull();
+      expect(Date.now() - started).toBeLessThan(2000);
+      expect(t.logs.some((l) => l.includes('rate limiter unavailable'))).toBe(true);
+    } finally {
+      dead.disconnect();
+    }
+  });
+});
