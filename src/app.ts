@@ -39,7 +39,6 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     // the contract's exact-match rules expect.
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
-    disableRequestLogging: false,
   });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);

@@ -12,6 +12,7 @@ import subscriptions from './subscriptions.ts';
 export default async function adminRoutes(app: FastifyInstance, opts: RouteOptions): Promise<void> {
   app.addHook('onRequest', requireAdmin(opts.services.config.ADMIN_TOKEN));
   for (const plugin of [consumers, subscriptions, quarantine, mappings, oemVirtual, erasure]) {
-    await app.register(plugin, opts);
+    // Not `opts`: it carries this plugin's own prefix, which would be applied twice.
+    await app.register(plugin, { services: opts.services });
   }
 }
