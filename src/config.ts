@@ -160,6 +160,8 @@ export const DEFINITIONS = {
   MQTT_HOST: def('127.0.0.1', str, 'Listen address of the embedded broker.'),
   MQTT_PORT: def('11883', int(0, 65535), 'Port of the embedded broker (not 1883, so it never collides with a local Mosquitto).'),
   MQTT_MAX_PAYLOAD_BYTES: def('262144', int(64), 'Largest accepted MQTT payload.'),
+  MQTT_CLIENT_ID: def('', optionalStr, 'Client id of the subscriber on an external broker (MQTT_URL); a persistent session is kept under it. Default: <QUEUE_PREFIX>-ingest.'),
+  MQTT_SUBSCRIBER: def('on', oneOf(['on', 'off'] as const), 'With MQTT_URL: subscribe to the external broker in this process (exactly one process should; `npm run worker` turns it off).'),
   // --- Mapping
   MAPPING_TIMEOUT_MS: def('100', int(1, 60000), 'Longest one mapping evaluation may run.'),
   MAPPING_MAX_DEPTH: def('200', int(1, 10000), 'Deepest recursion one mapping evaluation may reach.'),
