@@ -2,11 +2,13 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Store } from '../contract.ts';
+import { StoreUnavailableError } from '../contract/errors.ts';
 import { createSqliteAuditRepo } from './audit.ts';
 import { createSqliteConsentRepo } from './consents.ts';
 import { createSqliteConsumerRepo } from './consumers.ts';
 import { createSqliteDataPointRepo } from './data-points.ts';
 import { createSqliteDeliveryRepo } from './deliveries.ts';
+import { isTransientSqliteError } from './guard.ts';
 import { createSqliteQuarantineRepo } from './quarantine.ts';
 import { createSqliteSubscriptionRepo } from './subscriptions.ts';
 import { createSqliteVehicleRepo } from './vehicles.ts';
@@ -23,22 +25,30 @@ export function openSqliteStore(file: string): Store {
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
-  return {
-    engine: 'sqlite',
-    consumers: createSqliteConsumerRepo(db),
-    subscriptions: createSqliteSubscriptionRepo(db),
-    vehicles: createSqliteVehicleRepo(db),
-    consents: createSqliteConsentRepo(db),
-    dataPoints: createSqliteDataPointRepo(db),
-    quarantine: createSqliteQuarantineRepo(db),
-    webhooks: createSqliteWebhookRepo(db),
-    deliveries: createSqliteDeliveryRepo(db),
-    audit: createSqliteAuditRepo(db),
-    async ping() {
-      db.prepare('SELECT 1').get();
-    },
-    async close() {
-      if (db.open) db.close();
-    },
-  };
+  try {
+    const ping = db.prepare('SELECT 1');
+    return {
+      engine: 'sqlite',
+      consumers: createSqliteConsumerRepo(db),
+      subscriptions: createSqliteSubscriptionRepo(db),
+      vehicles: createSqliteVehicleRepo(db),
+      consents: createSqliteConsentRepo(db),
+      dataPoints: createSqliteDataPointRepo(db),
+      quarantine: createSqliteQuarantineRepo(db),
+      webhooks: createSqliteWebhookRepo(db),
+      deliveries: createSqliteDeliveryRepo(db),
+      audit: createSqliteAuditRepo(db),
+      async ping() {
+        if (!db.open) throw new StoreUnavailableError('the SQLite store is closed');
+        ping.get();
+      },
+      async close() {
+        if (db.open) db.close();
+      },
+    };
+  } catch (err) {
+    // A repository that cannot create its schema must not leave the file open behind it.
+    db.close();
+    throw isTransientSqliteError(err) ? new StoreUnavailableError(err) : err;
+  }
 }

@@ -1,0 +1,117 @@
+import { createRequire } from 'node:module';
+import { MongoBulkWriteError, MongoNetworkError, MongoServerError } from 'mongodb';
+import { describe, expect, it } from 'vitest';
+import { freePort } from '../../src/runtime/free-port.ts';
+import { DuplicateKeyError, StoreUnavailableError } from '../../src/store/contract.ts';
+import { duplicateIndexes, duplicateKeyError, guardRepo, isTransient, toStoreError, upsertRetrying } from '../../src/store/mongo/errors.ts';
+import { MONGO_CLIENT_OPTIONS, openMongoStore } from '../../src/store/mongo/open.ts';
+
+// No MongoDB server runs here, so the conformance suite cannot reach the engine (see
+// mongo.test.ts). These tests cover what can be checked without one: the client options and
+// how the engine reads the driver's own error objects (built with the driver's classes, the
+// way its bulk executor builds them), plus a real connection attempt to a closed port.
+const { BulkWriteResult, WriteConcernError, WriteError } = createRequire(import.meta.url)('mongodb/lib/bulk/common.js') as {
+  BulkWriteResult: new (bulkResult: object, ordered: boolean) => MongoBulkWriteError['result'];
+  WriteConcernError: new (error: object) => object;
+  WriteError: new (error: object) => { code: number; index: number };
+};
+
+/** The error an unordered insert of `n` documents throws, as the driver's executor makes it. */
+function bulkError(n: number, writeErrors: Array<{ index: number; code: number }>, writeConcernCode?: number): MongoBulkWriteError {
+  const errors = writeErrors.map((e) => new WriteError({ ...e, errmsg: `E${e.code} failure` }));
+  const wce = writeConcernCode ? [new WriteConcernError({ code: writeConcernCode, errmsg: 'waiting for replication timed out' })] : [];
+  const result = new BulkWriteResult(
+    {
+      ok: 1,
+      writeErrors: errors,
+      writeConcernErrors: wce,
+      insertedIds: Array.from({ length: n }, (_, index) => ({ index, _id: index })),
+      nInserted: n - errors.length,
+      nUpserted: 0,
+      nMatched: 0,
+      nModified: 0,
+      nRemoved: 0,
+      upserted: [],
+    },
+    false,
+  );
+  return errors.length > 0
+    ? new MongoBulkWriteError({ message: 'E11000 duplicate key error', code: errors[0]!.code, writeErrors: errors as never }, result)
+    : new MongoBulkWriteError(wce[0] as never, result);
+}
+
+describe('MongoDB engine without a server', () => {
+  it('writes with majority and journaling, reads majority, retries writes (checklist H2)', () => {
+    expect(MONGO_CLIENT_OPTIONS.writeConcern).toEqual({ w: 'majority', journal: true });
+    expect(MONGO_CLIENT_OPTIONS.readConcern).toEqual({ level: 'majority' });
+    expect(MONGO_CLIENT_OPTIONS.retryWrites).toBe(true);
+  });
+
+  it('reads which documents of an unordered insert were refused as duplicates', () => {
+    expect(duplicateIndexes(bulkError(5, [{ index: 1, code: 11000 }, { index: 3, code: 11000 }]))).toEqual(new Set([1, 3]));
+  });
+
+  it('does not mistake any other write failure for "already there"', () => {
+    const mixed = bulkError(3, [{ index: 0, code: 11000 }, { index: 2, code: 121 }]);
+    expect(() => duplicateIndexes(mixed)).toThrow(mixed);
+    expect(isTransient(mixed)).toBe(false);
+    // Duplicates plus a missed majority write concern: the batch is not durable, retry it.
+    const notDurable = bulkError(3, [{ index: 0, code: 11000 }], 64);
+    expect(() => duplicateIndexes(notDurable)).toThrow(notDurable);
+    expect(toStoreError(notDurable)).toBeInstanceOf(StoreUnavailableError);
+    expect(toStoreError(bulkError(3, [], 64))).toBeInstanceOf(StoreUnavailableError);
+    const plain = new Error('boom');
+    expect(() => duplicateIndexes(plain)).toThrow(plain);
+  });
+
+  it('classifies outages as transient and refusals as not', () => {
+    expect(isTransient(new MongoNetworkError('socket hang up'))).toBe(true);
+    expect(isTransient(new MongoServerError({ message: 'not primary', code: 10107 }))).toBe(true);
+    expect(isTransient(new MongoServerError({ message: 'E11000', code: 11000 }))).toBe(false);
+    expect(isTransient(new MongoServerError({ message: 'bad value', code: 2 }))).toBe(false);
+    expect(isTransient(new TypeError('x'))).toBe(false);
+  });
+
+  it('names the unique index an E11000 hit by its key pattern', () => {
+    const err = new MongoServerError({ message: 'E11000 duplicate key error', code: 11000, keyPattern: { keyHash: 1 }, keyValue: { keyHash: 'h' } });
+    const mapped = duplicateKeyError(err, { keyHash: 'api_keys.keyHash' });
+    expect(mapped).toBeInstanceOf(DuplicateKeyError);
+    expect(mapped.index).toBe('api_keys.keyHash');
+  });
+
+  it('guards repositories: outages become StoreUnavailableError, everything else passes unchanged', async () => {
+    const refusal = new DuplicateKeyError('x');
+    const bug = new RangeError('invalid history cursor');
+    const repo = guardRepo({
+      down: async () => {
+        throw new MongoNetworkError('connection reset');
+      },
+      dup: async () => {
+        throw refusal;
+      },
+      bad: async () => {
+        throw bug;
+      },
+      ok: async (n: number) => n + 1,
+    });
+    await expect(repo.down()).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(repo.dup()).rejects.toBe(refusal);
+    await expect(repo.bad()).rejects.toBe(bug);
+    expect(await repo.ok(1)).toBe(2);
+  });
+
+  it('retries an upsert that lost an insert race, and gives up after three E11000', async () => {
+    const e11000 = new MongoServerError({ message: 'E11000', code: 11000 });
+    let calls = 0;
+    expect(await upsertRetrying(async () => (++calls === 1 ? Promise.reject(e11000) : 'updated'))).toBe('updated');
+    expect(calls).toBe(2);
+    calls = 0;
+    await expect(upsertRetrying(async () => (++calls, Promise.reject(e11000)))).rejects.toBe(e11000);
+    expect(calls).toBe(3);
+  });
+
+  it('fails to open on an unreachable server with StoreUnavailableError', async () => {
+    const port = await freePort();
+    await expect(openMongoStore(`mongodb://127.0.0.1:${port}/?directConnection=true`, 'cvd_unreachable')).rejects.toBeInstanceOf(StoreUnavailableError);
+  }, 20_000);
+});
