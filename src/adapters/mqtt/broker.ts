@@ -1,7 +1,131 @@
-import type { Services } from '../../services.ts';
+import { Aedes, type AuthenticateError, type Client as AedesClient } from 'aedes';
+import { timingSafeEqual, createHash } from 'node:crypto';
+import { createServer, type AddressInfo } from 'node:net';
+import type { Adapter } from '../manifest.ts';
+import { metrics } from '../../metrics/metrics.ts';
+import { createIngest, type Ingest } from '../../pipeline/ingest.ts';
+import { rawMessage } from '../../pipeline/raw-message.ts';
 import type { Running } from '../../runtime/startable.ts';
+import type { Services } from '../../services.ts';
+import { adapterSecret } from '../secrets.ts';
+import { messageTypeOf, topicMatcher } from './topics.ts';
 
-/** The embedded aedes broker on MQTT_HOST:MQTT_PORT. OWNED BY THE PIPELINE WORK. */
-export async function startEmbeddedBroker(_services: Services): Promise<Running & { url: string }> {
-  throw new Error('startEmbeddedBroker is not implemented yet');
+interface Publisher {
+  adapter: Adapter;
+  allowed: (topic: string) => boolean;
+}
+
+const digest = (s: string | Buffer) => createHash('sha256').update(s).digest();
+
+function authError(message: string, returnCode: 4 | 5): AuthenticateError {
+  return Object.assign(new Error(message), { returnCode }) as AuthenticateError;
+}
+
+/**
+ * The embedded aedes broker on MQTT_HOST:MQTT_PORT. Manufacturers log in with their adapter's
+ * username and secret (src/adapters/secrets.ts) and may publish only to their own topics;
+ * subscribing is refused. OWNED BY THE PIPELINE WORK.
+ *
+ * No publish is lost between PUBACK and the queue: aedes writes PUBACK before its `published`
+ * hook runs (reliability checklist F2/M3), so the durable enqueue happens inside
+ * `authorizePublish`, which runs first. When the queue refuses the message, the callback gets the
+ * error: aedes closes the connection without PUBACK and the client re-sends on reconnect.
+ */
+export async function startEmbeddedBroker(
+  services: Services,
+  opts: { port?: number; host?: string; ingest?: Ingest } = {},
+): Promise<Running & { url: string; port: number }> {
+  const { config, logger } = services;
+  const ingest = opts.ingest ?? createIngest(services);
+  const byUsername = new Map<string, { publisher: Publisher; secret: Buffer }>();
+  for (const adapter of services.adapters.list()) {
+    const t = adapter.manifest.transport;
+    if (t.kind !== 'mqtt') continue;
+    byUsername.set(t.username, {
+      publisher: { adapter, allowed: topicMatcher(t.topics) },
+      secret: digest(adapterSecret(config, adapter)),
+    });
+  }
+  const sessions = new WeakMap<AedesClient, Publisher>();
+
+  const aedes = await Aedes.createBroker({
+    maxTopicLevels: 16,
+    connectTimeout: 10_000,
+    drainTimeout: 10_000,
+    keepaliveLimit: 600,
+    queueLimit: 42,
+    authenticate(client, username, password, done) {
+      const entry = username === undefined ? undefined : byUsername.get(username);
+      // Hash both sides so the constant-time comparison sees equal lengths.
+      const ok = entry !== undefined && password !== undefined && timingSafeEqual(digest(password), entry.secret);
+      if (!ok) {
+        metrics.ingestRejected.inc({ manufacturer: entry?.publisher.adapter.manifest.id ?? 'unknown', reason: 'mqtt_auth' });
+        return done(authError('bad username or password', 4), false);
+      }
+      sessions.set(client, entry.publisher);
+      done(null, true);
+    },
+    authorizeSubscribe(_client, _sub, done) {
+      done(new Error('subscribing is not allowed on the ingest broker'));
+    },
+    authorizePublish(client, packet, done) {
+      const publisher = client ? sessions.get(client) : undefined;
+      if (!publisher) return done(new Error('not authenticated'));
+      const manufacturer = publisher.adapter.manifest.id;
+      if (!publisher.allowed(packet.topic)) {
+        metrics.ingestRejected.inc({ manufacturer, reason: 'mqtt_topic' });
+        return done(new Error('topic outside the manufacturer namespace'));
+      }
+      if (packet.payload.length > config.MQTT_MAX_PAYLOAD_BYTES) {
+        metrics.ingestRejected.inc({ manufacturer, reason: 'too_large' });
+        return done(new Error('payload too large'));
+      }
+      // Nothing is kept in the broker: the queue is the message's only home.
+      packet.retain = false;
+      const payload = typeof packet.payload === 'string' ? Buffer.from(packet.payload) : packet.payload;
+      const message = rawMessage(
+        { manufacturer, messageType: messageTypeOf(packet.topic), receivedAt: services.clock.now().toISOString(), topic: packet.topic },
+        payload,
+      );
+      ingest.enqueue(message).then(
+        () => {
+          metrics.ingestMessages.inc({ manufacturer, transport: 'mqtt' });
+          done(null);
+        },
+        (err: unknown) => {
+          metrics.ingestRejected.inc({ manufacturer, reason: 'queue_unavailable' });
+          logger.warn({ manufacturer, err: (err as Error).message }, 'queue refused an MQTT message; closing the connection without PUBACK');
+          done(err as Error);
+        },
+      );
+    },
+  });
+  // Topics hold VINs: errors are logged without them.
+  aedes.on('clientError', (_client, err) => logger.debug({ err: err.message }, 'MQTT client error'));
+  aedes.on('connectionError', (_client, err) => logger.debug({ err: err.message }, 'MQTT connection error'));
+
+  const server = createServer(aedes.handle);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? config.MQTT_PORT, opts.host ?? config.MQTT_HOST, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const host = opts.host ?? config.MQTT_HOST;
+  services.readiness.set('mqtt-broker', async () => {
+    if (!server.listening || aedes.closed) throw new Error('the embedded MQTT broker is not listening');
+  });
+
+  return {
+    name: 'mqtt-broker',
+    url: `mqtt://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    port,
+    async close() {
+      services.readiness.delete('mqtt-broker');
+      // Stop accepting first; the server's close completes once aedes has closed every client.
+      const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()));
+      await new Promise<void>((resolve) => aedes.close(() => resolve()));
+      await serverClosed;
+      await ingest.close();
+    },
+  };
 }

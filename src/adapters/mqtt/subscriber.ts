@@ -1,0 +1,92 @@
+import mqtt, { type MqttClient } from 'mqtt';
+import { metrics } from '../../metrics/metrics.ts';
+import { createIngest, type Ingest } from '../../pipeline/ingest.ts';
+import { rawMessage } from '../../pipeline/raw-message.ts';
+import type { Running } from '../../runtime/startable.ts';
+import type { Services } from '../../services.ts';
+import type { Adapter } from '../manifest.ts';
+import { messageTypeOf, topicMatcher } from './topics.ts';
+
+/**
+ * The subscriber on an external broker (MQTT_URL): a persistent session (fixed client id,
+ * clean: false) subscribed at QoS 1 to every MQTT adapter's topics. A message is acknowledged
+ * only after its durable enqueue (mqtt.js `customHandleAcks`); when the queue refuses it, no
+ * PUBACK is sent and the connection is dropped, so the broker delivers it again on reconnect.
+ *
+ * mqtt.js handles a connection's packets one after the other, waiting for each acknowledgement,
+ * so each message is queued as soon as it arrives (no batching wait): about one Redis round
+ * trip per message. Manufacturers' own authentication and topic rights are the external
+ * broker's job (its ACLs).
+ */
+export async function startExternalSubscriber(
+  services: Services,
+  mqttUrl: string,
+  opts: { clientId?: string; ingest?: Ingest } = {},
+): Promise<Running & { client: MqttClient }> {
+  const { config, logger } = services;
+  const ingest = opts.ingest ?? createIngest(services, { maxWaitMs: 0 });
+  const routes = services.adapters
+    .list()
+    .filter((a): a is Adapter & { manifest: { transport: { kind: 'mqtt' } } } => a.manifest.transport.kind === 'mqtt')
+    .map((adapter) => ({ adapter, matches: topicMatcher(adapter.manifest.transport.topics) }));
+  const topics = routes.flatMap((r) => r.adapter.manifest.transport.topics);
+
+  const client = mqtt.connect(mqttUrl, {
+    clientId: opts.clientId ?? config.MQTT_CLIENT_ID ?? `${config.QUEUE_PREFIX}-ingest`,
+    clean: false,
+    reconnectPeriod: 1000,
+    connectTimeout: 10_000,
+    customHandleAcks(topic, payload, _packet, done) {
+      const route = routes.find((r) => r.matches(topic));
+      if (!route) return done(0); // not ours (a broader subscription of someone else): nothing to keep
+      const manufacturer = route.adapter.manifest.id;
+      if (payload.length > config.MQTT_MAX_PAYLOAD_BYTES) {
+        metrics.ingestRejected.inc({ manufacturer, reason: 'too_large' });
+        logger.warn({ manufacturer, bytes: payload.length }, 'MQTT payload over MQTT_MAX_PAYLOAD_BYTES dropped');
+        return done(0);
+      }
+      const message = rawMessage(
+        { manufacturer, messageType: messageTypeOf(topic), receivedAt: services.clock.now().toISOString(), topic },
+        Buffer.isBuffer(payload) ? payload : Buffer.from(payload),
+      );
+      ingest.enqueue(message).then(
+        () => {
+          metrics.ingestMessages.inc({ manufacturer, transport: 'mqtt' });
+          done(0);
+        },
+        (err: unknown) => {
+          metrics.ingestRejected.inc({ manufacturer, reason: 'queue_unavailable' });
+          logger.warn({ manufacturer, err: (err as Error).message }, 'queue refused an MQTT message; reconnecting without PUBACK');
+          done(err as Error);
+          // The broker re-sends unacknowledged messages of the persistent session on reconnect.
+          client.stream?.destroy();
+        },
+      );
+    },
+  });
+  client.on('error', (err) => logger.warn({ err: err.message }, 'external MQTT broker error'));
+  client.on('connect', (connack) => {
+    logger.info({ sessionPresent: connack.sessionPresent }, 'connected to the external MQTT broker');
+    // Subscribing again on a resumed session is harmless and repairs a lost subscription.
+    client.subscribe(
+      topics.map((t) => t),
+      { qos: 1 },
+      (err) => {
+        if (err) logger.error({ err: err.message }, 'subscribing on the external MQTT broker failed');
+      },
+    );
+  });
+  services.readiness.set('mqtt-subscriber', async () => {
+    if (!client.connected) throw new Error('not connected to the external MQTT broker');
+  });
+
+  return {
+    name: 'mqtt-subscriber',
+    client,
+    async close() {
+      services.readiness.delete('mqtt-subscriber');
+      await client.endAsync();
+      await ingest.close();
+    },
+  };
+}

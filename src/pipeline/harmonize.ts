@@ -1,0 +1,159 @@
+import type { Adapter } from '../adapters/manifest.ts';
+import type { Catalog } from '../catalog/catalog.ts';
+import type { MappingBindings } from '../mapping/compile.ts';
+import type { DataPoint } from '../store/contract.ts';
+import type { QuarantineCode } from '../store/contract/quarantine.ts';
+import type { RawMessage } from './raw-message.ts';
+
+/** One harmonized item of a message, with its schema errors (empty when valid). */
+export interface Candidate {
+  vin: string;
+  item: string;
+  payload: Record<string, unknown>;
+  errors: string[];
+}
+
+/** What a raw message becomes: its items, or why it cannot become any. */
+export interface Analysis {
+  mappingVersion: string | null;
+  /** The VIN as far as it is known (from the mapping's output, else found in the raw text). */
+  vin: string | null;
+  candidates: Candidate[];
+  failure?: { code: QuarantineCode; reason: string };
+}
+
+/** More items than this from one message is a runaway mapping, not telemetry. */
+const MAX_ITEMS_PER_MESSAGE = 10_000;
+/** JSONata's guardrail codes: D1011 stack depth, D1012 timeout, D2014 range size, D2015 sequence size. */
+const LIMIT_CODES = new Set(['D1011', 'D1012', 'D2014', 'D2015']);
+
+/**
+ * Decodes, maps and validates one raw message; never throws for anything the message or its
+ * mapping does. Used alike by the worker, the dry run, the case runner and reprocessing.
+ */
+export async function analyse(adapter: Adapter, catalog: Catalog, msg: RawMessage): Promise<Analysis> {
+  const mapping = adapter.mappings.get(msg.messageType);
+  const mappingVersion = mapping?.version ?? null;
+  // The VIN is looked for in the raw text only when the message fails (it costs a regex scan).
+  const fail: Fail = (code, reason, vin = null) => ({
+    mappingVersion,
+    vin: vin ?? findVin(adapter, msg),
+    candidates: [],
+    failure: { code, reason },
+  });
+  if (!mapping) return fail('UNKNOWN_MESSAGE_TYPE', `no mapping for message type "${msg.messageType}"`);
+  if (msg.encoding !== 'utf8') return fail('DECODE_FAILED', 'the message is not valid UTF-8');
+  let input: unknown;
+  try {
+    input = JSON.parse(msg.body);
+  } catch (err) {
+    return fail('DECODE_FAILED', `the message is not valid JSON: ${(err as Error).message}`);
+  }
+  if (typeof input !== 'object' || input === null) return fail('DECODE_FAILED', 'the message is not a JSON object or array');
+
+  const bindings: MappingBindings = { receivedAt: msg.receivedAt, messageType: msg.messageType, ...(msg.topic ? { topic: msg.topic } : {}) };
+  let output: unknown;
+  try {
+    output = await evaluateWithRetry(() => mapping.evaluate(input, bindings));
+  } catch (err) {
+    const e = err as { code?: string; message?: string };
+    const limit = (e.code && LIMIT_CODES.has(e.code)) || err instanceof RangeError;
+    return fail(limit ? 'MAPPING_LIMIT' : 'MAPPING_FAILED', `${e.code ? `${e.code}: ` : ''}${e.message ?? String(err)}`);
+  }
+  return validateOutput(adapter, catalog, output, mappingVersion, fail);
+}
+
+/**
+ * The time limit is wall-clock, and evaluations of concurrent jobs interleave on one event
+ * loop: a timeout may be another job's time. A mapping that really loops times out again.
+ */
+async function evaluateWithRetry(run: () => Promise<unknown>): Promise<unknown> {
+  try {
+    return await run();
+  } catch (err) {
+    if ((err as { code?: string }).code !== 'D1012') throw err;
+    return await run();
+  }
+}
+
+type Fail = (code: QuarantineCode, reason: string, vin?: string | null) => Analysis;
+
+function validateOutput(adapter: Adapter, catalog: Catalog, output: unknown, mappingVersion: string | null, fail: Fail): Analysis {
+  if (output === undefined) return fail('OUTPUT_INVALID', 'the mapping produced nothing');
+  // A JSON round trip drops JSONata's sequence markers and undefined fields.
+  const plain: unknown = JSON.parse(JSON.stringify(output));
+  const groups = Array.isArray(plain) ? plain : [plain];
+  const candidates: Candidate[] = [];
+  const declared = new Set(adapter.manifest.items);
+  let vin: string | null = null;
+  for (const g of groups) {
+    const group = g as { vin?: unknown; items?: unknown } | null;
+    if (typeof group !== 'object' || group === null || typeof group.vin !== 'string' || typeof group.items !== 'object' || group.items === null || Array.isArray(group.items)) {
+      return fail('OUTPUT_INVALID', 'the mapping output must be {"vin": string, "items": {...}} or a list of them');
+    }
+    const groupVin = group.vin;
+    vin = groupVin;
+    if (!adapter.manifest.vinPrefixes.some((p) => groupVin.startsWith(p))) {
+      return fail('VIN_NOT_CLAIMED', `the VIN does not start with one of ${adapter.manifest.id}'s prefixes (${adapter.manifest.vinPrefixes.join(', ')})`, groupVin);
+    }
+    for (const [item, payload] of Object.entries(group.items as Record<string, unknown>)) {
+      const errors: string[] = [];
+      if (!declared.has(item)) errors.push(`item is not declared in adapters/${adapter.manifest.id}/manifest.json`);
+      if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) errors.push('payload must be an object');
+      else {
+        const result = catalog.validate(item, payload);
+        if (!result.valid) errors.push(...result.errors);
+      }
+      candidates.push({ vin: groupVin, item, payload: payload as Record<string, unknown>, errors });
+    }
+    if (candidates.length > MAX_ITEMS_PER_MESSAGE) return fail('MAPPING_LIMIT', `the mapping produced more than ${MAX_ITEMS_PER_MESSAGE} items`, vin);
+  }
+  const analysed = { mappingVersion, vin };
+  if (candidates.length === 0) return fail('OUTPUT_INVALID', 'the mapping produced no item', vin);
+  const bad = candidates.filter((c) => c.errors.length > 0);
+  if (bad.length > 0) {
+    const reason = bad.flatMap((c) => c.errors.map((e) => `${c.item}: ${e}`)).join('; ');
+    return { ...analysed, candidates, failure: { code: 'SCHEMA_VIOLATION', reason: reason.length > 4000 ? `${reason.slice(0, 3997)}...` : reason } };
+  }
+  return { ...analysed, candidates };
+}
+
+/** The data points of a successful analysis, with their provenance. */
+export function toDataPoints(adapter: Adapter, analysis: Analysis, msg: RawMessage): DataPoint[] {
+  const fallback = Date.parse(msg.receivedAt);
+  return analysis.candidates.map((c) => ({
+    vin: c.vin,
+    item: c.item,
+    timestampMs: pointTime(c.payload) ?? fallback,
+    payload: c.payload,
+    manufacturer: adapter.manifest.id,
+    mappingVersion: analysis.mappingVersion ?? 'unknown',
+    receivedAt: msg.receivedAt,
+  }));
+}
+
+/**
+ * The dedup key's time: the payload's own `timestamp` (the vehicle's time, so a re-sent event
+ * is recognised as the same), else its `receivedAt` (events without a vehicle time).
+ */
+function pointTime(payload: Record<string, unknown>): number | undefined {
+  for (const key of ['timestamp', 'receivedAt']) {
+    const v = payload[key];
+    if (typeof v === 'string') {
+      const ms = Date.parse(v);
+      if (Number.isFinite(ms)) return ms;
+    }
+  }
+  return undefined;
+}
+
+/** A VIN of this adapter found in the raw text, so a message failing early can still be erased by VIN. */
+function findVin(adapter: Adapter, msg: RawMessage): string | null {
+  if (msg.encoding !== 'utf8') return null;
+  for (const prefix of adapter.manifest.vinPrefixes) {
+    const re = new RegExp(`${prefix}[A-HJ-NPR-Z0-9]{${Math.max(0, 17 - prefix.length)}}`);
+    const m = re.exec(msg.body);
+    if (m) return m[0];
+  }
+  return null;
+}

@@ -1,0 +1,34 @@
+import type { Services } from '../services.ts';
+import { createBatcher } from './batcher.ts';
+import { encodeBatch } from './job-codec.ts';
+import { createHarmonizeQueue } from './queue.ts';
+import type { RawMessage } from './raw-message.ts';
+
+/** Where adapters hand raw messages over: a batcher in front of the harmonize queue. */
+export interface Ingest {
+  /** Resolves once the message is durably queued (in a batch); rejects when Redis refused it. */
+  enqueue(message: RawMessage): Promise<void>;
+  /** Queues these at once, as one batch per PIPELINE_BATCH_SIZE; resolves when all are queued. */
+  enqueueNow(messages: RawMessage[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function createIngest(services: Services, opts: { maxWaitMs?: number } = {}): Ingest {
+  const { config, secrets } = services;
+  const queue = createHarmonizeQueue(config, services.redisUrl);
+  const batcher = createBatcher<RawMessage>({
+    size: config.PIPELINE_BATCH_SIZE,
+    maxWaitMs: opts.maxWaitMs ?? config.PIPELINE_BATCH_MAX_WAIT_MS,
+    send: async (messages) => {
+      await queue.add('batch', encodeBatch(secrets, messages));
+    },
+  });
+  return {
+    enqueue: (m) => batcher.add(m),
+    enqueueNow: (ms) => batcher.addNow(ms),
+    async close() {
+      await batcher.flush();
+      await queue.close();
+    },
+  };
+}

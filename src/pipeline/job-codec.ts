@@ -1,0 +1,27 @@
+import type { SecretBox } from '../crypto.ts';
+import type { RawMessage } from './raw-message.ts';
+
+/**
+ * What a harmonize job carries in Redis. Raw messages hold VINs and positions, so the batch is
+ * sealed with the service's secret box (AES-256-GCM): nothing personal is readable in Redis
+ * (reliability checklist G8), and a tampered job fails authentication instead of being mapped.
+ */
+export interface HarmonizeJobData {
+  v: 1;
+  /** Messages in the batch (for logs and metrics, without opening it). */
+  n: number;
+  sealed: string;
+}
+
+export function encodeBatch(secrets: SecretBox, messages: RawMessage[]): HarmonizeJobData {
+  return { v: 1, n: messages.length, sealed: secrets.encrypt(JSON.stringify(messages)) };
+}
+
+/** Throws when the job is not one we wrote with this key (wrong SECRET_KEY, corrupted data). */
+export function decodeBatch(secrets: SecretBox, data: unknown): RawMessage[] {
+  const d = data as Partial<HarmonizeJobData> | null;
+  if (!d || d.v !== 1 || typeof d.sealed !== 'string') throw new Error('not a harmonize job (unknown format)');
+  const messages: unknown = JSON.parse(secrets.decrypt(d.sealed));
+  if (!Array.isArray(messages)) throw new Error('harmonize job does not hold a list of messages');
+  return messages as RawMessage[];
+}

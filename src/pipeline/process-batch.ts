@@ -1,0 +1,80 @@
+import { metrics } from '../metrics/metrics.ts';
+import type { PushFanoutEnqueuer } from '../push/fanout-contract.ts';
+import type { Services } from '../services.ts';
+import type { DataPoint, QuarantinedMessage } from '../store/contract.ts';
+import { analyse, toDataPoints, type Analysis } from './harmonize.ts';
+import { quarantineIdOf, type RawMessage } from './raw-message.ts';
+
+export interface BatchOutcome {
+  /** Points stored by this run (not counting those a redelivery found already stored). */
+  stored: number;
+  /** Points handed to push fan-out: all points of the batch's good messages. */
+  points: number;
+  quarantined: number;
+}
+
+/**
+ * Harmonizes one batch: every message is analysed on its own, so one bad message is
+ * quarantined and never takes its batch with it. Then, in this order: all good points in one
+ * store write, the quarantine entries, the push hand-over, and the removal of reprocessed
+ * messages from quarantine. Any of these failing throws (an outage): the whole batch is retried,
+ * and because every step is idempotent a retry changes nothing that already happened.
+ */
+export async function processBatch(services: Services, fanout: PushFanoutEnqueuer, messages: RawMessage[]): Promise<BatchOutcome> {
+  const { store, adapters, catalog, logger } = services;
+  const points: DataPoint[] = [];
+  const failures: QuarantinedMessage[] = [];
+  const recovered: string[] = [];
+  for (const msg of messages) {
+    const adapter = adapters.get(msg.manufacturer);
+    const analysis: Analysis = adapter
+      ? await analyse(adapter, catalog, msg)
+      : { mappingVersion: null, vin: null, candidates: [], failure: { code: 'UNKNOWN_MESSAGE_TYPE', reason: `no adapter "${msg.manufacturer}" in this deployment` } };
+    if (adapter && !analysis.failure) {
+      points.push(...toDataPoints(adapter, analysis, msg));
+      if (msg.reprocess) recovered.push(msg.reprocess.quarantineId);
+      continue;
+    }
+    const entry = toQuarantine(msg, analysis);
+    failures.push(entry);
+    metrics.mappingFailures.inc({ manufacturer: msg.manufacturer, reason: entry.code });
+    // The reason can quote the message; it stays at debug level, the VIN only as a pseudonym.
+    logger.warn(
+      { manufacturer: msg.manufacturer, messageType: msg.messageType, code: entry.code, vin: entry.vin ? services.secrets.pseudonym(entry.vin) : undefined },
+      'raw message quarantined',
+    );
+    logger.debug({ quarantineId: entry.id, reason: entry.reason }, 'quarantine reason');
+  }
+
+  const fresh = points.length > 0 ? await store.dataPoints.insertMany(points) : [];
+  for (const f of failures) await store.quarantine.put(f);
+  if (points.length > 0) await fanout.enqueue(points);
+  if (recovered.length > 0) await store.quarantine.remove(recovered);
+
+  for (const p of fresh) metrics.dataPointsStored.inc({ manufacturer: p.manufacturer });
+  return { stored: fresh.length, points: points.length, quarantined: failures.length };
+}
+
+/**
+ * A failure's times are the message's own (received, or reprocess requested), never "now": a
+ * redelivered batch then reports the very same failure, and the quarantine counts it once.
+ */
+function toQuarantine(msg: RawMessage, analysis: Analysis): QuarantinedMessage {
+  const failedAt = msg.reprocess?.at ?? msg.receivedAt;
+  return {
+    id: msg.reprocess?.quarantineId ?? quarantineIdOf(msg),
+    manufacturer: msg.manufacturer,
+    messageType: msg.messageType,
+    code: analysis.failure?.code ?? 'MAPPING_FAILED',
+    reason: analysis.failure?.reason ?? 'unknown',
+    mappingVersion: analysis.mappingVersion,
+    vin: analysis.vin,
+    topic: msg.topic ?? null,
+    raw: msg.body,
+    rawEncoding: msg.encoding,
+    receivedAt: msg.receivedAt,
+    quarantinedAt: failedAt,
+    lastFailedAt: failedAt,
+    failures: 1,
+  };
+}

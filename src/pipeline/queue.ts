@@ -1,0 +1,42 @@
+import { Queue, type ConnectionOptions, type DefaultJobOptions } from 'bullmq';
+import type { Config } from '../config.ts';
+import { redisOptions } from '../runtime/redis.ts';
+
+/** The one queue between the adapters and the harmonize workers. */
+export const HARMONIZE_QUEUE = 'harmonize';
+
+/**
+ * Outages (Redis, the store) are retried with exponential backoff, 1 s doubling, 15 attempts:
+ * about nine hours before a batch lands in the failed set, where it stays JOB_RETENTION_FAILED_S
+ * for an operator to retry. Bad messages never fail a job: they are quarantined one by one.
+ * Completed batches are kept at most JOB_RETENTION_COMPLETED_S and 100 of them, since each holds
+ * up to PIPELINE_BATCH_SIZE raw messages.
+ */
+export function harmonizeJobOptions(config: Config): DefaultJobOptions {
+  return {
+    attempts: 15,
+    backoff: { type: 'exponential', delay: 1000 },
+    removeOnComplete: { age: config.JOB_RETENTION_COMPLETED_S, count: 100 },
+    removeOnFail: { age: config.JOB_RETENTION_FAILED_S, count: 10_000 },
+  };
+}
+
+/**
+ * The producer side, failing fast when Redis is down (enableOfflineQueue false): an MQTT
+ * publish is then refused without PUBACK and an HTTP batch answered 503, instead of hanging.
+ */
+/** ioredis options for BullMQ (its typings pin their own ioredis; the options are the same). */
+export function bullConnection(redisUrl: string, purpose: 'producer' | 'worker'): ConnectionOptions {
+  return redisOptions(redisUrl, purpose) as ConnectionOptions;
+}
+
+export function createHarmonizeQueue(config: Config, redisUrl: string): Queue {
+  const queue = new Queue(HARMONIZE_QUEUE, {
+    connection: bullConnection(redisUrl, 'producer'),
+    prefix: config.QUEUE_PREFIX,
+    defaultJobOptions: harmonizeJobOptions(config),
+  });
+  // Errors surface on the add() that failed; the event only has to be listened to.
+  queue.on('error', () => {});
+  return queue;
+}

@@ -1,0 +1,59 @@
+import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import { createPushFanoutEnqueuer } from '../push/fanout-contract.ts';
+import type { Running } from '../runtime/startable.ts';
+import type { Services } from '../services.ts';
+import { decodeBatch, type HarmonizeJobData } from './job-codec.ts';
+import { processBatch, type BatchOutcome } from './process-batch.ts';
+import { bullConnection, HARMONIZE_QUEUE } from './queue.ts';
+
+/** Tuning a test scales down; production uses BullMQ's defaults (30 s lock, 30 s stall check). */
+export interface HarmonizeWorkerOptions {
+  concurrency?: number;
+  lockDuration?: number;
+  stalledInterval?: number;
+  maxStalledCount?: number;
+}
+
+/**
+ * A BullMQ worker harmonizing raw batches. A job fails (and is retried with backoff) only on an
+ * outage; a job it cannot even open (wrong key, foreign format) fails at once without retries.
+ */
+export function startHarmonizeWorker(services: Services, opts: HarmonizeWorkerOptions = {}): Running & { worker: Worker } {
+  const { config, logger } = services;
+  const fanout = createPushFanoutEnqueuer(services);
+  const worker = new Worker<HarmonizeJobData, BatchOutcome>(
+    HARMONIZE_QUEUE,
+    async (job: Job<HarmonizeJobData, BatchOutcome>) => {
+      let messages;
+      try {
+        messages = decodeBatch(services.secrets, job.data);
+      } catch (err) {
+        logger.error({ jobId: job.id, err: (err as Error).message }, 'harmonize job cannot be opened; failing it without retries');
+        throw new UnrecoverableError(`cannot open batch: ${(err as Error).message}`);
+      }
+      return processBatch(services, fanout, messages);
+    },
+    {
+      connection: bullConnection(services.redisUrl, 'worker'),
+      prefix: config.QUEUE_PREFIX,
+      concurrency: opts.concurrency ?? config.PIPELINE_CONCURRENCY,
+      ...(opts.lockDuration !== undefined ? { lockDuration: opts.lockDuration } : {}),
+      ...(opts.stalledInterval !== undefined ? { stalledInterval: opts.stalledInterval } : {}),
+      ...(opts.maxStalledCount !== undefined ? { maxStalledCount: opts.maxStalledCount } : {}),
+    },
+  );
+  worker.on('error', (err) => logger.warn({ err: err.message }, 'harmonize worker error'));
+  worker.on('failed', (job, err) => {
+    const level = job && job.attemptsMade < (job.opts.attempts ?? 1) && !(err instanceof UnrecoverableError) ? 'warn' : 'error';
+    logger[level]({ jobId: job?.id, attemptsMade: job?.attemptsMade, err: err.message }, 'harmonize batch failed');
+  });
+  worker.on('stalled', (jobId) => logger.warn({ jobId }, 'harmonize batch stalled (its worker died); it runs again'));
+  return {
+    name: 'harmonize-worker',
+    worker,
+    async close() {
+      await worker.close();
+      await fanout.close();
+    },
+  };
+}
