@@ -1,8 +1,113 @@
-import type { Db } from 'mongodb';
-import type { ConsentRepo } from '../contract.ts';
-import { notImplemented } from '../not-implemented.ts';
+import { MongoServerError, type Db, type Filter } from 'mongodb';
+import type { ConsentRecord, ConsentRepo } from '../contract.ts';
+import { ACTIVE_CONSENT_STATES } from '../contract/consents.ts';
+import { DuplicateKeyError } from '../contract/errors.ts';
+
+type ConsentDoc = ConsentRecord;
+
+/** Logical index names, the same both engines report in a DuplicateKeyError. */
+const INDEX_NAMES: Record<string, string> = {
+  consentId_1: 'consents.consentId',
+  codeHash_1: 'consents.codeHash',
+  oauthStateHash_1: 'consents.oauthStateHash',
+};
+
+/** Turns E11000 (a unique index refused the write) into the contract's DuplicateKeyError. */
+async function withDuplicateKey<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    if (err instanceof MongoServerError && err.code === 11000) {
+      const index = /index: (\S+)/.exec(err.message)?.[1] ?? 'unknown';
+      throw new DuplicateKeyError(INDEX_NAMES[index] ?? index);
+    }
+    throw err;
+  }
+}
+
+const NO_ID = { projection: { _id: 0 } } as const;
 
 /** MongoDB engine of the ConsentRepo. Creates its indexes before it is used. */
-export async function createMongoConsentRepo(_db: Db): Promise<ConsentRepo> {
-  return notImplemented<ConsentRepo>('mongo.consents');
+export async function createMongoConsentRepo(db: Db): Promise<ConsentRepo> {
+  const col = db.collection<ConsentDoc>('consents');
+  await col.createIndexes([
+    { key: { consentId: 1 }, name: 'consentId_1', unique: true },
+    // Partial: many processes have no code or state yet; only real values must be unique.
+    { key: { codeHash: 1 }, name: 'codeHash_1', unique: true, partialFilterExpression: { codeHash: { $type: 'string' } } },
+    {
+      key: { oauthStateHash: 1 },
+      name: 'oauthStateHash_1',
+      unique: true,
+      partialFilterExpression: { oauthStateHash: { $type: 'string' } },
+    },
+    { key: { subscriptionId: 1, vin: 1, state: 1 }, name: 'subscription_vin_state' },
+    { key: { vin: 1 }, name: 'vin_1' },
+  ]);
+
+  return {
+    async create(record) {
+      // insertOne adds _id to the object it is given: hand it a copy.
+      await withDuplicateKey(() => col.insertOne({ ...record }));
+    },
+    async get(consentId) {
+      return col.findOne({ consentId }, NO_ID);
+    },
+    async findByOAuthStateHash(hash) {
+      return col.findOne({ oauthStateHash: hash }, NO_ID);
+    },
+    async findByCodeHash(hash) {
+      return col.findOne({ codeHash: hash }, NO_ID);
+    },
+    async listBySubscription(subscriptionId, filter) {
+      const query: Filter<ConsentDoc> = { subscriptionId };
+      if (filter?.vin !== undefined) query.vin = filter.vin;
+      return col.find(query, NO_ID).sort({ createdAt: -1, consentId: 1 }).toArray();
+    },
+    async transition(selector, change) {
+      if (change.from.length === 0) return null;
+      const query: Filter<ConsentDoc> =
+        'codeHash' in selector
+          ? { codeHash: selector.codeHash, consumerId: selector.consumerId }
+          : { consentId: selector.consentId };
+      query.state = { $in: [...change.from] };
+      if (change.notBefore !== undefined) {
+        query.stateChangedAt = { $gte: change.notBefore };
+        query.$or = [{ consentGivenAt: null }, { consentGivenAt: { $gte: change.notBefore } }];
+      }
+      const entry = { state: change.to, at: change.at, ...(change.errorCode !== undefined ? { errorCode: change.errorCode } : {}) };
+      const set: Partial<ConsentDoc> = { ...(change.set ?? {}), state: change.to, stateChangedAt: change.at };
+      if (change.errorCode !== undefined) set.errorCode = change.errorCode;
+      // One findOneAndUpdate: the filter is the guard, so of two racing requests one wins.
+      return withDuplicateKey(() =>
+        col.findOneAndUpdate(query, { $set: set, $push: { history: entry } }, { returnDocument: 'after', ...NO_ID }),
+      );
+    },
+    async transitionOthers(subscriptionId, vin, exceptConsentId, change) {
+      if (change.from.length === 0) return 0;
+      const res = await col.updateMany(
+        { subscriptionId, vin, consentId: { $ne: exceptConsentId }, state: { $in: [...change.from] } },
+        { $set: { state: change.to, stateChangedAt: change.at }, $push: { history: { state: change.to, at: change.at } } },
+      );
+      return res.modifiedCount;
+    },
+    async findActive(subscriptionId, vin) {
+      return col.findOne(
+        { subscriptionId, vin, state: { $in: [...ACTIVE_CONSENT_STATES] } },
+        { ...NO_ID, sort: { activatedAt: -1, consentId: 1 } },
+      );
+    },
+    async activeVins(subscriptionId, vins) {
+      if (vins.length === 0) return new Set();
+      const found = await col.distinct('vin', {
+        subscriptionId,
+        vin: { $in: [...new Set(vins)] },
+        state: { $in: [...ACTIVE_CONSENT_STATES] },
+      });
+      return new Set(found.filter((v): v is string => typeof v === 'string'));
+    },
+    async deleteByVin(vin) {
+      const res = await col.deleteMany({ vin });
+      return res.deletedCount;
+    },
+  };
 }
