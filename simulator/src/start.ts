@@ -1,7 +1,91 @@
-import type { Services } from '../../src/services.ts';
+import { randomUUID } from 'node:crypto';
+import mqtt from 'mqtt';
+import { mqttCredentials } from '../../src/adapters/secrets.ts';
 import type { Running } from '../../src/runtime/startable.ts';
+import type { Services } from '../../src/services.ts';
+import { BoundedPublisher, PublisherClosedError } from './bounded-publisher.ts';
+import { buildFleet } from './fleet.ts';
+import { PublishRounds } from './publish-round.ts';
+import { loadScenarios } from './scenario-load.ts';
+import { createSimClock } from './sim-clock.ts';
 
-/** The simulator role: virtual vehicles publishing raw telemetry over MQTT. OWNED BY THE SIMULATOR WORK. */
-export async function startSimulator(_services: Services, _mqttUrl: string): Promise<Running[]> {
-  return [];
+/** What the simulator needs from the services: no store, no Redis, so it also runs alone. */
+export type SimulatorDeps = Pick<Services, 'config' | 'logger' | 'clock' | 'paths' | 'adapters'>;
+
+/**
+ * The simulator role: the virtual manufacturer's vehicles (every scenario file plus
+ * SIM_FLEET_SIZE generated ones) publishing raw telemetry and events over MQTT, one round every
+ * SIM_TICK_MS. Connects with the virtual manufacturer's broker credentials. A broken scenario
+ * file stops the start (ScenarioError names it).
+ */
+export async function startSimulator(services: SimulatorDeps, mqttUrl: string): Promise<Running[]> {
+  const { config, logger } = services;
+  const scenarios = loadScenarios(services.paths.scenarios).map((s) => s.vehicle);
+  const fleet = buildFleet(scenarios, config.SIM_FLEET_SIZE);
+  const vehicles = [...scenarios, ...fleet];
+  const adapter = services.adapters.get('virtual');
+  const credentials = adapter ? mqttCredentials(config, adapter) : undefined;
+
+  const client = mqtt.connect(mqttUrl, {
+    clientId: `virtual-simulator-${randomUUID().slice(0, 8)}`,
+    clean: true,
+    reconnectPeriod: 1000,
+    connectTimeout: 10_000,
+    ...credentials,
+  });
+  client.on('error', (err) => logger.warn({ err: err.message }, 'simulator MQTT client error'));
+  let failures = 0;
+  const publisher = new BoundedPublisher(client, {
+    maxInflight: config.SIM_MAX_INFLIGHT,
+    ratePerSecond: config.SIM_FLEET_RATE,
+    onError: (err) => {
+      // One line per hundred failures: a broker outage must not flood the log.
+      if (failures++ % 100 === 0) logger.warn({ err: err.message, failures }, 'simulator publish failed');
+    },
+  });
+  const rounds = new PublishRounds(
+    vehicles,
+    publisher,
+    createSimClock(config.SIM_CLOCK, services.clock),
+    { utcOffsetMinutes: config.SIM_UTC_OFFSET_MINUTES },
+    config.SIM_MAX_CATCHUP_MINUTES,
+    logger,
+  );
+
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let current: Promise<void> = Promise.resolve();
+  const loop = (): void => {
+    if (stopped) return;
+    const started = Date.now();
+    current = rounds
+      .round()
+      .then((r) => {
+        if (r.telemetry + r.events > 0) logger.debug({ ...r }, 'simulator round published');
+      })
+      .catch((err: unknown) => {
+        if (!(err instanceof PublisherClosedError)) logger.error({ err }, 'simulator round failed');
+      })
+      .finally(() => {
+        // Rounds never overlap: the next one waits for this one, however long it took.
+        if (!stopped) timer = setTimeout(loop, Math.max(0, config.SIM_TICK_MS - (Date.now() - started)));
+      });
+  };
+  loop();
+  logger.info({ vehicles: scenarios.length, fleet: fleet.length, clock: config.SIM_CLOCK.kind }, 'simulator started');
+
+  return [
+    {
+      name: 'simulator',
+      async close() {
+        stopped = true;
+        if (timer) clearTimeout(timer);
+        publisher.close();
+        await current;
+        // Give in-flight publishes a moment for their PUBACKs, then leave.
+        await Promise.race([publisher.drain(), new Promise((r) => setTimeout(r, 2000).unref())]);
+        await client.endAsync(true);
+      },
+    },
+  ];
 }

@@ -1,0 +1,46 @@
+/**
+ * `npm run simulator`: the virtual vehicles alone, publishing to MQTT_URL (default: the
+ * embedded broker's address on this machine). Needs no store and no Redis.
+ */
+import { loadAdapterRegistry } from '../../src/adapters/registry.ts';
+import { loadCatalog } from '../../src/catalog/load.ts';
+import { systemClock } from '../../src/clock.ts';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+import { createLogger } from '../../src/logger.ts';
+import { defaultPaths } from '../../src/services.ts';
+import { startSimulator } from './start.ts';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(78);
+    }
+    throw err;
+  }
+  const logger = createLogger({ level: config.LOG_LEVEL, pretty: config.LOG_PRETTY });
+  const paths = defaultPaths();
+  const catalog = await loadCatalog(paths.catalog);
+  const adapters = await loadAdapterRegistry(paths.adapters, new Set(catalog.list().map((e) => e.technicalName)));
+  const url = config.MQTT_URL ?? `mqtt://127.0.0.1:${config.MQTT_PORT}`;
+  const running = await startSimulator({ config, logger, clock: systemClock, paths, adapters }, url);
+  const shown = new URL(url);
+  shown.username = '';
+  shown.password = '';
+  logger.info({ url: shown.toString() }, 'simulator publishing');
+  const stop = async (signal: string) => {
+    logger.info({ signal }, 'simulator stopping');
+    for (const r of running) await r.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void stop('SIGINT'));
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});
