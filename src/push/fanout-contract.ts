@@ -1,5 +1,7 @@
 import type { Services } from '../services.ts';
 import type { DataPoint } from '../store/contract.ts';
+import { createFanout } from './fanout.ts';
+import { createPushQueue } from './queue.ts';
 
 /**
  * The hand-over from the harmonization pipeline to push delivery. The pipeline worker calls
@@ -13,6 +15,10 @@ export interface PushFanoutEnqueuer {
   close(): Promise<void>;
 }
 
-export function createPushFanoutEnqueuer(_services: Services): PushFanoutEnqueuer {
-  return { enqueue: async () => {}, close: async () => {} };
+/**
+ * The enqueuer of src/push/fanout.ts on its own producer queue. Cheap for batches without push
+ * items or watched pull items: one in-memory filter, no store or Redis call.
+ */
+export function createPushFanoutEnqueuer(services: Services): PushFanoutEnqueuer {
+  return createFanout(services, createPushQueue(services));
 }

@@ -1,7 +1,30 @@
 import type { Services } from '../services.ts';
 import type { Running } from '../runtime/startable.ts';
+import { createGuardedAgent } from './ssrf-agent.ts';
+import { systemResolver, type Resolver } from './ssrf-resolver.ts';
+import { createPushWorker } from './worker.ts';
 
-/** The push role: fan-out and webhook delivery workers. OWNED BY THE PUSH WORK. */
-export async function startPushWorkers(_services: Services): Promise<Running[]> {
-  return [];
+/**
+ * The push role: the webhook delivery workers (fan-out runs inside the pipeline through
+ * createPushFanoutEnqueuer). `resolve` is injectable so a test can play DNS. OWNED BY THE PUSH WORK.
+ */
+export async function startPushWorkers(services: Services, opts: { resolve?: Resolver } = {}): Promise<Running[]> {
+  const { config } = services;
+  const agent = createGuardedAgent({
+    allowPrivate: config.PUSH_ALLOW_PRIVATE_TARGETS,
+    resolve: opts.resolve ?? systemResolver,
+    connectTimeoutMs: Math.min(config.PUSH_TIMEOUT_MS, 10_000),
+    connections: Math.max(8, config.PUSH_CONCURRENCY),
+  });
+  const worker = createPushWorker(services, agent);
+  await worker.waitUntilReady();
+  return [
+    {
+      name: 'push-worker',
+      async close() {
+        await worker.close();
+        await agent.close();
+      },
+    },
+  ];
 }

@@ -1,7 +1,26 @@
 import type { FastifyInstance } from 'fastify';
+import { consumerContext, requireSubscription } from '../../http/consumer-auth.ts';
+import { createPushQueue } from '../../push/queue.ts';
+import { systemResolver, type Resolver } from '../../push/ssrf-resolver.ts';
+import { createRateLimits } from '../../rate-limit/limits.ts';
 import type { RouteOptions } from '../route-options.ts';
+import deliveryRoutes from './deliveries.ts';
+import webhookRoutes from './webhook.ts';
+
+/** What the push routes share. `resolve` is injectable so a test can play DNS for the SSRF check. */
+export interface PushRouteOptions extends RouteOptions {
+  resolve?: Resolver;
+}
 
 /** Push delivery configuration and visibility (api-contract section 7): /push/v1/*. */
-export default async function routes(_app: FastifyInstance, _opts: RouteOptions): Promise<void> {
-  // Not built yet.
+export default async function routes(app: FastifyInstance, opts: PushRouteOptions): Promise<void> {
+  const { services } = opts;
+  const queue = createPushQueue(services);
+  app.addHook('onClose', async () => queue.close());
+  const limits = createRateLimits(services);
+  // Authentication before body checks, and the limit keyed on the authenticated subscription.
+  const guard = { preValidation: [requireSubscription(services), limits.subscriptionHook] };
+  const shared = { services, queue, guard, resolve: opts.resolve ?? systemResolver, subscriptionOf: consumerContext };
+  await app.register(webhookRoutes, shared);
+  await app.register(deliveryRoutes, shared);
 }

@@ -1,0 +1,109 @@
+import type { Job } from 'bullmq';
+import type { Dispatcher } from 'undici';
+import type { Services } from '../services.ts';
+import type { DeliveryAttempt, DeliveryRecord, WebhookRecord } from '../store/contract.ts';
+import { whyNotAllowed } from './eligibility.ts';
+import { envelopeBody } from './envelope.ts';
+import type { PushJob } from './queue.ts';
+import { nextDelayMs, parseRetryAfter } from './retry-policy.ts';
+import { postWebhook, type SendResult } from './sender.ts';
+import { signatureHeader } from './signing.ts';
+import { createSigningKeys } from './signing-keys.ts';
+
+/** Thrown to have BullMQ run the job again after `delayMs` (the worker's backoff strategy reads it). */
+export class RetryLaterError extends Error {
+  constructor(
+    readonly delayMs: number,
+    reason: string,
+  ) {
+    super(reason);
+    this.name = 'RetryLaterError';
+  }
+}
+
+const IN_FLIGHT = ['PENDING', 'RETRYING'] as const;
+
+/**
+ * The push worker's job: one attempt of one delivery (issue 7 items 3 and 4). Re-reads
+ * everything at send time: the row (erased or finished meanwhile → nothing), the webhook
+ * (removed → DROPPED, disabled → DEAD) and the right to send (vehicle ACTIVATED, item in the
+ * subscription, consent active; otherwise DROPPED, checklist I12). Then signs the body it
+ * serialized once and posts it. A 2xx ends it DELIVERED; 410 disables the webhook; anything
+ * else is retried on the schedule until it is dead-lettered, and a webhook that has failed
+ * for PUSH_DISABLE_AFTER_S without a success is disabled with a reason the consumer sees.
+ */
+export function createDeliveryProcessor(services: Services, dispatcher: Dispatcher) {
+  const { store, clock, config, logger } = services;
+  const keysFor = createSigningKeys(services.secrets);
+
+  async function finish(d: DeliveryRecord, attempt: DeliveryAttempt, status: DeliveryRecord['status'], lastError: string | null, nextAttemptAt: string | null = null) {
+    await store.deliveries.recordAttempt(d.transactionId, attempt, { status, lastError, nextAttemptAt, at: attempt.at });
+  }
+
+  async function onFailure(job: Job<PushJob>, d: DeliveryRecord, webhook: WebhookRecord, attempt: DeliveryAttempt, result: SendResult, now: Date) {
+    const error = attempt.error ?? 'failed';
+    if (result.statusCode === 410) {
+      await store.webhooks.disable(webhook.subscriptionId, `the endpoint answered 410 Gone at ${attempt.at}`, attempt.at);
+      return finish(d, attempt, 'DEAD', error);
+    }
+    const failingSince = await store.webhooks.recordFailure(webhook.subscriptionId, attempt.at);
+    if (failingSince && now.getTime() - Date.parse(failingSince) >= config.PUSH_DISABLE_AFTER_S * 1000) {
+      await store.webhooks.disable(
+        webhook.subscriptionId,
+        `no successful delivery since ${failingSince} (disabled after ${config.PUSH_DISABLE_AFTER_S} s of failures); last error: ${error}`,
+        attempt.at,
+      );
+      return finish(d, attempt, 'DEAD', error);
+    }
+    const attemptsMade = job.attemptsMade + 1;
+    const delay = attemptsMade < (job.opts.attempts ?? 1)
+      ? nextDelayMs(config.PUSH_RETRY_SCHEDULE_S, attemptsMade, parseRetryAfter(result.retryAfter, now))
+      : null;
+    if (delay === null) return finish(d, attempt, 'DEAD', error);
+    await finish(d, attempt, 'RETRYING', error, new Date(now.getTime() + delay).toISOString());
+    throw new RetryLaterError(delay, error);
+  }
+
+  return async function deliver(job: Job<PushJob>): Promise<string> {
+    const d = await store.deliveries.get(job.data.transactionId);
+    if (!d || !(IN_FLIGHT as readonly string[]).includes(d.status)) return 'nothing to do';
+    const now = clock.now();
+    const at = now.toISOString();
+    const webhook = await store.webhooks.get(d.subscriptionId);
+    if (!webhook) {
+      await store.deliveries.transition(d.transactionId, IN_FLIGHT, 'DROPPED', at, 'no webhook configured');
+      return 'dropped';
+    }
+    if (webhook.status === 'DISABLED') {
+      await store.deliveries.transition(d.transactionId, IN_FLIGHT, 'DEAD', at, `webhook disabled: ${webhook.disabledReason ?? ''}`);
+      return 'dead';
+    }
+    const notAllowed = await whyNotAllowed(store, d.subscriptionId, d.vin, d.item);
+    if (notAllowed) {
+      await store.deliveries.transition(d.transactionId, IN_FLIGHT, 'DROPPED', at, notAllowed);
+      return 'dropped';
+    }
+
+    const body = envelopeBody(d, now);
+    const timestamp = Math.floor(now.getTime() / 1000);
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      'user-agent': 'cvd-webhooks/1.0',
+      'webhook-id': d.transactionId,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': signatureHeader(keysFor(webhook, now), d.transactionId, timestamp, body),
+    };
+    if (webhook.authorizationSealed) headers.authorization = services.secrets.decrypt(webhook.authorizationSealed);
+
+    const result = await postWebhook(dispatcher, webhook.url, headers, body, config.PUSH_TIMEOUT_MS);
+    const attempt: DeliveryAttempt = { at, statusCode: result.statusCode, error: result.error, durationMs: result.durationMs };
+    logger.debug({ transactionId: d.transactionId, statusCode: result.statusCode, error: result.error, durationMs: result.durationMs }, 'webhook attempt');
+    if (result.error === null) {
+      await finish(d, attempt, 'DELIVERED', d.lastError);
+      if (webhook.failingSince !== null) await store.webhooks.recordSuccess(webhook.subscriptionId);
+      return 'delivered';
+    }
+    await onFailure(job, d, webhook, attempt, result, now);
+    return 'dead';
+  };
+}

@@ -1,0 +1,60 @@
+import { Queue, type JobsOptions } from 'bullmq';
+import type { Services } from '../services.ts';
+import { bullConnection } from './bull-connection.ts';
+
+/** The BullMQ queue (prefixed with QUEUE_PREFIX) of webhook deliveries. */
+export const PUSH_QUEUE = 'push-deliveries';
+
+/** Name of the custom backoff the push worker implements (see retry-policy.ts). */
+export const PUSH_BACKOFF = 'webhook-schedule';
+
+/**
+ * A delivery job carries only the transactionId: the VIN and the data point stay in the
+ * deliveries row (reliability checklist G8), so Redis never holds personal data.
+ */
+export interface PushJob {
+  transactionId: string;
+}
+
+/** One attempt, then one per entry of PUSH_RETRY_SCHEDULE_S; bounded retention in Redis. */
+export function pushJobOptions(services: Services): JobsOptions {
+  const { config } = services;
+  return {
+    attempts: config.PUSH_RETRY_SCHEDULE_S.length + 1,
+    backoff: { type: PUSH_BACKOFF },
+    removeOnComplete: { age: config.JOB_RETENTION_COMPLETED_S, count: 100_000 },
+    removeOnFail: { age: config.JOB_RETENTION_FAILED_S, count: 100_000 },
+  };
+}
+
+export interface PushQueue {
+  /**
+   * Queues one job per transactionId. `jobId` defaults to the transactionId, which makes adding
+   * the same delivery twice a no-op while its job exists; a replay passes a fresh jobId.
+   */
+  add(jobs: { transactionId: string; jobId?: string }[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The producer side (fan-out and replay). Fails fast when Redis is down, so the caller can retry. */
+export function createPushQueue(services: Services): PushQueue {
+  const queue = new Queue<PushJob, unknown, string>(PUSH_QUEUE, {
+    connection: bullConnection(services.redisUrl, 'producer'),
+    prefix: services.config.QUEUE_PREFIX,
+  });
+  queue.on('error', (err) => services.logger.warn({ err: err.message }, 'push queue error'));
+  const defaults = pushJobOptions(services);
+  return {
+    async add(jobs) {
+      if (jobs.length === 0) return;
+      await queue.addBulk(
+        jobs.map((j) => ({
+          name: 'deliver',
+          data: { transactionId: j.transactionId },
+          opts: { ...defaults, jobId: j.jobId ?? j.transactionId },
+        })),
+      );
+    },
+    close: () => queue.close(),
+  };
+}

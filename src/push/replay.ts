@@ -1,0 +1,70 @@
+import { randomUUID } from 'node:crypto';
+import { apiErrors } from '../errors.ts';
+import type { Services } from '../services.ts';
+import type { DeliveryRecord, DeliveryStatus } from '../store/contract.ts';
+import type { PushQueue } from './queue.ts';
+
+/** Finished deliveries a consumer may have sent again. In-flight ones are already scheduled. */
+const REPLAYABLE: readonly DeliveryStatus[] = ['DEAD', 'DELIVERED', 'DROPPED'];
+
+export const MAX_BULK_REPLAY = 1000;
+
+async function requireEnabledWebhook(services: Services, subscriptionId: string): Promise<void> {
+  const webhook = await services.store.webhooks.get(subscriptionId);
+  if (!webhook) throw apiErrors.conflict('No webhook configured for this subscription.');
+  if (webhook.status === 'DISABLED') {
+    throw apiErrors.conflict('The webhook is disabled; register it again with PUT /push/v1/webhook to enable it.');
+  }
+}
+
+/**
+ * Puts one finished delivery back to PENDING (a conditional write: of two racing replays one
+ * wins) and queues a fresh job for it. The transactionId, and so the `webhook-id`, stays the
+ * same, so a consumer that deduplicates on it recognises a delivery it already processed.
+ * Consent and activation are checked again when it is sent.
+ */
+async function requeue(services: Services, queue: PushQueue, d: DeliveryRecord): Promise<boolean> {
+  const at = services.clock.now().toISOString();
+  const won = await services.store.deliveries.transition(d.transactionId, REPLAYABLE, 'PENDING', at);
+  if (!won) return false;
+  try {
+    await queue.add([{ transactionId: d.transactionId, jobId: `${d.transactionId}_replay_${randomUUID()}` }]);
+  } catch (err) {
+    // Without its job the row must not pretend to be scheduled: put it back as it was.
+    await services.store.deliveries.transition(d.transactionId, ['PENDING'], d.status, at);
+    services.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'push queue unavailable for a replay');
+    throw apiErrors.unavailable(5);
+  }
+  return true;
+}
+
+export async function replayOne(services: Services, queue: PushQueue, subscriptionId: string, transactionId: string): Promise<DeliveryRecord> {
+  const d = await services.store.deliveries.get(transactionId);
+  // Another subscription's delivery is answered exactly like one that does not exist.
+  if (!d || d.subscriptionId !== subscriptionId) throw apiErrors.notFound('Delivery not found.');
+  await requireEnabledWebhook(services, subscriptionId);
+  if (!REPLAYABLE.includes(d.status) || !(await requeue(services, queue, d))) {
+    throw apiErrors.conflict('The delivery is already scheduled.');
+  }
+  return (await services.store.deliveries.get(transactionId)) ?? d;
+}
+
+/** Replays the DEAD deliveries created in [since, until), at most {@link MAX_BULK_REPLAY} per call. */
+export async function replayDead(
+  services: Services,
+  queue: PushQueue,
+  subscriptionId: string,
+  range: { since: string; until?: string },
+): Promise<{ replayed: number; more: boolean }> {
+  await requireEnabledWebhook(services, subscriptionId);
+  const dead = await services.store.deliveries.list({
+    subscriptionId,
+    status: 'DEAD',
+    since: range.since,
+    ...(range.until ? { until: range.until } : {}),
+    limit: MAX_BULK_REPLAY,
+  });
+  let replayed = 0;
+  for (const d of dead) if (await requeue(services, queue, d)) replayed++;
+  return { replayed, more: dead.length === MAX_BULK_REPLAY };
+}

@@ -1,0 +1,93 @@
+import { request, type Dispatcher } from 'undici';
+
+/** At most this much of a receiver's answer is read (and then dropped): it is never relayed. */
+export const MAX_RESPONSE_BYTES = 4096;
+
+export interface SendResult {
+  /** HTTP status, null when no answer came. */
+  statusCode: number | null;
+  /** Short reason of a failure (no response body, ever), null on a 2xx. */
+  error: string | null;
+  durationMs: number;
+  /** Retry-After of the answer, raw. */
+  retryAfter: string | undefined;
+}
+
+/**
+ * One webhook POST (reliability checklist I6, I10): the exact body bytes, a hard timeout over
+ * connect + answer, redirects NOT followed (undici's request does not follow them, and a 3xx
+ * is a failure), and the answer's body read only up to a few KB so a hostile receiver can
+ * neither stream us gigabytes nor have its text shown to anyone.
+ */
+export async function postWebhook(
+  dispatcher: Dispatcher,
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  timeoutMs: number,
+): Promise<SendResult> {
+  const started = performance.now();
+  const signal = AbortSignal.timeout(timeoutMs);
+  try {
+    const res = await request(url, { method: 'POST', dispatcher, headers, body, signal });
+    await drain(res.body);
+    const statusCode = res.statusCode;
+    const retryAfter = res.headers['retry-after'];
+    return {
+      statusCode,
+      error: statusCode >= 200 && statusCode < 300 ? null : httpError(statusCode),
+      durationMs: Math.round(performance.now() - started),
+      retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
+    };
+  } catch (err) {
+    return {
+      statusCode: null,
+      error: signal.aborted ? `timeout after ${timeoutMs} ms` : networkError(err),
+      durationMs: Math.round(performance.now() - started),
+      retryAfter: undefined,
+    };
+  }
+}
+
+/** Reads and discards up to MAX_RESPONSE_BYTES; a longer answer is cut off (the socket is not reused). */
+async function drain(body: Dispatcher.ResponseData['body']): Promise<void> {
+  let read = 0;
+  try {
+    for await (const chunk of body) {
+      read += (chunk as Buffer).length;
+      if (read > MAX_RESPONSE_BYTES) {
+        body.destroy();
+        return;
+      }
+    }
+  } catch {
+    // A broken answer body changes nothing: the status code decided already.
+  }
+}
+
+function httpError(statusCode: number): string {
+  if (statusCode >= 300 && statusCode < 400) return `HTTP ${statusCode} (redirects are not followed)`;
+  return `HTTP ${statusCode}`;
+}
+
+function networkError(err: unknown): string {
+  if (!(err instanceof Error)) return 'network error';
+  const code = (err as Error & { code?: string }).code;
+  if (code === 'ERR_PUSH_TARGET_BLOCKED') return 'blocked: the target resolves to a loopback, private or reserved address';
+  const cause = (err as Error & { cause?: { code?: string } }).cause;
+  const c = code ?? cause?.code;
+  switch (c) {
+    case 'ECONNREFUSED':
+      return 'connection refused';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'host does not resolve';
+    case 'ECONNRESET':
+    case 'UND_ERR_SOCKET':
+      return 'connection reset';
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return 'connect timeout';
+    default:
+      return c ? `network error (${c})` : 'network error';
+  }
+}

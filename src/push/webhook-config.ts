@@ -1,0 +1,108 @@
+import { apiErrors } from '../errors.ts';
+import type { Services } from '../services.ts';
+import type { Subscription, WebhookRecord, WebhookSecret } from '../store/contract.ts';
+import { newSigningSecret } from './signing.ts';
+import type { Resolver } from './ssrf-resolver.ts';
+import { checkWebhookUrl } from './ssrf-url.ts';
+
+export interface WebhookInput {
+  url: string;
+  authorization?: string;
+  items?: string[];
+  minIntervalSeconds?: number;
+}
+
+export const DEFAULT_MIN_INTERVAL_S = 60;
+
+/**
+ * Registers or replaces the subscription's webhook (PUT /push/v1/webhook). The URL passes the
+ * SSRF check first; listed items must be pull items of the subscription (push items are sent
+ * anyway). A first registration creates a signing secret; a re-registration keeps the secrets
+ * (a consumer moving its endpoint keeps its verifier) and re-enables a disabled webhook, which
+ * is how a consumer recovers after fixing its endpoint. Both cases answer with the current
+ * secret: PUT is the one place it is shown (GET never shows it).
+ */
+export async function putWebhook(
+  services: Services,
+  subscription: Subscription,
+  input: WebhookInput,
+  resolve: Resolver,
+): Promise<{ url: string; signingSecret: string; createdAt: string }> {
+  const { store, catalog, clock, secrets, config } = services;
+  const items = [...new Set(input.items ?? [])];
+  const notCovered = items.filter((i) => !subscription.dataItems.includes(i) || catalog.get(i)?.deliveryMethod !== 'pull');
+  if (notCovered.length > 0) throw apiErrors.itemsNotCovered(notCovered);
+  const check = await checkWebhookUrl(input.url, { allowPrivate: config.PUSH_ALLOW_PRIVATE_TARGETS, resolve });
+  if (!check.ok) throw apiErrors.badRequest(check.reason);
+
+  const now = clock.now().toISOString();
+  const existing = await store.webhooks.get(subscription.subscriptionId);
+  let signingSecret: string;
+  let keys: WebhookSecret[];
+  const current = existing?.secrets[0];
+  if (existing && current) {
+    signingSecret = secrets.decrypt(current.sealed);
+    keys = existing.secrets;
+  } else {
+    signingSecret = newSigningSecret();
+    keys = [{ sealed: secrets.encrypt(signingSecret), createdAt: now, expiresAt: null }];
+  }
+  const record: WebhookRecord = {
+    subscriptionId: subscription.subscriptionId,
+    url: check.url.href,
+    secrets: keys,
+    authorizationSealed: input.authorization ? secrets.encrypt(input.authorization) : null,
+    items,
+    minIntervalSeconds: input.minIntervalSeconds ?? DEFAULT_MIN_INTERVAL_S,
+    status: 'ENABLED',
+    disabledReason: null,
+    failingSince: null,
+    createdAt: existing?.createdAt ?? now,
+    updatedAt: now,
+  };
+  await store.webhooks.put(record);
+  return { url: record.url, signingSecret, createdAt: record.createdAt };
+}
+
+/**
+ * Rotates the signing secret: a new one signs from now on, and the previous one keeps signing
+ * for PUSH_SECRET_OVERLAP_S, both signatures sent space-separated, so the consumer can switch
+ * its verifier without losing a delivery (Standard Webhooks' rotation).
+ */
+export async function rotateSecret(
+  services: Services,
+  subscriptionId: string,
+): Promise<{ signingSecret: string; previousSecretExpiresAt: string }> {
+  const { store, clock, secrets, config } = services;
+  const existing = await store.webhooks.get(subscriptionId);
+  if (!existing) throw apiErrors.notFound('No webhook configured for this subscription.');
+  const now = clock.now();
+  const at = now.toISOString();
+  const overlapEnds = new Date(now.getTime() + config.PUSH_SECRET_OVERLAP_S * 1000).toISOString();
+  const signingSecret = newSigningSecret();
+  const previous = existing.secrets
+    .filter((s) => s.expiresAt === null || s.expiresAt > at)
+    .map((s) => ({ ...s, expiresAt: s.expiresAt === null || s.expiresAt > overlapEnds ? overlapEnds : s.expiresAt }))
+    .filter((s) => s.expiresAt > at);
+  const next: WebhookSecret[] = [{ sealed: secrets.encrypt(signingSecret), createdAt: at, expiresAt: null }, ...previous];
+  if (!(await store.webhooks.setSecrets(subscriptionId, next, at))) throw apiErrors.notFound('No webhook configured for this subscription.');
+  return { signingSecret, previousSecretExpiresAt: overlapEnds };
+}
+
+/** What GET /push/v1/webhook shows: everything but the secrets and the Authorization value. */
+export function webhookView(w: WebhookRecord, now: Date) {
+  const at = now.toISOString();
+  const rotating = w.secrets.slice(1).filter((s) => s.expiresAt !== null && s.expiresAt > at);
+  return {
+    url: w.url,
+    items: w.items,
+    minIntervalSeconds: w.minIntervalSeconds,
+    authorizationConfigured: w.authorizationSealed !== null,
+    status: w.status,
+    disabledReason: w.disabledReason,
+    failingSince: w.failingSince,
+    previousSecretExpiresAt: rotating.length > 0 ? (rotating.map((s) => s.expiresAt as string).sort().at(-1) ?? null) : null,
+    createdAt: w.createdAt,
+    updatedAt: w.updatedAt,
+  };
+}
