@@ -7,7 +7,7 @@ import { inject } from 'vitest';
 import { ManualClock, type Clock } from '../../src/clock.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
-import { closeServices, createServices, type Services } from '../../src/services.ts';
+import { closeServices, createServices, type Paths, type Services } from '../../src/services.ts';
 
 export interface TestServices {
   services: Services;
@@ -22,7 +22,7 @@ export interface TestServices {
  * with a unique key prefix, and a captured logger. Pass a ManualClock to control time.
  */
 export async function createTestServices(
-  opts: { env?: Record<string, string>; clock?: Clock } = {},
+  opts: { env?: Record<string, string>; clock?: Clock; paths?: Paths } = {},
 ): Promise<TestServices> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cvd-test-'));
   const config: Config = loadConfig({
@@ -44,7 +44,10 @@ export async function createTestServices(
     },
   });
   const logger = createLogger({ level: config.LOG_LEVEL, pretty: false, destination });
-  const services = await createServices(config, logger, config.REDIS_URL!, { clock: opts.clock ?? new ManualClock() });
+  const services = await createServices(config, logger, config.REDIS_URL!, {
+    clock: opts.clock ?? new ManualClock(),
+    ...(opts.paths ? { paths: opts.paths } : {}),
+  });
   return {
     services,
     logs,
