@@ -63,7 +63,8 @@ describe('consumer auth (api-contract section 1; reliability D3–D6) over HTTP'
   });
 
   it('missing or empty x-api-key → 400 naming X-Api-Key (checked before the subscription header)', async () => {
-    for (const headers of [{ 'x-subscription-id': a.subscriptions[0]! }, { 'x-api-key': '', 'x-subscription-id': a.subscriptions[0]! }, {}]) {
+    const variants: Record<string, string>[] = [{ 'x-subscription-id': a.subscriptions[0]! }, { 'x-api-key': '', 'x-subscription-id': a.subscriptions[0]! }, {}];
+    for (const headers of variants) {
       expectError(await get(headers), 400, 'Bad request, mandatory header parameter X-Api-Key is missing.');
     }
   });
