@@ -13,13 +13,36 @@ export interface Ingest {
   close(): Promise<void>;
 }
 
+const READY_TIMEOUT_MS = 500;
+
 export function createIngest(services: Services, opts: { maxWaitMs?: number } = {}): Ingest {
   const { config, secrets } = services;
   const queue = createHarmonizeQueue(config, services.redisUrl);
+  /**
+   * Before its first connection a fail-fast producer refuses every command, and after it waits
+   * for Redis indefinitely. Both are wrong for a publisher waiting on its acknowledgement: wait
+   * for the connection a short while, then refuse (503, or no PUBACK), and the sender retries.
+   */
+  let ready = false;
+  const connected = async (): Promise<void> => {
+    if (ready) return;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('the queue (Redis) is not reachable')), READY_TIMEOUT_MS);
+    });
+    try {
+      await Promise.race([queue.waitUntilReady(), timeout]);
+      ready = true;
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  void queue.waitUntilReady().catch(() => {});
   const batcher = createBatcher<RawMessage>({
     size: config.PIPELINE_BATCH_SIZE,
     maxWaitMs: opts.maxWaitMs ?? config.PIPELINE_BATCH_MAX_WAIT_MS,
     send: async (messages) => {
+      await connected();
       await queue.add('batch', encodeBatch(secrets, messages));
     },
   });

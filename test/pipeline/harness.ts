@@ -1,0 +1,107 @@
+import { Queue } from 'bullmq';
+import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startEmbeddedBroker } from '../../src/adapters/mqtt/broker.ts';
+import { mqttCredentials } from '../../src/adapters/secrets.ts';
+import type { Clock } from '../../src/clock.ts';
+import { bullConnection, HARMONIZE_QUEUE } from '../../src/pipeline/queue.ts';
+import { startHarmonizeWorker, type HarmonizeWorkerOptions } from '../../src/pipeline/worker.ts';
+import type { Running } from '../../src/runtime/startable.ts';
+import { defaultPaths, type Paths } from '../../src/services.ts';
+import type { Services } from '../../src/services.ts';
+import { createTestServices, type TestServices } from '../helpers/services.ts';
+
+/** Every harmonize job ever added under this test's prefix, whatever its state. */
+export async function harmonizeJobCount(services: Services): Promise<number> {
+  const queue = new Queue(HARMONIZE_QUEUE, { connection: bullConnection(services.redisUrl, 'worker'), prefix: services.config.QUEUE_PREFIX });
+  try {
+    const counts = await queue.getJobCounts('waiting', 'active', 'completed', 'failed', 'delayed', 'prioritized');
+    return Object.values(counts).reduce((a, b) => a + b, 0);
+  } finally {
+    await queue.close();
+  }
+}
+
+export const ROOT = defaultPaths().root;
+
+/** A fixture of an adapter, as raw text. */
+export function fixture(manufacturer: string, name: string): string {
+  return readFileSync(join(ROOT, 'adapters', manufacturer, 'fixtures', name), 'utf8');
+}
+
+/** Polls until `check` returns a truthy value (then returns it) or the time is up. */
+export async function waitFor<T>(check: () => Promise<T> | T, timeoutMs = 10_000, what = 'condition'): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v) return v as NonNullable<T>;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/**
+ * A private copy of adapters/ and mappings/ (the real catalog), for tests that break or fix a
+ * mapping. `write(relPath, text)` changes a file of the copy.
+ */
+export function copyProject(): { paths: Paths; cleanup(): void } {
+  const dir = mkdtempSync(join(tmpdir(), 'cvd-adapters-'));
+  cpSync(join(ROOT, 'adapters'), join(dir, 'adapters'), { recursive: true });
+  cpSync(join(ROOT, 'mappings'), join(dir, 'mappings'), { recursive: true });
+  const real = defaultPaths();
+  return {
+    paths: { ...real, adapters: join(dir, 'adapters'), mappings: join(dir, 'mappings') },
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+export interface Harness extends TestServices {
+  brokerUrl?: string;
+  running: Running[];
+  /** An MQTT client logged in as this adapter at the embedded broker, connected. */
+  connect(adapterId?: string, opts?: IClientOptions): Promise<MqttClient>;
+  stop(): Promise<void>;
+}
+
+/** Real services, the embedded broker on a free port and a harmonize worker. */
+export async function startHarness(
+  opts: { env?: Record<string, string>; clock?: Clock; paths?: Paths; broker?: boolean; worker?: HarmonizeWorkerOptions | false } = {},
+): Promise<Harness> {
+  const t = await createTestServices({
+    env: { PIPELINE_BATCH_MAX_WAIT_MS: '5', MQTT_PORT: '0', ...opts.env },
+    ...(opts.clock ? { clock: opts.clock } : {}),
+    ...(opts.paths ? { paths: opts.paths } : {}),
+  });
+  const running: Running[] = [];
+  const clients: MqttClient[] = [];
+  let brokerUrl: string | undefined;
+  if (opts.broker !== false) {
+    const broker = await startEmbeddedBroker(t.services, { port: 0 });
+    running.push(broker);
+    brokerUrl = broker.url;
+  }
+  if (opts.worker !== false) running.push(startHarmonizeWorker(t.services, opts.worker || {}));
+  return {
+    ...t,
+    brokerUrl,
+    running,
+    async connect(adapterId = 'virtual', clientOpts = {}) {
+      const adapter = t.services.adapters.get(adapterId);
+      if (!adapter || !brokerUrl) throw new Error('no broker or no such adapter');
+      const client = mqtt.connect(brokerUrl, { ...mqttCredentials(t.services.config, adapter), reconnectPeriod: 0, ...clientOpts });
+      clients.push(client);
+      await new Promise<void>((resolve, reject) => {
+        client.once('connect', () => resolve());
+        client.once('error', reject);
+      });
+      return client;
+    },
+    async stop() {
+      for (const c of clients) c.end(true);
+      for (const r of [...running].reverse()) await r.close();
+      await t.cleanup();
+    },
+  };
+}
