@@ -71,6 +71,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(adminRoutes, { ...opts, prefix: '/admin/v1' });
   await app.register(consentRoutes, opts);
   await app.register(oemVirtualRoutes, { ...opts, prefix: '/oem/virtual' });
+  // The same simulated server, with the second manufacturer's settings (src/oem-virtual/realm.ts).
+  await app.register(oemVirtualRoutes, { ...opts, prefix: '/oem/borealis' });
   await app.register(managementRoutes, opts);
   await app.register(deliveryRoutes, opts);
   await app.register(pushRoutes, opts);

@@ -1,0 +1,55 @@
+import { createHmac } from 'node:crypto';
+import type { Adapter } from '../adapters/manifest.ts';
+import type { Config } from '../config.ts';
+import { resolveSecretKey } from '../crypto.ts';
+
+/** A manufacturer's authorization server as the consent flow uses it (from its manifest). */
+export interface ManufacturerAuth {
+  manufacturerId: string;
+  name: string;
+  issuer: string;
+  authorizationEndpoint: string;
+  tokenEndpoint: string;
+  clientId: string;
+  /** Sent with HTTP Basic at the token endpoint when the manifest declares a client secret. */
+  clientSecret: string | undefined;
+  /** Our callback for this manufacturer only: a distinct path per server (mix-up defence). */
+  redirectUri: string;
+}
+
+/** Manifest endpoints may be paths on this service (the simulated servers it hosts). */
+export function resolveEndpoint(config: Config, value: string): string {
+  return value.startsWith('/') ? `${config.publicUrl}${value}` : value;
+}
+
+export function callbackUri(config: Config, manufacturerId: string): string {
+  return `${config.consentUrl}/callback/${encodeURIComponent(manufacturerId)}`;
+}
+
+/**
+ * The OAuth client secret at a manufacturer: the environment variable the manifest names
+ * (`clientSecretEnv`) wins; unset, it is derived from SECRET_KEY, so the simulated servers this
+ * service hosts and the client agree without set-up. No secret when the manifest declares none.
+ */
+export function oauthClientSecret(config: Config, adapter: Adapter, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const envName = adapter.manifest.authorization.clientSecretEnv;
+  if (envName === undefined) return undefined;
+  const fromEnv = env[envName];
+  if (fromEnv) return fromEnv;
+  const key = resolveSecretKey(config.SECRET_KEY, config.DATA_DIR);
+  return createHmac('sha256', key).update(`oauth-client:${adapter.manifest.id}`).digest('base64url');
+}
+
+export function manufacturerAuth(config: Config, adapter: Adapter): ManufacturerAuth {
+  const a = adapter.manifest.authorization;
+  return {
+    manufacturerId: adapter.manifest.id,
+    name: adapter.manifest.name,
+    issuer: resolveEndpoint(config, a.issuer),
+    authorizationEndpoint: resolveEndpoint(config, a.authorizationEndpoint),
+    tokenEndpoint: resolveEndpoint(config, a.tokenEndpoint),
+    clientId: a.clientId,
+    clientSecret: oauthClientSecret(config, adapter),
+    redirectUri: callbackUri(config, adapter.manifest.id),
+  };
+}

@@ -1,0 +1,97 @@
+import { FIELD_LABELS, USER_FIELDS, type UserData, type UserField } from '../user-fields.ts';
+import { html } from './html.ts';
+import { renderPage } from './layout.ts';
+
+export interface PortalItem {
+  technicalName: string;
+  name: string;
+  description: string;
+}
+
+/** Everything the portal page shows. */
+export interface PortalView {
+  actionUrl: string;
+  consentId: string;
+  csrfToken: string;
+  serviceName: string;
+  consumerName: string;
+  subscriptionId: string;
+  /** Known once the VIN is known. */
+  manufacturerName: string | null;
+  items: PortalItem[];
+  /** What the consumer passed: shown, not asked for. */
+  given: UserData;
+  /** What the user typed before (re-shown after an error). */
+  entered: Partial<Record<UserField, string>>;
+  errors: Partial<Record<UserField | 'form', string>>;
+  returnsToConsumer: boolean;
+}
+
+const AUTOCOMPLETE: Record<UserField, string> = { vin: 'off', firstName: 'given-name', lastName: 'family-name', email: 'email' };
+
+function field(view: PortalView, f: UserField) {
+  const id = `f-${f}`;
+  const error = view.errors[f];
+  return html`<label for="${id}">${FIELD_LABELS[f]}</label>
+${error ? html`<p class="error" id="${id}-error">${error}</p>` : ''}
+<input type="${f === 'email' ? 'email' : 'text'}" id="${id}" name="${f}" required autocomplete="${AUTOCOMPLETE[f]}"
+ value="${view.entered[f] ?? ''}"${error ? html` aria-invalid="true" aria-describedby="${id}-error"` : ''}${
+   f === 'vin' ? html` maxlength="17" spellcheck="false"` : ''
+ }>`;
+}
+
+/** The consent portal (spec 4.1 step 2): items, purpose, parties, rights; approve or reject. */
+export function renderPortalPage(view: PortalView): string {
+  const missing = USER_FIELDS.filter((f) => view.given[f] === null);
+  const given = USER_FIELDS.filter((f) => view.given[f] !== null);
+  const manufacturer = view.manufacturerName ?? 'the manufacturer of your vehicle (determined from the VIN you enter)';
+  const body = html`<h1>Share your vehicle data with ${view.consumerName}?</h1>
+${view.errors.form ? html`<p class="error" role="alert">${view.errors.form}</p>` : ''}
+<p>${view.consumerName} asks for your consent to receive data from your vehicle through ${view.serviceName}.
+You decide here; afterwards you confirm at ${manufacturer}.</p>
+
+<h2 id="items">The data ${view.consumerName} will receive</h2>
+<dl aria-labelledby="items">
+${view.items.map((i) => html`<dt>${i.name} <span class="muted">(${i.technicalName})</span></dt><dd>${i.description}</dd>`)}
+</dl>
+
+<h2>Purpose</h2>
+<p>${view.consumerName} uses this data to provide the services you use with it (subscription
+<span class="muted">${view.subscriptionId}</span>). The data is personal data under the GDPR because it relates to your
+vehicle. It flows only while your consent is active.</p>
+
+<h2>Who is involved</h2>
+<dl>
+<dt>Data consumer</dt><dd>${view.consumerName}, who receives the data.</dd>
+<dt>Vehicle manufacturer</dt><dd>${manufacturer}, which supplies the data and asks you to confirm there.</dd>
+<dt>This service</dt><dd>${view.serviceName}, which records your consent and passes the data on to ${view.consumerName}.</dd>
+</dl>
+
+<h2>Your rights</h2>
+<ul>
+<li>Access: you may ask what data about you and your vehicle is processed.</li>
+<li>Withdrawal: you may withdraw your consent at any time, through ${view.consumerName}; data stops flowing at once.
+Withdrawal does not affect processing that took place before.</li>
+<li>Erasure: you may ask for the data linked to your vehicle to be erased.</li>
+<li>Complaint: you may lodge a complaint with a data protection supervisory authority.</li>
+</ul>
+
+<form method="post" action="${view.actionUrl}">
+<input type="hidden" name="consentId" value="${view.consentId}">
+<input type="hidden" name="csrf" value="${view.csrfToken}">
+${given.length > 0
+  ? html`<h2>Your details</h2><dl>${given.map((f) => html`<dt>${FIELD_LABELS[f]}</dt><dd>${view.given[f] ?? ''}</dd>`)}</dl>`
+  : ''}
+${missing.length > 0
+  ? html`<fieldset><legend>Please enter your details</legend>${missing.map((f) => field(view, f))}</fieldset>`
+  : ''}
+<p class="muted">${view.returnsToConsumer
+  ? html`When you are done you return to ${view.consumerName}.`
+  : 'When you are done you see a confirmation here.'}</p>
+<div class="actions">
+<button type="submit" class="primary" name="decision" value="approve">Approve and continue to the manufacturer</button>
+<button type="submit" class="secondary" name="decision" value="reject" formnovalidate>Reject</button>
+</div>
+</form>`;
+  return renderPage({ title: `Consent for ${view.consumerName}`, body });
+}

@@ -1,0 +1,166 @@
+import { randomUUID } from 'node:crypto';
+import type { Services } from '../services.ts';
+import type { ConsentRecord } from '../store/contract.ts';
+import { notBefore, shouldExpire } from './deadlines.ts';
+import { flowError } from './flow-errors.ts';
+import { manufacturerAuth } from './manufacturer-auth.ts';
+import { authorizationUrl } from './oauth-client.ts';
+import { failure, page, type Outcome } from './outcome.ts';
+import type { PortalView } from './pages/portal-page.ts';
+import type { PortalRequest } from './portal-request.ts';
+import { applyEvent } from './process.ts';
+import { newPkce, newSecret, safeEqual } from './secrets.ts';
+import { fieldProblem, normaliseField, USER_FIELDS, type UserData, type UserField } from './user-fields.ts';
+import { sha256Hex } from '../crypto.ts';
+
+export const SERVICE_NAME = 'Connected Vehicle Data Service';
+
+/** GET /provision: stores a STARTED process bound to the browser session; returns the page. */
+export async function startProcess(services: Services, req: PortalRequest, sessionHash: string): Promise<Outcome> {
+  const now = services.clock.now().toISOString();
+  const csrf = newSecret();
+  const record: ConsentRecord = {
+    consentId: randomUUID(),
+    consumerId: req.consumer.consumerId,
+    subscriptionId: req.subscription.subscriptionId,
+    vin: req.user.vin,
+    state: 'STARTED',
+    stateChangedAt: now,
+    createdAt: now,
+    manufacturer: req.manufacturer?.manifest.id ?? null,
+    dataItems: [...req.subscription.dataItems],
+    redirectUrl: req.redirectUrl,
+    consumerState: req.consumerState,
+    firstName: req.user.firstName,
+    lastName: req.user.lastName,
+    email: req.user.email,
+    consentGivenAt: null,
+    activatedAt: null,
+    confirmedAt: null,
+    errorCode: null,
+    grantedItems: null,
+    history: [{ state: 'STARTED', at: now }],
+    sessionHash,
+    csrfHash: csrf.hash,
+    oauthStateHash: null,
+    pkceVerifierSealed: null,
+    codeHash: null,
+    consumerCodeChallenge: req.consumerCodeChallenge,
+  };
+  await services.store.consents.create(record);
+  const view = portalView(services, record, req.consumer.name, csrf.value, {}, {});
+  return { kind: 'portal', status: 200, view, record };
+}
+
+/** The portal page of a STARTED process. */
+export function portalView(
+  services: Services,
+  record: ConsentRecord,
+  consumerName: string,
+  csrfToken: string,
+  entered: Partial<Record<UserField, string>>,
+  errors: PortalView['errors'],
+): PortalView {
+  const manufacturer = record.manufacturer ? services.adapters.get(record.manufacturer) : undefined;
+  return {
+    actionUrl: `${services.config.consentUrl}/provision`,
+    consentId: record.consentId,
+    csrfToken,
+    serviceName: SERVICE_NAME,
+    consumerName,
+    subscriptionId: record.subscriptionId,
+    manufacturerName: manufacturer?.manifest.name ?? null,
+    items: record.dataItems.map((t) => {
+      const e = services.catalog.get(t);
+      return { technicalName: t, name: e?.name ?? t, description: e?.description ?? '' };
+    }),
+    given: { vin: record.vin, firstName: record.firstName, lastName: record.lastName, email: record.email },
+    entered,
+    errors,
+    returnsToConsumer: record.redirectUrl !== null,
+  };
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+/** The answer when a process is no longer (or not yet) in the state a step needs. */
+export async function wrongState(services: Services, record: ConsentRecord, what: string): Promise<Outcome> {
+  const now = services.clock.now();
+  if (shouldExpire(record, now, services.config.CONSENT_CODE_TTL_S)) {
+    const expired = await applyEvent(services.store, { consentId: record.consentId }, 'EXPIRE', { at: now });
+    return failure(expired ?? record, flowError('conflict', 'The consent process timed out: more than 10 minutes passed without progress.'));
+  }
+  return failure(record, flowError('conflict', `The consent process is in the wrong state for ${what} (${record.state}).`));
+}
+
+/** POST /provision: the user's decision, with the CSRF token bound to the browser session. */
+export async function decide(services: Services, form: Record<string, unknown>, sessionHash: string | null): Promise<Outcome> {
+  const consentId = str(form.consentId);
+  const csrf = str(form.csrf);
+  const decision = str(form.decision);
+  const record = consentId && consentId.length <= 64 ? await services.store.consents.get(consentId) : null;
+  if (!record) return page(400, 'This consent request is unknown', 'Please start again from the application that sent you here.');
+  if (sessionHash === null || !safeEqual(sessionHash, record.sessionHash) || !csrf || !safeEqual(sha256Hex(csrf), record.csrfHash)) {
+    return page(403, 'This form has expired', 'The form does not belong to this browser session. Please start again from the application that sent you here.');
+  }
+  if (record.state !== 'STARTED') return wrongState(services, record, 'a decision at the portal');
+  const now = services.clock.now();
+
+  if (decision === 'reject') {
+    const rejected = await applyEvent(services.store, { consentId: record.consentId }, 'REJECT', { at: now });
+    if (!rejected) return wrongState(services, (await services.store.consents.get(record.consentId)) ?? record, 'a rejection');
+    return failure(rejected, flowError('rejected', 'The user rejected the consent request at the portal.'));
+  }
+  if (decision !== 'approve') return page(400, 'Unknown decision', 'Please use the Approve or Reject button.');
+  return approve(services, record, form, csrf, now);
+}
+
+async function approve(services: Services, record: ConsentRecord, form: Record<string, unknown>, csrf: string, now: Date): Promise<Outcome> {
+  const user: UserData = { vin: record.vin, firstName: record.firstName, lastName: record.lastName, email: record.email };
+  const entered: Partial<Record<UserField, string>> = {};
+  const errors: PortalView['errors'] = {};
+  for (const f of USER_FIELDS) {
+    if (user[f] !== null) continue;
+    const raw = str(form[f]) ?? '';
+    entered[f] = raw.slice(0, 300);
+    const value = normaliseField(f, raw);
+    const problem = value === null ? 'This field is required.' : fieldProblem(f, value);
+    if (problem) errors[f] = problem;
+    else user[f] = value;
+  }
+  const adapter = user.vin !== null && !errors.vin ? services.adapters.forVin(user.vin) : undefined;
+  if (user.vin !== null && !errors.vin && !adapter) {
+    errors.vin = 'No vehicle manufacturer connected to this service makes the vehicle with this VIN.';
+  }
+  if (Object.keys(errors).length > 0 || !adapter || user.vin === null) {
+    const consumer = await services.store.consumers.get(record.consumerId);
+    errors.form = 'Please correct the details below.';
+    return { kind: 'portal', status: 400, view: portalView(services, record, consumer?.name ?? 'The data consumer', csrf, entered, errors), record };
+  }
+
+  const auth = manufacturerAuth(services.config, adapter);
+  const state = newSecret();
+  const pkce = newPkce();
+  const approved = await applyEvent(services.store, { consentId: record.consentId }, 'APPROVE', {
+    at: now,
+    notBefore: notBefore(now, services.config.CONSENT_CODE_TTL_S),
+    set: {
+      vin: user.vin,
+      firstName: user.firstName,
+      lastName: user.lastName,
+      email: user.email,
+      manufacturer: adapter.manifest.id,
+      // Consent given to the service is stored at once (spec 3); it is not active yet.
+      consentGivenAt: now.toISOString(),
+      oauthStateHash: state.hash,
+      pkceVerifierSealed: services.secrets.encrypt(pkce.verifier),
+    },
+  });
+  if (!approved) return wrongState(services, (await services.store.consents.get(record.consentId)) ?? record, 'an approval');
+  services.logger.info(
+    { consentId: approved.consentId, manufacturer: auth.manufacturerId, vin: services.secrets.pseudonym(user.vin) },
+    'consent approved at the portal; sending the user to the manufacturer',
+  );
+  const location = authorizationUrl(auth, { state: state.value, codeChallenge: pkce.challenge, scope: approved.dataItems, vin: user.vin });
+  return { kind: 'redirect', location, record: approved };
+}

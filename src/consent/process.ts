@@ -1,0 +1,32 @@
+import type { ConsentPatch, ConsentRecord, ConsentSelector, Store } from '../store/contract.ts';
+import { TRANSITIONS, type ConsentEvent } from './states.ts';
+
+export interface EventOptions {
+  at: Date;
+  /** Apply only if neither the last state change nor the consent is older than this. */
+  notBefore?: string;
+  errorCode?: string;
+  set?: ConsentPatch;
+}
+
+/**
+ * Applies one event of the state machine to a stored process: the store performs it as one
+ * conditional update guarded by the event's legal `from` states, so of two racing requests
+ * exactly one gets the updated record and the other gets null.
+ */
+export function applyEvent(
+  store: Store,
+  selector: ConsentSelector,
+  event: ConsentEvent,
+  opts: EventOptions,
+): Promise<ConsentRecord | null> {
+  const { from, to } = TRANSITIONS[event];
+  return store.consents.transition(selector, {
+    from,
+    to,
+    at: opts.at.toISOString(),
+    ...(opts.notBefore !== undefined ? { notBefore: opts.notBefore } : {}),
+    ...(opts.errorCode !== undefined ? { errorCode: opts.errorCode } : {}),
+    ...(opts.set ? { set: opts.set } : {}),
+  });
+}

@@ -1,0 +1,43 @@
+import cookie from '@fastify/cookie';
+import type { FastifyInstance } from 'fastify';
+import { handleCallback } from '../../consent/callback-flow.ts';
+import { checkPortalRequest } from '../../consent/portal-request.ts';
+import { decide, startProcess } from '../../consent/portal-flow.ts';
+import { ensureSession, sessionHash } from '../../consent/session.ts';
+import type { RouteOptions } from '../route-options.ts';
+import { sendErrorPage, sendOutcome } from './send-outcome.ts';
+
+/**
+ * The browser-facing part of the consent flow: the portal (GET and POST /provision) and the
+ * manufacturers' callbacks (GET /callback/:manufacturer). Server-rendered HTML that needs no
+ * JavaScript; every answer, errors included, carries the page security headers.
+ */
+export default async function consentPages(app: FastifyInstance, opts: RouteOptions): Promise<void> {
+  const { services } = opts;
+  const secure = services.config.consentUrl.startsWith('https:');
+  await app.register(cookie);
+
+  // Errors on these routes are pages, not the JSON error body of the API.
+  app.setErrorHandler((err: Error & { statusCode?: number }, request, reply) => {
+    const status = typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
+    if (status === 500) request.log.error({ err }, 'consent page failed');
+    return sendErrorPage(reply, status, status === 500 ? 'Something went wrong' : 'The request could not be read', 'Please start again from the application that sent you here.');
+  });
+
+  app.get('/provision', { schema: { hide: true } }, async (request, reply) => {
+    const check = await checkPortalRequest(services, request.query as Record<string, unknown>);
+    if (!check.ok) return sendErrorPage(reply, 400, 'This consent request is not valid', check.message);
+    const session = ensureSession(request, reply, secure);
+    return sendOutcome(services, reply, await startProcess(services, check.request, session));
+  });
+
+  app.post('/provision', { schema: { hide: true } }, async (request, reply) => {
+    const form = typeof request.body === 'object' && request.body !== null ? (request.body as Record<string, unknown>) : {};
+    return sendOutcome(services, reply, await decide(services, form, sessionHash(request, secure)));
+  });
+
+  app.get<{ Params: { manufacturer: string } }>('/callback/:manufacturer', { schema: { hide: true } }, async (request, reply) => {
+    const outcome = await handleCallback(services, request.params.manufacturer, request.query as Record<string, unknown>, sessionHash(request, secure));
+    return sendOutcome(services, reply, outcome);
+  });
+}
