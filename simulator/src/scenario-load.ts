@@ -20,7 +20,7 @@ export class ScenarioError extends Error {
 
 // ajv-formats is CommonJS with `exports.default`; unwrap once (see src/catalog/ajv.ts).
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as typeof addFormatsModule.default;
-const ajv = new Ajv({ allErrors: true, strict: true, strictTypes: false });
+const ajv = new Ajv({ allErrors: true, strict: true, strictTypes: false, discriminator: true });
 addFormats(ajv);
 const validate = ajv.compile<ScenarioFile>(scenarioSchema);
 

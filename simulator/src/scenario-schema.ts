@@ -61,11 +61,13 @@ const scheduleEntry = {
 
 const eventEntry = {
   type: 'object',
-  required: ['type', 'at'],
+  required: ['type'],
   properties: { type: { enum: ['CRASH', 'MANUAL_EMERGENCY_CALL', 'TELESERVICE_CALL'] } },
+  // The discriminator makes Ajv check only the branch `type` names, so errors are about that branch.
+  discriminator: { propertyName: 'type' },
   oneOf: [
     {
-      required: ['severity'],
+      required: ['at', 'severity'],
       additionalProperties: false,
       properties: {
         type: { const: 'CRASH' },
@@ -79,11 +81,12 @@ const eventEntry = {
       },
     },
     {
+      required: ['at'],
       additionalProperties: false,
       properties: { type: { const: 'MANUAL_EMERGENCY_CALL' }, at: timeOfDay, ...repeat },
     },
     {
-      required: ['reason'],
+      required: ['at', 'reason'],
       additionalProperties: false,
       properties: { type: { const: 'TELESERVICE_CALL' }, at: timeOfDay, ...repeat, reason: { type: 'string', minLength: 1 } },
     },

@@ -28,3 +28,21 @@ export const at = (iso: string): Date => new Date(iso);
 
 /** "HH:MM" of a sample's time (UTC). */
 export const hhmm = (m: TelemetryMessage): string => m.sampledAt.slice(11, 16);
+
+/** A small custom vehicle, as a data engineer would write it. */
+export const customScenario = {
+  vin: 'V1RTUALV1NC000042',
+  name: 'Custom: an electric delivery van on the Mannheim-Heidelberg road, with a teleservice call at noon',
+  powertrain: 'ELECTRIC',
+  route: 'mannheim-heidelberg',
+  driving: { cruiseKmh: 50 },
+  schedule: [
+    { activity: 'drive', from: '08:00', to: '12:00' },
+    { activity: 'charge', from: '12:00', to: '13:00', targetPct: 90, method: 'DIRECT' },
+    { activity: 'drive', from: '13:00', to: '17:00' },
+    { activity: 'charge', from: '18:00', to: '22:00', targetPct: 90 },
+  ],
+  energy: { capacity: 110, consumptionPer100Km: 22 },
+  events: [{ type: 'TELESERVICE_CALL', at: '12:00', reason: 'Tyre service' }],
+  signals: { 'lowVoltage.socPct': { min: 70, max: 75 }, 'brakes.padLifePct': { min: 20, max: 90, trend: 'falling', periodHours: 720 } },
+};
