@@ -97,6 +97,8 @@ export function createSqliteDataPointRepo(db: Database.Database): DataPointRepo 
 
   const insertTx = db.transaction((points: DataPoint[]): DataPoint[] => {
     const fresh: DataPoint[] = [];
+    // Only the newest new point per (vin, item) can move latest: one upsert per pair, not per point.
+    const newest = new Map<string, PointParams>();
     for (const p of points) {
       const row: PointParams = [
         p.vin,
@@ -109,9 +111,12 @@ export function createSqliteDataPointRepo(db: Database.Database): DataPointRepo 
       ];
       // A point already in history was already offered to latest when it first arrived.
       if (insertHistory.run(...row).changes === 0) continue;
-      upsertLatest.run(...row);
       fresh.push(p);
+      const pair = `${p.vin}\u0000${p.item}`;
+      const seen = newest.get(pair);
+      if (!seen || p.timestampMs > seen[2]) newest.set(pair, row);
     }
+    for (const row of newest.values()) upsertLatest.run(...row);
     return fresh;
   });
   const deleteVinTx = db.transaction((vin: string): number => {
