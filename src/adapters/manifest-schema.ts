@@ -34,10 +34,12 @@ export const manifestSchema = {
         {
           type: 'object',
           additionalProperties: false,
-          required: ['kind', 'signatureHeader'],
+          required: ['kind', 'signatureHeader', 'recordsField', 'typeField'],
           properties: {
             kind: { const: 'http' },
             signatureHeader: { type: 'string', pattern: '^[A-Za-z0-9-]+$' },
+            recordsField: { type: 'string', minLength: 1 },
+            typeField: { type: 'string', minLength: 1 },
             secretEnv: { type: 'string', pattern: '^[A-Z][A-Z0-9_]*$' },
             toleranceS: { type: 'integer', minimum: 1, maximum: 3600 },
           },

@@ -18,6 +18,9 @@ export type AdapterTransport =
       kind: 'http';
       /** Header carrying `t=<epoch s>,v1=<hex HMAC-SHA256>` of `${t}.${raw body}`. */
       signatureHeader: string;
+      /** The batch envelope: the body's field holding the list of records, and each record's type field. */
+      recordsField: string;
+      typeField: string;
       /** Environment variable holding the signing secret; unset: derived from SECRET_KEY. */
       secretEnv?: string;
       /** Largest accepted clock skew of the signature timestamp (replay window), seconds. */

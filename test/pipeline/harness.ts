@@ -13,15 +13,19 @@ import { defaultPaths, type Paths } from '../../src/services.ts';
 import type { Services } from '../../src/services.ts';
 import { createTestServices, type TestServices } from '../helpers/services.ts';
 
-/** Every harmonize job ever added under this test's prefix, whatever its state. */
-export async function harmonizeJobCount(services: Services): Promise<number> {
+/** Harmonize jobs under this test's prefix, per state. */
+export async function harmonizeJobCounts(services: Services): Promise<Record<string, number>> {
   const queue = new Queue(HARMONIZE_QUEUE, { connection: bullConnection(services.redisUrl, 'worker'), prefix: services.config.QUEUE_PREFIX });
   try {
-    const counts = await queue.getJobCounts('waiting', 'active', 'completed', 'failed', 'delayed', 'prioritized');
-    return Object.values(counts).reduce((a, b) => a + b, 0);
+    return await queue.getJobCounts('waiting', 'active', 'completed', 'failed', 'delayed', 'prioritized');
   } finally {
     await queue.close();
   }
+}
+
+/** Every harmonize job ever added under this test's prefix, whatever its state. */
+export async function harmonizeJobCount(services: Services): Promise<number> {
+  return Object.values(await harmonizeJobCounts(services)).reduce((a, b) => a + b, 0);
 }
 
 export const ROOT = defaultPaths().root;
