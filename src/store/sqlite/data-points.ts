@@ -153,6 +153,8 @@ export function createSqliteDataPointRepo(db: Database.Database): DataPointRepo 
         const n = purgeChunk.run(cutoffMs, PURGE_CHUNK).changes;
         total += n;
         if (n < PURGE_CHUNK) return total;
+        // Let this process's other work (and other processes' writers) in between chunks.
+        await new Promise((resolve) => setImmediate(resolve));
       }
     },
     async count() {

@@ -136,6 +136,14 @@ const suite: ConformanceSuite = (open: StoreFactory) => {
       expect(await dataPoints.deleteOlderThan(BASE)).toBe(0);
     });
 
+    it('retention erases a large backlog completely (more rows than one delete chunk)', async () => {
+      const { dataPoints } = ctx.store;
+      const many = Array.from({ length: 12_000 }, (_, i) => point(`WVWZZZ1JZXW${String(i % 40).padStart(6, '0')}`, `item${i % 5}`, i));
+      expect(await dataPoints.insertMany(many)).toHaveLength(12_000);
+      expect(await dataPoints.deleteOlderThan(BASE + 11_000_000)).toBe(11_000);
+      expect(await dataPoints.count()).toBe(1_000);
+    });
+
     it('20 concurrent overlapping batches from two processes: each point stored once, reported new once', async () => {
       const peer = await ctx.openPeer();
       const writers = [ctx.store, peer];
