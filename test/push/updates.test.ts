@@ -1,0 +1,74 @@
+import { Webhook } from 'standardwebhooks';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { DataPoint } from '../../src/store/contract.ts';
+import { startPushHarness, type PushHarness } from './harness.ts';
+import { crashPoint, S08 } from './helpers.ts';
+
+let h: PushHarness;
+afterEach(async () => h?.stop());
+
+const T0 = Date.parse('2026-06-01T12:00:00Z');
+
+function severity(offsetSeconds: number, value = 1): DataPoint {
+  const at = new Date(T0 + offsetSeconds * 1000).toISOString();
+  return { vin: S08, item: 'crashseverity', timestampMs: T0 + offsetSeconds * 1000, payload: { value, timestamp: at }, manufacturer: 'virtual', mappingVersion: 'test', receivedAt: at };
+}
+
+function voltage(offsetSeconds: number): DataPoint {
+  const at = new Date(T0 + offsetSeconds * 1000).toISOString();
+  return { vin: S08, item: 'batteryvoltage', timestampMs: T0 + offsetSeconds * 1000, payload: { value: 12.4, unit: 'V', timestamp: at }, manufacturer: 'virtual', mappingVersion: 'test', receivedAt: at };
+}
+
+const settle = () => new Promise((r) => setTimeout(r, 600));
+
+describe('update pushes of watched pull items', () => {
+  it('pushes a watched pull item at most once per minimum interval of data time; unwatched items never', async () => {
+    h = await startPushHarness({ webhook: { items: ['crashseverity'], minIntervalSeconds: 60 } });
+    await h.fanout.enqueue([severity(0), voltage(0)]);
+    await h.fanout.enqueue([severity(30)]);
+    await h.fanout.enqueue([severity(61, 2)]);
+    await h.receiver.waitFor(2);
+    await settle();
+    expect(h.receiver.requests).toHaveLength(2);
+    const bodies = h.receiver.requests.map((r) => {
+      expect(new Webhook(h.secret).verify(r.body, r.headers as Record<string, string>)).toBeTruthy();
+      return JSON.parse(r.body).inVehicleResponse.inVehicleData[0].response;
+    });
+    expect(bodies).toEqual(
+      expect.arrayContaining([
+        { crashseverity: { dataPoint: severity(0).payload } },
+        { crashseverity: { dataPoint: severity(61, 2).payload } },
+      ]),
+    );
+    const rows = await h.t.services.store.deliveries.list({ subscriptionId: h.consumer.subscriptionId, limit: 10 });
+    expect(rows.map((r) => r.kind)).toEqual(['update', 'update']);
+  });
+
+  it('a retried batch brings no second update push (the throttle admits the same point again, the row dedups it)', async () => {
+    h = await startPushHarness({ webhook: { items: ['crashseverity'], minIntervalSeconds: 60 } });
+    const batch = [severity(0), crashPoint(S08, new Date(T0))];
+    await h.fanout.enqueue(batch);
+    await h.receiver.waitFor(2);
+    await h.fanout.enqueue(batch);
+    await settle();
+    expect(h.receiver.requests).toHaveLength(2);
+  });
+
+  it('a webhook without items gets events only', async () => {
+    h = await startPushHarness();
+    await h.fanout.enqueue([severity(0), voltage(0), crashPoint(S08, new Date(T0))]);
+    await h.receiver.waitFor(1);
+    await settle();
+    expect(h.receiver.requests).toHaveLength(1);
+    expect(JSON.parse(h.receiver.requests[0]!.body).inVehicleResponse.inVehicleData[0].response).toHaveProperty('accidentautomatic');
+  });
+
+  it('stops update pushes for an unconsented vehicle too', async () => {
+    h = await startPushHarness({ seed: false, webhook: { items: ['crashseverity'] } });
+    const { seedVehicle } = await import('./helpers.ts');
+    await seedVehicle(h.t.services, h.consumer.subscriptionId, S08);
+    await h.fanout.enqueue([severity(0)]);
+    await settle();
+    expect(h.receiver.requests).toHaveLength(0);
+  });
+});
