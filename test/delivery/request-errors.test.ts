@@ -19,7 +19,7 @@ describe('delivery whole-request errors', () => {
 
   async function post(body: unknown, headers: Record<string, string> = c.headers) {
     const res = await t.app.inject({ method: 'POST', url, headers, payload: body as object });
-    return { status: res.statusCode, type: res.headers['content-type'], body: res.json() };
+    return { status: res.statusCode, type: String(res.headers['content-type']), body: res.json() };
   }
 
   const expectError = (
@@ -81,7 +81,7 @@ describe('delivery whole-request errors', () => {
 
   it('malformed bodies', async () => {
     const res = await t.app.inject({ method: 'POST', url, headers: { ...c.headers, 'content-type': 'application/json' }, payload: '{"version": "1.0",' });
-    expectError({ status: res.statusCode, type: res.headers['content-type'], body: res.json() }, 400, 'Bad request, the request body is not valid JSON.');
+    expectError({ status: res.statusCode, type: String(res.headers['content-type']), body: res.json() }, 400, 'Bad request, the request body is not valid JSON.');
     const noVersion = await post({ vehicles: ok.vehicles, dataItems: ['batteryvoltage'] });
     expect(noVersion.status).toBe(400);
     expect(noVersion.body).toMatchObject({ reasonCode: 'CAR.400', url, method: 'POST' });

@@ -49,12 +49,12 @@ describe('vehicle management', () => {
     const res = await put('activate', VIRTUAL);
     expect(res.statusCode).toBe(202);
     expect(res.json()).toEqual(VIRTUAL.map((vin) => ({ vin, status: 'PENDING_ACTIVATION' })));
-    const after = await until(list, (l: { status: string }[]) => l.filter((v) => v.status === 'ACTIVATED').length === 13);
+    const after: { vin: string; status: string }[] = await until(list, (l: { vin: string; status: string }[]) => l.filter((v) => v.status === 'ACTIVATED').length === 13);
     expect(after).toHaveLength(13);
     for (const v of after) {
       expect(v).toEqual({ vin: expect.any(String), status: 'ACTIVATED', manufacturer: 'virtual', updatedAt: expect.any(String) });
     }
-    expect(after.map((v: { vin: string }) => v.vin).sort()).toEqual([...VIRTUAL].sort());
+    expect(after.map((v) => v.vin).sort()).toEqual([...VIRTUAL].sort());
   });
 
   it('answers INCAPABLE for a VIN the virtual manufacturer does not have, and at once for an unclaimed VIN', async () => {

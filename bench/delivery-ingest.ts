@@ -1,0 +1,57 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { openSqliteStore } from '../src/store/sqlite/open.ts';
+import type { DataPoint } from '../src/store/contract.ts';
+import { BENCH_ITEM_NAMES, benchPayload } from './delivery-payloads.ts';
+
+/**
+ * Background ingestion for the delivery benchmark: a worker thread with its own connection to
+ * the same SQLite file writes batches of harmonized data points (insertMany, as the pipeline
+ * does) at a fixed rate, for the benchmark's VINs and a crowd of others, until told to stop.
+ */
+export interface IngestSpec {
+  file: string;
+  vins: string[];
+  pointsPerSecond: number;
+  batchSize: number;
+}
+
+async function run(spec: IngestSpec): Promise<void> {
+  const store = openSqliteStore(spec.file);
+  let stop = false;
+  let written = 0;
+  let clockMs = Date.now();
+  let seed = 0;
+  parentPort!.on('message', (m: { stop?: boolean }) => {
+    if (m.stop) stop = true;
+  });
+  const intervalMs = (spec.batchSize / spec.pointsPerSecond) * 1000;
+  const started = performance.now();
+  while (!stop) {
+    const t0 = performance.now();
+    const batch: DataPoint[] = [];
+    clockMs += 1;
+    for (let i = 0; i < spec.batchSize; i++) {
+      const vin = spec.vins[seed % spec.vins.length]!;
+      const item = BENCH_ITEM_NAMES[Math.floor(seed / spec.vins.length) % BENCH_ITEM_NAMES.length]!;
+      seed++;
+      batch.push({
+        vin,
+        item,
+        timestampMs: clockMs,
+        payload: benchPayload(item, clockMs, seed),
+        manufacturer: 'virtual',
+        mappingVersion: 'bench',
+        receivedAt: new Date().toISOString(),
+      });
+    }
+    await store.dataPoints.insertMany(batch);
+    written += batch.length;
+    const spent = performance.now() - t0;
+    await new Promise((r) => setTimeout(r, Math.max(0, intervalMs - spent)));
+  }
+  const seconds = (performance.now() - started) / 1000;
+  await store.close();
+  parentPort!.postMessage({ written, perSecond: written / seconds });
+}
+
+if (parentPort && workerData?.ingest) void run(workerData.ingest as IngestSpec);

@@ -1,0 +1,89 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { Pool } from 'undici';
+
+/**
+ * A small closed-loop HTTP load generator on undici (autocannon is not installed): `connections`
+ * loops each send a request, wait for the whole answer, record the latency and send the next.
+ * Runs in a worker thread so it does not share the server's event loop.
+ */
+export interface LoadSpec {
+  origin: string;
+  method: 'GET' | 'POST';
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+  connections: number;
+  warmupMs: number;
+  durationMs: number;
+  /** Status every answer must have; anything else is counted as an error. */
+  expectStatus: number;
+}
+
+export interface LoadResult {
+  requests: number;
+  errors: number;
+  perSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  firstError?: string;
+}
+
+function percentile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
+  const pool = new Pool(spec.origin, { connections: spec.connections, pipelining: 1 });
+  const latencies: number[] = [];
+  let errors = 0;
+  let firstError: string | undefined;
+  let measuring = false;
+  let stop = false;
+
+  async function loop(): Promise<void> {
+    while (!stop) {
+      const t0 = performance.now();
+      try {
+        const res = await pool.request({ method: spec.method, path: spec.path, headers: spec.headers, body: spec.body ?? null });
+        const text = await res.body.text();
+        if (res.statusCode !== spec.expectStatus) {
+          errors++;
+          firstError ??= `${res.statusCode} ${text.slice(0, 200)}`;
+        }
+      } catch (err) {
+        errors++;
+        firstError ??= (err as Error).message;
+      }
+      if (measuring) latencies.push(performance.now() - t0);
+    }
+  }
+
+  const loops = Array.from({ length: spec.connections }, () => loop());
+  await new Promise((r) => setTimeout(r, spec.warmupMs));
+  measuring = true;
+  const started = performance.now();
+  await new Promise((r) => setTimeout(r, spec.durationMs));
+  measuring = false;
+  const elapsed = performance.now() - started;
+  stop = true;
+  await Promise.all(loops);
+  await pool.close();
+  const sorted = Float64Array.from(latencies).sort();
+  return {
+    requests: latencies.length,
+    errors,
+    perSecond: latencies.length / (elapsed / 1000),
+    p50Ms: percentile(sorted, 50),
+    p99Ms: percentile(sorted, 99),
+    ...(firstError ? { firstError } : {}),
+  };
+}
+
+if (parentPort && workerData?.load) {
+  const port = parentPort;
+  runLoad(workerData.load as LoadSpec).then(
+    (result) => port.postMessage({ result }),
+    (err: Error) => port.postMessage({ error: err.message }),
+  );
+}

@@ -1,0 +1,43 @@
+/**
+ * Profiling aid for the delivery hot path: seeds like bench/delivery.ts and times N in-process
+ * requests (app.inject, no sockets), printing the mean per request. Run with --cpu-prof to see
+ * where the time goes: `npx tsx --cpu-prof --cpu-prof-dir=/tmp/prof bench/delivery-profile.ts`.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildApp } from '../src/app.ts';
+import { loadConfig } from '../src/config.ts';
+import { createLogger } from '../src/logger.ts';
+import { startPrivateRedis } from '../src/runtime/private-redis.ts';
+import { closeServices, createServices } from '../src/services.ts';
+import { seedBench, BENCH_VINS } from './delivery-seed.ts';
+import { BENCH_ITEM_NAMES } from './delivery-payloads.ts';
+
+const N = Number(process.env.PROFILE_REQUESTS ?? 2000);
+const redis = process.env.REDIS_URL ? null : await startPrivateRedis();
+const redisUrl = process.env.REDIS_URL ?? redis!.url;
+const dataDir = mkdtempSync(join(tmpdir(), 'cvd-prof-'));
+const config = loadConfig({
+  DATA_DIR: dataDir, REDIS_URL: redisUrl, QUEUE_PREFIX: `prof${randomUUID().slice(0, 6)}`, LOG_LEVEL: 'warn',
+  DEMO_SEED: 'false', SIMULATOR: 'off', RATE_LIMIT_SUBSCRIPTION_MAX: '100000000', RATE_LIMIT_VEHICLE_MAX: '100000000',
+});
+const services = await createServices(config, createLogger({ level: 'warn', pretty: false }), redisUrl);
+const headers = await seedBench(services);
+const app = await buildApp(services);
+const payload = { version: '1.0', vehicles: BENCH_VINS.map((value) => ({ identifier: { type: 'VIN', value } })), dataItems: BENCH_ITEM_NAMES };
+for (let i = 0; i < 200; i++) await app.inject({ method: 'POST', url: '/delivery/v1/in-vehicle', headers, payload });
+const hello = (await import('fastify')).default({ logger: false });
+hello.get('/', async () => ({ hello: 'world' }));
+for (let i = 0; i < 200; i++) await hello.inject({ method: 'GET', url: '/' });
+const h0 = performance.now();
+for (let i = 0; i < N; i++) await hello.inject({ method: 'GET', url: '/' });
+console.log(`${((performance.now() - h0) / N).toFixed(3)} ms per hello-world request (same loop)`);
+const t0 = performance.now();
+for (let i = 0; i < N; i++) await app.inject({ method: 'POST', url: '/delivery/v1/in-vehicle', headers, payload });
+console.log(`${((performance.now() - t0) / N).toFixed(3)} ms per request (${N} sequential in-process requests)`);
+await app.close();
+await closeServices(services);
+await redis?.stop();
+rmSync(dataDir, { recursive: true, force: true });

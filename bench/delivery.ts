@@ -1,0 +1,108 @@
+/**
+ * `npm run bench:delivery`: requests of 10 VINs × 20 items against POST /delivery/v1/in-vehicle
+ * with ingestion running (a worker thread writing data points into the same store), next to a
+ * Fastify hello-world baseline measured in the same run with the same load generator.
+ * Targets (reference/performance.md): ≥ 25 % of the hello-world rate, p99 ≤ 20 ms.
+ *
+ * Settings: BENCH_SECONDS (measured seconds per phase, default 10), BENCH_CONNECTIONS (default 8),
+ * BENCH_INGEST_RATE (data points/s written meanwhile, default 5000), REDIS_URL (default: a
+ * private redis-server).
+ */
+import Fastify from 'fastify';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { buildApp } from '../src/app.ts';
+import { loadConfig } from '../src/config.ts';
+import { createLogger } from '../src/logger.ts';
+import { startPrivateRedis } from '../src/runtime/private-redis.ts';
+import { closeServices, createServices } from '../src/services.ts';
+import type { LoadResult, LoadSpec } from './delivery-load.ts';
+import type { IngestSpec } from './delivery-ingest.ts';
+import { BENCH_ITEM_NAMES } from './delivery-payloads.ts';
+import { BENCH_VINS, seedBench } from './delivery-seed.ts';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8);
+const INGEST_RATE = Number(process.env.BENCH_INGEST_RATE ?? 5000);
+/** A worker thread running a TypeScript file: tsx's loader is registered first, then the file is imported. */
+function tsWorker(file: string, workerData: unknown): Worker {
+  const url = new URL(file, import.meta.url).href;
+  const boot = `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(url)}); })`;
+  return new Worker(boot, { eval: true, workerData });
+}
+const CROWD = Array.from({ length: 490 }, (_, i) => `V1RTUALV1NC${String(i).padStart(6, '0')}`);
+
+function load(spec: LoadSpec): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    const w = tsWorker('./delivery-load.ts', { load: spec });
+    w.once('message', (m: { result?: LoadResult; error?: string }) => {
+      void w.terminate();
+      if (m.result) resolve(m.result);
+      else reject(new Error(m.error));
+    });
+    w.once('error', reject);
+  });
+}
+
+const fmt = (r: LoadResult) =>
+  `${r.perSecond.toFixed(0).padStart(7)} req/s  p50 ${r.p50Ms.toFixed(2).padStart(6)} ms  p99 ${r.p99Ms.toFixed(2).padStart(6)} ms  (${r.requests} requests, ${r.errors} errors)`;
+
+async function main(): Promise<void> {
+  const redis = process.env.REDIS_URL ? null : await startPrivateRedis();
+  const redisUrl = process.env.REDIS_URL ?? redis!.url;
+  const dataDir = mkdtempSync(join(tmpdir(), 'cvd-bench-'));
+  const config = loadConfig({
+    DATA_DIR: dataDir, REDIS_URL: redisUrl, QUEUE_PREFIX: `bench${randomUUID().slice(0, 6)}`, LOG_LEVEL: 'warn',
+    DEMO_SEED: 'false', SIMULATOR: 'off', RATE_LIMIT_SUBSCRIPTION_MAX: '100000000', RATE_LIMIT_VEHICLE_MAX: '100000000',
+  });
+  const services = await createServices(config, createLogger({ level: 'warn', pretty: false }), redisUrl);
+  try {
+    const headers = await seedBench(services);
+    const body = JSON.stringify({ version: '1.0', vehicles: BENCH_VINS.map((value) => ({ identifier: { type: 'VIN', value } })), dataItems: BENCH_ITEM_NAMES });
+    const common = { connections: CONNECTIONS, warmupMs: 2000, durationMs: SECONDS * 1000, expectStatus: 200 };
+
+    const hello = Fastify({ logger: false });
+    hello.get('/', async () => ({ hello: 'world' }));
+    const helloOrigin = await hello.listen({ port: 0, host: '127.0.0.1' });
+    console.log(`hello-world baseline: ${SECONDS} s, ${CONNECTIONS} connections ...`);
+    const baseline = await load({ ...common, origin: helloOrigin, method: 'GET', path: '/', headers: {} });
+    await hello.close();
+
+    const app = await buildApp(services);
+    const origin = await app.listen({ port: 0, host: '127.0.0.1' });
+    const check = await app.inject({ method: 'POST', url: '/delivery/v1/in-vehicle', headers, payload: body });
+    const entries = check.json().inVehicleData as { response?: Record<string, { dataPoint?: unknown }> }[];
+    const served = entries.reduce((n, e) => n + Object.values(e.response ?? {}).filter((r) => r.dataPoint).length, 0);
+    if (check.statusCode !== 200 || served !== 200) throw new Error(`sanity check failed: ${check.statusCode}, ${served} data points`);
+
+    const ingest = tsWorker('./delivery-ingest.ts', {
+      ingest: { file: join(dataDir, 'store.sqlite'), vins: [...BENCH_VINS, ...CROWD], pointsPerSecond: INGEST_RATE, batchSize: 250 } satisfies IngestSpec,
+    });
+    console.log(`delivery (10 VINs × 20 items, ingestion at ${INGEST_RATE} points/s): ${SECONDS} s, ${CONNECTIONS} connections ...`);
+    const delivery = await load({ ...common, origin, method: 'POST', path: '/delivery/v1/in-vehicle', headers, body });
+    const ingested = await new Promise<{ written: number; perSecond: number }>((resolve) => {
+      ingest.once('message', resolve);
+      ingest.postMessage({ stop: true });
+    });
+    await ingest.terminate();
+    await app.close();
+
+    const ratio = delivery.perSecond / baseline.perSecond;
+    console.log('');
+    console.log(`hello-world  ${fmt(baseline)}`);
+    console.log(`delivery     ${fmt(delivery)}`);
+    console.log(`ingestion    ${ingested.perSecond.toFixed(0)} data points/s written meanwhile (${ingested.written} in all)`);
+    console.log(`ratio        ${(ratio * 100).toFixed(1)} % of hello-world (target ≥ 25 %): ${ratio >= 0.25 ? 'met' : 'NOT met'}`);
+    console.log(`p99          ${delivery.p99Ms.toFixed(2)} ms (target ≤ 20 ms): ${delivery.p99Ms <= 20 ? 'met' : 'NOT met'}`);
+    if (delivery.firstError) console.log(`first error: ${delivery.firstError}`);
+  } finally {
+    await closeServices(services);
+    await redis?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();
