@@ -9,7 +9,7 @@ import { messageTypeOf, topicMatcher } from './topics.ts';
 
 /**
  * The subscriber on an external broker (MQTT_URL): a persistent session (fixed client id,
- * clean: false) subscribed at QoS 1 to every MQTT adapter's topics. A message is acknowledged
+ * clean: false, MQTT 5 with a session expiry) subscribed at QoS 1 to every MQTT adapter's topics. A message is acknowledged
  * only after its durable enqueue (mqtt.js `customHandleAcks`); when the queue refuses it, no
  * PUBACK is sent and the connection is dropped, so the broker delivers it again on reconnect.
  *
@@ -18,6 +18,9 @@ import { messageTypeOf, topicMatcher } from './topics.ts';
  * trip per message. Manufacturers' own authentication and topic rights are the external
  * broker's job (its ACLs).
  */
+/** How long the broker keeps the session (and queues our messages) while we are away: a week. */
+const SESSION_EXPIRY_S = 7 * 24 * 3600;
+
 export async function startExternalSubscriber(
   services: Services,
   mqttUrl: string,
@@ -33,7 +36,11 @@ export async function startExternalSubscriber(
 
   const client = mqtt.connect(mqttUrl, {
     clientId: opts.clientId ?? config.MQTT_CLIENT_ID ?? `${config.QUEUE_PREFIX}-ingest`,
+    // customHandleAcks needs MQTT 5 in mqtt.js; with it, clean: false only keeps the session
+    // across a disconnect when it has an expiry interval.
+    protocolVersion: 5,
     clean: false,
+    properties: { sessionExpiryInterval: SESSION_EXPIRY_S },
     reconnectPeriod: 1000,
     connectTimeout: 10_000,
     customHandleAcks(topic, payload, _packet, done) {

@@ -1,0 +1,76 @@
+import mqtt, { type MqttClient } from 'mqtt';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startExternalSubscriber } from '../../src/adapters/mqtt/subscriber.ts';
+import { startPrivateRedis, type PrivateRedis } from '../../src/runtime/private-redis.ts';
+import { fixture, startHarness, waitFor, type Harness } from './harness.ts';
+import { startMosquitto, type PrivateMosquitto } from './mosquitto.ts';
+
+/** An external broker (MQTT_URL): a real mosquitto, the pipeline's persistent QoS 1 subscriber. */
+describe('external MQTT broker (MQTT_URL)', () => {
+  let h: Harness | undefined;
+  let broker: PrivateMosquitto | undefined;
+  let redis: PrivateRedis | undefined;
+  let publisher: MqttClient | undefined;
+  afterEach(async () => {
+    publisher?.end(true);
+    await h?.stop();
+    await broker?.stop();
+    await redis?.stop();
+    h = broker = redis = publisher = undefined;
+  });
+
+  async function subscribe(harness: Harness, url: string) {
+    const sub = await startExternalSubscriber(harness.services, url);
+    await waitFor(() => sub.client.connected, 5_000, 'subscriber connected');
+    // The SUBACK follows the CONNACK; a publish before it would find no subscription.
+    await new Promise((r) => setTimeout(r, 200));
+    return sub;
+  }
+
+  async function setUp(env: Record<string, string> = {}) {
+    broker = await startMosquitto();
+    h = await startHarness({ broker: false, env: { MQTT_URL: broker.url, ...env } });
+    h.running.push(await subscribe(h, broker.url));
+    publisher = await mqtt.connectAsync(broker.url, { reconnectPeriod: 0 });
+    return h;
+  }
+
+  it('stores a message published to the external broker as catalog-valid points with provenance', async () => {
+    const { services } = await setUp();
+    await publisher!.publishAsync('virtual/v1/V1RTUALV1N0000003/telemetry', fixture('virtual', 'virtual.telemetry.electric.json'), { qos: 1 });
+    await waitFor(async () => (await services.store.dataPoints.count()) === 30, 10_000, '30 points');
+    const points = await services.store.dataPoints.latest(['V1RTUALV1N0000003'], services.catalog.list().map((e) => e.technicalName));
+    for (const p of points) {
+      expect(services.catalog.validate(p.item, p.payload)).toEqual({ valid: true });
+      expect(p.manufacturer).toBe('virtual');
+      expect(p.mappingVersion).toMatch(/^telemetry\.jsonata@[0-9a-f]{12}$/);
+    }
+    expect(services.readiness.has('mqtt-subscriber')).toBe(true);
+    await services.readiness.get('mqtt-subscriber')!();
+  });
+
+  it('does not acknowledge while the queue is down; the broker redelivers and the message is stored once', async () => {
+    redis = await startPrivateRedis();
+    const port = redis.port;
+    const { services } = await setUp({ REDIS_URL: redis.url });
+    await redis.stop();
+    await publisher!.publishAsync('virtual/v1/V1RTUALV1N0000S08/event', fixture('virtual', 'virtual.event.crash.json'), { qos: 1 });
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(await services.store.dataPoints.count()).toBe(0);
+    redis = await startPrivateRedis({ port });
+    await waitFor(async () => (await services.store.dataPoints.count()) === 10, 40_000, '10 points');
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await services.store.dataPoints.count()).toBe(10);
+  }, 60_000);
+
+  it('keeps its session: messages published while the subscriber is away are stored when it is back', async () => {
+    const { services } = await setUp();
+    const sub = h!.running.pop()!;
+    await sub.close();
+    await publisher!.publishAsync('virtual/v1/V1RTUALV1N0000S09/event', fixture('virtual', 'virtual.event.manual-call.json'), { qos: 1 });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await services.store.dataPoints.count()).toBe(0);
+    h!.running.push(await subscribe(h!, broker!.url));
+    await waitFor(async () => (await services.store.dataPoints.count()) === 1, 10_000, 'the manual call');
+  });
+});
