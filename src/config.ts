@@ -135,6 +135,8 @@ export const DEFINITIONS = {
   ADMIN_TOKEN: def('', optionalStr, 'Bearer token for /admin/v1/*. The admin API is disabled when unset.'),
   BODY_LIMIT_BYTES: def('1048576', int(1024, 64 * 1024 * 1024), 'Largest accepted request body; larger ones get 413.'),
   REQUEST_TIMEOUT_MS: def('30000', int(1000), 'Time after which a slow HTTP request is cut off.'),
+  HTTP_HEADERS_TIMEOUT_MS: def('10000', int(1000), 'Time a client has to send the request headers (guards against slow-header attacks); capped at REQUEST_TIMEOUT_MS.'),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: def('72000', int(1000), 'How long an idle keep-alive connection stays open (longer than common load balancers\' 60 s idle timeout).'),
   // --- Process
   ROLES: def('all', roles, 'What this process runs: "all", or a list of api, broker, pipeline, push, simulator.'),
   LOG_LEVEL: def('info', oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const), 'pino log level.'),
@@ -155,6 +157,7 @@ export const DEFINITIONS = {
   MONGO_URL: def('', url(['mongodb:', 'mongodb+srv:']), 'Use MongoDB as the store. Default: embedded SQLite in DATA_DIR.'),
   MONGO_DB: def('cvd', str, 'MongoDB database name.'),
   HISTORY_RETENTION_DAYS: def('90', int(1), 'Data points older than this are purged.'),
+  HISTORY_PURGE_INTERVAL_S: def('3600', int(1), 'How often the pipeline role purges data points older than HISTORY_RETENTION_DAYS.'),
   // --- MQTT
   MQTT_URL: def('', url(['mqtt:', 'mqtts:', 'tcp:', 'ws:', 'wss:']), 'External broker to use instead of the embedded one.'),
   MQTT_HOST: def('127.0.0.1', str, 'Listen address of the embedded broker.'),
