@@ -149,4 +149,6 @@ export interface ConsentRepo {
   activeVins(subscriptionId: string, vins: string[]): Promise<Set<string>>;
   /** shared: GDPR erasure of every consent process of the VIN. Returns how many. */
   deleteByVin(vin: string): Promise<number>;
+  /** shared: GDPR erasure of the VIN's consent processes in one subscription. Returns how many. */
+  deleteBySubscriptionAndVin(subscriptionId: string, vin: string): Promise<number>;
 }

@@ -38,4 +38,6 @@ export interface VehicleRepo {
   ): Promise<VehicleActivation | null>;
   /** Removes every row of the VIN (GDPR erasure). Returns how many. */
   deleteByVin(vin: string): Promise<number>;
+  /** Removes the VIN's row in one subscription (GDPR erasure scoped to a subscription). Returns how many. */
+  deleteBySubscriptionAndVin(subscriptionId: string, vin: string): Promise<number>;
 }

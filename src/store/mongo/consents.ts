@@ -109,5 +109,9 @@ export async function createMongoConsentRepo(db: Db): Promise<ConsentRepo> {
       const res = await col.deleteMany({ vin });
       return res.deletedCount;
     },
+    async deleteBySubscriptionAndVin(subscriptionId, vin) {
+      const res = await col.deleteMany({ subscriptionId, vin });
+      return res.deletedCount;
+    },
   };
 }

@@ -52,5 +52,8 @@ export async function createMongoVehicleRepo(db: Db): Promise<VehicleRepo> {
     async deleteByVin(vin) {
       return (await vehicles.deleteMany({ vin })).deletedCount;
     },
+    async deleteBySubscriptionAndVin(subscriptionId, vin) {
+      return (await vehicles.deleteMany({ subscriptionId, vin })).deletedCount;
+    },
   });
 }

@@ -145,6 +145,7 @@ export function createSqliteConsentRepo(db: Database.Database): ConsentRepo {
      ORDER BY activated_at DESC, consent_id LIMIT 1`,
   );
   const delByVin = db.prepare<[string]>('DELETE FROM consents WHERE vin = ?');
+  const delBySubVin = db.prepare<[string, string]>('DELETE FROM consents WHERE subscription_id = ? AND vin = ?');
 
   // Statements differ by the patch's fields and the number of `from` states; cache each shape.
   const transitionCache = new Map<string, Database.Statement>();
@@ -271,6 +272,9 @@ export function createSqliteConsentRepo(db: Database.Database): ConsentRepo {
     },
     async deleteByVin(vin) {
       return delByVin.run(vin).changes;
+    },
+    async deleteBySubscriptionAndVin(subscriptionId, vin) {
+      return delBySubVin.run(subscriptionId, vin).changes;
     },
   };
 }

@@ -59,6 +59,7 @@ export function createSqliteVehicleRepo(db: Database.Database): VehicleRepo {
      RETURNING *`,
   );
   const deleteVin = db.prepare<[string]>('DELETE FROM vehicles WHERE vin = ?');
+  const deleteSubVin = db.prepare<[string, string]>('DELETE FROM vehicles WHERE subscription_id = ? AND vin = ?');
 
   return guardSqliteRepo<VehicleRepo>({
     async upsert(vehicle) {
@@ -81,6 +82,9 @@ export function createSqliteVehicleRepo(db: Database.Database): VehicleRepo {
     },
     async deleteByVin(vin) {
       return deleteVin.run(vin).changes;
+    },
+    async deleteBySubscriptionAndVin(subscriptionId, vin) {
+      return deleteSubVin.run(subscriptionId, vin).changes;
     },
   });
 }

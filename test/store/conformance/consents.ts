@@ -209,6 +209,18 @@ const suite: ConformanceSuite = (open: StoreFactory) => {
       expect(await ctx.store.consents.get(other.consentId)).toEqual(other);
       expect(await ctx.store.consents.deleteByVin('V1RTUALV1N0000001')).toBe(0);
     });
+
+    it('erases the processes of a VIN in one subscription only', async () => {
+      const mine = record({ state: 'ACTIVE' });
+      const otherSub = record({ subscriptionId: 'sub-b', state: 'ACTIVE' });
+      const otherVin = record({ vin: 'V1RTUALV1N0000002' });
+      for (const r of [mine, record(), otherSub, otherVin]) await ctx.store.consents.create(r);
+      expect(await ctx.store.consents.deleteBySubscriptionAndVin(mine.subscriptionId, 'V1RTUALV1N0000001')).toBe(2);
+      expect(await ctx.store.consents.get(mine.consentId)).toBeNull();
+      expect(await ctx.store.consents.get(otherSub.consentId)).toEqual(otherSub);
+      expect(await ctx.store.consents.get(otherVin.consentId)).toEqual(otherVin);
+      expect(await ctx.store.consents.deleteBySubscriptionAndVin(mine.subscriptionId, 'V1RTUALV1N0000001')).toBe(0);
+    });
   });
 };
 

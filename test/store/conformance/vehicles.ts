@@ -101,6 +101,18 @@ const suite: ConformanceSuite = (open: StoreFactory) => {
       expect(await vehicles.deleteByVin(VIN)).toBe(0);
     });
 
+    it('erases a VIN in one subscription only', async () => {
+      const { vehicles } = ctx.store;
+      await vehicles.upsert(vehicle());
+      await vehicles.upsert(vehicle({ subscriptionId: 's-2' }));
+      await vehicles.upsert(vehicle({ vin: 'WVWZZZ1JZXW000002' }));
+      expect(await vehicles.deleteBySubscriptionAndVin('s-1', VIN)).toBe(1);
+      expect(await vehicles.get('s-1', VIN)).toBeNull();
+      expect(await vehicles.get('s-2', VIN)).toEqual(vehicle({ subscriptionId: 's-2' }));
+      expect(await vehicles.get('s-1', 'WVWZZZ1JZXW000002')).not.toBeNull();
+      expect(await vehicles.deleteBySubscriptionAndVin('s-1', VIN)).toBe(0);
+    });
+
     it('has a unique index on (subscription id, vin)', async () => {
       await ctx.store.vehicles.listByVin(VIN);
       expect(hasUnique(await ctx.uniqueIndexes(), 'vehicles', ['subscription_id', 'vin'])).toBe(true);
