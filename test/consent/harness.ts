@@ -15,7 +15,17 @@ export async function startLiveApp(opts: { env?: Record<string, string>; clock?:
   const origin = `http://127.0.0.1:${port}`;
   const t = await createTestApp({ env: { PUBLIC_URL: origin, PORT: String(port), HOST: '127.0.0.1', ...opts.env }, ...(opts.clock ? { clock: opts.clock } : {}) });
   await t.app.listen({ port, host: '127.0.0.1' });
-  return { ...t, origin };
+  return {
+    ...t,
+    origin,
+    async cleanup() {
+      // fetch's pool may hold a connection that never sent a request; Node's server.close()
+      // waits for those (they are not "idle"), so drop every connection once the test is over.
+      const closing = t.cleanup();
+      t.app.server.closeAllConnections();
+      await closing;
+    },
+  };
 }
 
 export const VIN = 'V1RTUALV1N0000001';

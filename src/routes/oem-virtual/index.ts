@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { Socket } from 'node:net';
 import { pageHeaders } from '../../consent/pages/headers.ts';
 import { renderMessagePage } from '../../consent/pages/message-page.ts';
 import { renderAuthorizePage, type AuthorizeView } from '../../oem-virtual/authorize-page.ts';
@@ -22,6 +23,12 @@ export default async function routes(app: FastifyInstance, opts: RouteOptions): 
   const { services } = opts;
   const realm = realmAt(services, app.prefix);
   const prefix = services.config.QUEUE_PREFIX;
+
+  // Requests held by the `timeout` fault; released when the app closes so closing never waits.
+  const held = new Set<() => void>();
+  app.addHook('preClose', async () => {
+    for (const release of held) release();
+  });
 
   app.setErrorHandler((err: Error & { statusCode?: number }, request, reply) => {
     const status = typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
@@ -71,19 +78,34 @@ export default async function routes(app: FastifyInstance, opts: RouteOptions): 
       return;
     }
     if (fault === 'timeout') {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, TIMEOUT_FAULT_HOLD_MS);
-        request.raw.socket.once('close', () => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-      if (request.raw.socket.destroyed) return reply.hijack();
-      return reply.code(503).send({ error: 'temporarily_unavailable' });
+      // Never answers: after the client gave up (or the hold ends) the connection is dropped.
+      await holdUntilGone(request.raw.socket, held);
+      reply.hijack();
+      request.raw.socket.destroy();
+      return;
     }
     const body = (typeof request.body === 'object' && request.body !== null ? request.body : {}) as Record<string, unknown>;
     const result = await exchange(services.redis, prefix, realm, body, request.headers.authorization);
     return reply.code(result.status).headers({ 'cache-control': 'no-store', pragma: 'no-cache' }).send(result.body);
+  });
+}
+
+/** Waits until the client gives up (its socket ends), the app closes, or the hold time ends. */
+function holdUntilGone(socket: Socket, held: Set<() => void>): Promise<void> {
+  if (socket.destroyed) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const release = () => {
+      clearTimeout(timer);
+      socket.off('end', release);
+      socket.off('close', release);
+      held.delete(release);
+      resolve();
+    };
+    const timer = setTimeout(release, TIMEOUT_FAULT_HOLD_MS);
+    // The client's FIN arrives as 'end' (the server keeps half-open sockets to answer), 'close' after.
+    socket.once('end', release);
+    socket.once('close', release);
+    held.add(release);
   });
 }
 
