@@ -1,8 +1,8 @@
 import { ApiError, apiErrors } from '../errors.ts';
 import { isValidVin } from '../management/vin.ts';
-import type { RateLimits } from '../rate-limit/limits.ts';
+import type { VehicleLimits } from '../rate-limit/limits.ts';
 import type { Services } from '../services.ts';
-import type { Subscription } from '../store/contract.ts';
+import type { HistoryQuery, Subscription } from '../store/contract.ts';
 import { VEHICLE_ERRORS } from './error-codes.ts';
 import { checkVehicleAccess } from './vehicle-access.ts';
 
@@ -47,21 +47,32 @@ function pageSize(raw: string | undefined): number {
  * per-vehicle limit. Being a single-vehicle call, the vehicle-level outcomes become whole-request
  * errors: 903 → 404, 905 → 403, 906 → 429 with Retry-After, 907 → 503.
  */
-export async function readHistory(
-  services: Services,
-  limits: RateLimits,
-  subscription: Subscription,
-  params: HistoryParams,
-): Promise<HistoryResponse> {
+/** The whole-request checks of a history call; the query, ready for the store. */
+export function checkHistoryParams(subscription: Subscription, catalog: Services['catalog'], params: HistoryParams): HistoryQuery {
   const { vin, item } = params;
   if (!isValidVin(vin)) throw apiErrors.badRequest(VEHICLE_ERRORS['CAR.VE.901']);
-  if (!subscription.dataItems.includes(item) || !services.catalog.get(item)) throw apiErrors.itemsNotCovered([item]);
+  if (!subscription.dataItems.includes(item) || !catalog.get(item)) throw apiErrors.itemsNotCovered([item]);
   const fromMs = instant('from', params.from);
   const toMs = instant('to', params.to);
   if (fromMs !== undefined && toMs !== undefined && fromMs >= toMs) throw apiErrors.badRequest('from must be before to.');
-  const limit = pageSize(params.limit);
+  return {
+    vin,
+    item,
+    limit: pageSize(params.limit),
+    ...(fromMs !== undefined ? { fromMs } : {}),
+    ...(toMs !== undefined ? { toMs } : {}),
+    ...(params.cursor ? { cursor: params.cursor } : {}),
+  };
+}
 
-  const access = (await checkVehicleAccess(services, limits, subscription, [vin])).get(vin);
+export async function readHistory(
+  services: Services,
+  subscription: Subscription,
+  query: HistoryQuery,
+  limits: VehicleLimits,
+): Promise<HistoryResponse> {
+  const { vin, item } = query;
+  const access = (await checkVehicleAccess(services, subscription, [vin], limits)).get(vin);
   if (!access?.ok) {
     switch (access?.code) {
       case 'CAR.VE.903':
@@ -79,14 +90,7 @@ export async function readHistory(
 
   let page;
   try {
-    page = await services.store.dataPoints.history({
-      vin,
-      item,
-      limit,
-      ...(fromMs !== undefined ? { fromMs } : {}),
-      ...(toMs !== undefined ? { toMs } : {}),
-      ...(params.cursor ? { cursor: params.cursor } : {}),
-    });
+    page = await services.store.dataPoints.history(query);
   } catch (err) {
     if (err instanceof RangeError) throw apiErrors.badRequest('invalid cursor.');
     throw err;

@@ -1,10 +1,15 @@
 import { isValidVin } from '../management/vin.ts';
-import type { RateLimits } from '../rate-limit/limits.ts';
+import type { VehicleLimits } from '../rate-limit/limits.ts';
 import type { Services } from '../services.ts';
 import type { DataPoint, Subscription } from '../store/contract.ts';
 import { itemError, vehicleError, type DeliveryError } from './error-codes.ts';
 import { API_VERSION, type DeliveryRequest, type VehicleIdentifier } from './request.ts';
 import { checkVehicleAccess } from './vehicle-access.ts';
+
+/** The distinct VINs of the request that are well formed (type VIN, valid format). */
+export function wellFormedVins(request: DeliveryRequest): string[] {
+  return [...new Set(request.identifiers.filter((id) => id.type === 'VIN' && isValidVin(id.value)).map((id) => id.value))];
+}
 
 export type ItemResult = { dataPoint: Record<string, unknown> } | { error: DeliveryError };
 
@@ -26,16 +31,14 @@ export interface InVehicleResponse {
  */
 export async function deliverInVehicle(
   services: Services,
-  limits: RateLimits,
   subscription: Subscription,
   request: DeliveryRequest,
+  limits: VehicleLimits,
 ): Promise<InVehicleResponse> {
   const { catalog, adapters, store, logger } = services;
   const deliveredAt = services.clock.now().toISOString();
-  const candidates = [
-    ...new Set(request.identifiers.filter((id) => id.type === 'VIN' && isValidVin(id.value)).map((id) => id.value)),
-  ];
-  const access = await checkVehicleAccess(services, limits, subscription, candidates);
+  const candidates = wellFormedVins(request);
+  const access = await checkVehicleAccess(services, subscription, candidates, limits);
   const readable = candidates.filter((vin) => access.get(vin)?.ok);
 
   const pullItems = request.items.filter((i) => catalog.get(i)?.deliveryMethod === 'pull');

@@ -1,4 +1,4 @@
-import type { RateLimits } from '../rate-limit/limits.ts';
+import type { VehicleLimits } from '../rate-limit/limits.ts';
 import type { Services } from '../services.ts';
 import type { Subscription } from '../store/contract.ts';
 import type { VehicleErrorCode } from './error-codes.ts';
@@ -13,15 +13,16 @@ export type VehicleAccess =
  * ACTIVATED in this subscription (903; a VIN activated only in another consumer's subscription
  * is answered exactly like one never activated, because the lookup is keyed by this
  * subscription), an active consent when the subscription's legal basis is CONSENT (905), then
- * the per-vehicle request limit (906), counted only for VINs that passed the first two.
+ * the per-vehicle request limit (906; counted beforehand, in the same Redis call as the
+ * subscription's limit, for every well-formed VIN of the request).
  * A store failure for a VIN is 907 for that VIN: the other vehicles still get their data.
  * Nothing is cached: a deactivation or a revoked consent takes effect on the next request.
  */
 export async function checkVehicleAccess(
   services: Services,
-  limits: RateLimits,
   subscription: Subscription,
   vins: string[],
+  limits: VehicleLimits,
 ): Promise<Map<string, VehicleAccess>> {
   const { store, logger } = services;
   const { subscriptionId } = subscription;
@@ -57,7 +58,7 @@ export async function checkVehicleAccess(
     }
   }
 
-  const { limited, retryAfterS } = await limits.vehicles(subscriptionId, activated.map((a) => a.vin));
+  const { limited, retryAfterS } = limits;
   for (const a of activated) {
     if (limited.has(a.vin)) fail(a.vin, 'CAR.VE.906', retryAfterS);
     else out.set(a.vin, { ok: true, manufacturer: a.manufacturer });

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, apiErrors } from '../errors.ts';
 import { consumerContext } from '../http/consumer-auth.ts';
 import type { Services } from '../services.ts';
-import { createFixedWindowLimiter, type FixedWindowLimiter } from './fixed-window.ts';
+import { createFixedWindowLimiter, type Counter, type FixedWindowLimiter, type WindowState } from './fixed-window.ts';
 import { rateLimitHeaders } from './headers.ts';
 
 /**
@@ -15,45 +15,67 @@ import { rateLimitHeaders } from './headers.ts';
  * Keys carry the subscription in a hash tag, so one decision's keys share a Redis Cluster slot.
  */
 export interface RateLimits {
-  /** preHandler hook; must run after requireSubscription (it keys on the authenticated subscription). */
+  /**
+   * preValidation hook for routes limited per subscription only (management); must run after
+   * requireSubscription (it keys on the authenticated subscription).
+   */
   subscriptionHook(request: FastifyRequest, reply: FastifyReply): Promise<void>;
-  /** Counts one read of each VIN; returns the VINs over their limit, and the soonest reset. */
-  vehicles(subscriptionId: string, vins: string[]): Promise<{ limited: Set<string>; retryAfterS: number }>;
+  /**
+   * One decision for a read (delivery, history): counts the subscription and each VIN in one
+   * Redis call, sets the RateLimit headers, throws the 429 when the subscription is over its
+   * limit, and returns the VINs over their own limit with the soonest reset.
+   */
+  read(request: FastifyRequest, reply: FastifyReply, vins: string[]): Promise<VehicleLimits>;
+}
+
+export interface VehicleLimits {
+  limited: Set<string>;
+  retryAfterS: number;
 }
 
 export function createRateLimits(services: Services, limiter?: FixedWindowLimiter): RateLimits {
   const { config } = services;
   const l = limiter ?? createFixedWindowLimiter(services.redis, services.clock, services.logger);
   const base = `${config.QUEUE_PREFIX}:rl`;
+  const subscriptionCounter = (subscriptionId: string): Counter => ({
+    key: `${base}:{${subscriptionId}}:s`,
+    limit: config.RATE_LIMIT_SUBSCRIPTION_MAX,
+    windowS: config.RATE_LIMIT_SUBSCRIPTION_WINDOW_S,
+  });
+
+  function applySubscription(reply: FastifyReply, state: WindowState | undefined): void {
+    if (!state) return; // Redis unavailable: fail open (documented)
+    const headers = rateLimitHeaders(state);
+    reply.headers(headers);
+    if (!state.allowed) {
+      const e = apiErrors.rateLimited(state.resetS);
+      throw new ApiError(e.statusCode, e.reasonText, { ...e.headers, ...headers });
+    }
+  }
 
   return {
     async subscriptionHook(request, reply) {
       const { subscription } = consumerContext(request);
-      const states = await l.hit(
-        [`${base}:{${subscription.subscriptionId}}:s`],
-        config.RATE_LIMIT_SUBSCRIPTION_MAX,
-        config.RATE_LIMIT_SUBSCRIPTION_WINDOW_S,
-      );
-      const state = states?.[0];
-      if (!state) return; // Redis unavailable: fail open (documented)
-      const headers = rateLimitHeaders(state);
-      reply.headers(headers);
-      if (!state.allowed) {
-        const e = apiErrors.rateLimited(state.resetS);
-        throw new ApiError(e.statusCode, e.reasonText, { ...e.headers, ...headers });
-      }
+      const states = await l.hit([subscriptionCounter(subscription.subscriptionId)]);
+      applySubscription(reply, states?.[0]);
     },
 
-    async vehicles(subscriptionId, vins) {
+    async read(request, reply, vins) {
+      const { subscriptionId } = consumerContext(request).subscription;
       const distinct = [...new Set(vins)];
-      const states = await l.hit(
-        distinct.map((vin) => `${base}:{${subscriptionId}}:v:${vin}`),
-        config.RATE_LIMIT_VEHICLE_MAX,
-        config.RATE_LIMIT_VEHICLE_WINDOW_S,
-      );
+      const counters = [
+        subscriptionCounter(subscriptionId),
+        ...distinct.map((vin) => ({
+          key: `${base}:{${subscriptionId}}:v:${vin}`,
+          limit: config.RATE_LIMIT_VEHICLE_MAX,
+          windowS: config.RATE_LIMIT_VEHICLE_WINDOW_S,
+        })),
+      ];
+      const states = await l.hit(counters);
+      applySubscription(reply, states?.[0]);
       const limited = new Set<string>();
       let retryAfterS = 0;
-      states?.forEach((s, i) => {
+      states?.slice(1).forEach((s, i) => {
         if (s.allowed) return;
         limited.add(distinct[i]!);
         retryAfterS = retryAfterS === 0 ? s.resetS : Math.min(retryAfterS, s.resetS);

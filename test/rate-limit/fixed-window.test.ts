@@ -19,7 +19,7 @@ describe('fixed-window limiter in Redis', () => {
   it('is atomic: 50 parallel hits against a limit of 10 let exactly 10 pass', async () => {
     const limiter = createFixedWindowLimiter(t.services.redis, clock, t.services.logger);
     const k = key();
-    const results = await Promise.all(Array.from({ length: 50 }, () => limiter.hit([k], 10, 60)));
+    const results = await Promise.all(Array.from({ length: 50 }, () => limiter.hit([{ key: k, limit: 10, windowS: 60 }])));
     expect(results.filter((r) => r?.[0]?.allowed).length).toBe(10);
     expect(results.map((r) => r?.[0]?.count).sort((a, b) => a! - b!)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
   });
@@ -30,7 +30,7 @@ describe('fixed-window limiter in Redis', () => {
       const a = createFixedWindowLimiter(t.services.redis, clock, t.services.logger);
       const b = createFixedWindowLimiter(second, clock, t.services.logger);
       const k = key();
-      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).hit([k], 10, 60)));
+      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).hit([{ key: k, limit: 10, windowS: 60 }])));
       expect(results.filter((r) => r?.[0]?.allowed).length).toBe(10);
     } finally {
       second.disconnect();
@@ -41,22 +41,25 @@ describe('fixed-window limiter in Redis', () => {
     const limiter = createFixedWindowLimiter(t.services.redis, clock, t.services.logger);
     const k = key();
     clock.set('2026-05-01T12:00:10.000Z');
-    const first = (await limiter.hit([k], 3, 60))![0]!;
+    const first = (await limiter.hit([{ key: k, limit: 3, windowS: 60 }]))![0]!;
     expect(first).toEqual({ count: 1, limit: 3, remaining: 2, resetS: 50, windowS: 60, allowed: true });
-    await limiter.hit([k], 3, 60);
-    await limiter.hit([k], 3, 60);
+    await limiter.hit([{ key: k, limit: 3, windowS: 60 }]);
+    await limiter.hit([{ key: k, limit: 3, windowS: 60 }]);
     clock.set('2026-05-01T12:00:59.500Z');
-    expect((await limiter.hit([k], 3, 60))![0]).toMatchObject({ allowed: false, remaining: 0, resetS: 1 });
+    expect((await limiter.hit([{ key: k, limit: 3, windowS: 60 }]))![0]).toMatchObject({ allowed: false, remaining: 0, resetS: 1 });
     clock.set('2026-05-01T12:01:00.000Z');
-    expect((await limiter.hit([k], 3, 60))![0]).toMatchObject({ allowed: true, count: 1, resetS: 60 });
+    expect((await limiter.hit([{ key: k, limit: 3, windowS: 60 }]))![0]).toMatchObject({ allowed: true, count: 1, resetS: 60 });
   });
 
-  it('counts several keys in one decision', async () => {
+  it('counts several keys with their own quotas and windows in one decision', async () => {
     const limiter = createFixedWindowLimiter(t.services.redis, clock, t.services.logger);
     const [a, b] = [key(), key()];
-    await limiter.hit([a], 1, 60);
-    const both = await limiter.hit([a, b], 1, 60);
+    await limiter.hit([{ key: a, limit: 1, windowS: 60 }]);
+    const both = await limiter.hit([{ key: a, limit: 1, windowS: 60 }, { key: b, limit: 1, windowS: 60 }]);
     expect(both!.map((s) => s.allowed)).toEqual([false, true]);
+    clock.set('2026-05-01T12:00:10.000Z');
+    const mixed = await limiter.hit([{ key: key(), limit: 5, windowS: 60 }, { key: key(), limit: 2, windowS: 15 }]);
+    expect(mixed!.map((s) => [s.remaining, s.resetS, s.windowS])).toEqual([[4, 50, 60], [1, 5, 15]]);
   });
 
   it('fails open, within its timeout, when Redis does not answer', async () => {
@@ -65,7 +68,7 @@ describe('fixed-window limiter in Redis', () => {
     try {
       const limiter = createFixedWindowLimiter(dead, clock, t.services.logger);
       const started = Date.now();
-      expect(await limiter.hit([key()], 1, 60)).toBeNull();
+      expect(await limiter.hit([{ key: key(), limit: 1, windowS: 60 }])).toBeNull();
       expect(Date.now() - started).toBeLessThan(2000);
       expect(t.logs.some((l) => l.includes('rate limiter unavailable'))).toBe(true);
     } finally {

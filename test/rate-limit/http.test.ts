@@ -92,6 +92,17 @@ describe('rate limits over HTTP', () => {
     expect((await list(a)).statusCode).toBe(200);
   });
 
+  it('delivery counts after its whole-request checks: a 400 costs nothing; 200s carry the headers', async () => {
+    clock.set('2026-05-01T14:30:00.000Z');
+    for (let i = 0; i < 10; i++) {
+      const bad = await t.app.inject({ method: 'POST', url: '/delivery/v1/in-vehicle', headers: a.headers, payload: { version: '2.0', vehicles: [], dataItems: [] } });
+      expect(bad.statusCode).toBe(400);
+    }
+    const ok = await deliver(a, [VIN1]);
+    expect(ok.statusCode).toBe(200);
+    expect(rateLimit(ok.headers.ratelimit).r).toBe(4);
+  });
+
   it('is atomic over HTTP: 50 parallel calls against a limit of 5 let exactly 5 through', async () => {
     clock.set('2026-05-01T15:00:00.000Z');
     const codes = await Promise.all(Array.from({ length: 50 }, () => list(a).then((r) => r.statusCode)));
