@@ -87,7 +87,6 @@ async function main(): Promise<void> {
     const sampler = setInterval(() => (rssMax = Math.max(rssMax, process.memoryUsage().rss)), 200);
     await new Promise((r) => setTimeout(r, 3000)); // warm-up
     // Measure between two counter updates, so the window matches the broker's counts.
-    const first = received;
     await new Promise<void>((resolve) => counter.once('message', () => resolve()));
     const m0 = received;
     const w0 = performance.now();
@@ -98,7 +97,6 @@ async function main(): Promise<void> {
     clearInterval(sampler);
     for (const r of running) await r.close();
     await counter.endAsync();
-    void first;
 
     const rate = measured / elapsed;
     console.log(

@@ -39,7 +39,7 @@ export class BoundedPublisher {
   /** Resolves once the message is handed to the client (not when acknowledged). */
   async publish(topic: string, payload: string): Promise<void> {
     await this.pace();
-    while (this.inflight >= this.opts.maxInflight) {
+    while (this.inflight >= this.opts.maxInflight && !this.closed) {
       await new Promise<void>((resolve) => this.slotWaiters.push(resolve));
     }
     if (this.closed) throw new PublisherClosedError();

@@ -10,6 +10,7 @@ import { loadCatalog } from '../../src/catalog/load.ts';
 import { ManualClock } from '../../src/clock.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
+import { freePort } from '../../src/runtime/free-port.ts';
 import type { Running } from '../../src/runtime/startable.ts';
 import { defaultPaths } from '../../src/services.ts';
 import { BoundedPublisher } from '../../simulator/src/bounded-publisher.ts';
@@ -128,6 +129,21 @@ describe('the simulator over MQTT', () => {
     const vins = new Set(broker.received.filter((r) => r.topic.endsWith('/telemetry')).map((r) => r.body.vin as string));
     expect(vins.size).toBe(313);
     expect([...vins].filter((v) => v.startsWith('V1RTUALV1NF'))).toHaveLength(300);
+  });
+});
+
+describe('an unreachable broker', () => {
+  it('does not crash the process, logs the connection errors, and close() still returns promptly', async () => {
+    const port = await freePort(); // nothing listens there
+    const logs: string[] = [];
+    const logger = createLogger({ level: 'debug', pretty: false, destination: new Writable({ write: (c, _e, cb) => (logs.push(c.toString()), cb()) }) });
+    const config = loadConfig({ SECRET_KEY: 'simulator-test-secret-key-0123456789abcdef', SIM_TICK_MS: '20', SIM_MAX_INFLIGHT: '8', SIM_CLOCK: 'fixed:2026-11-25T02:30:00Z' });
+    const running = await startSimulator({ config, logger, clock: new ManualClock(), paths, adapters }, `mqtt://127.0.0.1:${port}`);
+    await new Promise((r) => setTimeout(r, 500));
+    const started = Date.now();
+    for (const r of running) await r.close();
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(logs.some((l) => l.includes('simulator MQTT client error'))).toBe(true);
   });
 });
 
