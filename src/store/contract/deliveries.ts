@@ -91,4 +91,6 @@ export interface DeliveryRepo {
   ): Promise<DeliveryRecord | null>;
   /** shared: GDPR erasure. Returns how many. */
   deleteByVin(vin: string): Promise<number>;
+  /** shared: GDPR erasure of the VIN's deliveries in one subscription. Returns how many. */
+  deleteBySubscriptionAndVin(subscriptionId: string, vin: string): Promise<number>;
 }

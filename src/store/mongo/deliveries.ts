@@ -82,5 +82,9 @@ export async function createMongoDeliveryRepo(db: Db): Promise<DeliveryRepo> {
       const res = await col.deleteMany({ vin });
       return res.deletedCount;
     },
+    async deleteBySubscriptionAndVin(subscriptionId, vin) {
+      const res = await col.deleteMany({ subscriptionId, vin });
+      return res.deletedCount;
+    },
   };
 }

@@ -78,6 +78,7 @@ export function createSqliteDeliveryRepo(db: Database.Database): DeliveryRepo {
      WHERE transaction_id = @transactionId`,
   );
   const deleteVin = db.prepare<[string]>('DELETE FROM deliveries WHERE vin = ?');
+  const deleteSubVin = db.prepare<[string, string]>('DELETE FROM deliveries WHERE subscription_id = ? AND vin = ?');
   // Statements whose SQL depends on the filter, prepared once per shape.
   const statements = new Map<string, Database.Statement<Record<string, unknown>, DeliveryRow>>();
 
@@ -141,6 +142,9 @@ export function createSqliteDeliveryRepo(db: Database.Database): DeliveryRepo {
     },
     async deleteByVin(vin) {
       return deleteVin.run(vin).changes;
+    },
+    async deleteBySubscriptionAndVin(subscriptionId, vin) {
+      return deleteSubVin.run(subscriptionId, vin).changes;
     },
   };
 }

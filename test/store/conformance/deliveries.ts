@@ -114,6 +114,17 @@ const suite: ConformanceSuite = (open) => {
       expect(await store.deliveries.get('tx-3')).not.toBeNull();
       expect(await store.deliveries.deleteByVin(VIN)).toBe(0);
     });
+
+    it('erases the deliveries of a VIN in one subscription only', async () => {
+      await store.deliveries.insertIfAbsent(delivery('tx-1'));
+      await store.deliveries.insertIfAbsent(delivery('tx-2', { subscriptionId: 'sub-2' }));
+      await store.deliveries.insertIfAbsent(delivery('tx-3', { vin: OTHER_VIN }));
+      expect(await store.deliveries.deleteBySubscriptionAndVin('sub-1', VIN)).toBe(1);
+      expect(await store.deliveries.get('tx-1')).toBeNull();
+      expect(await store.deliveries.get('tx-2')).not.toBeNull();
+      expect(await store.deliveries.get('tx-3')).not.toBeNull();
+      expect(await store.deliveries.deleteBySubscriptionAndVin('sub-1', VIN)).toBe(0);
+    });
   });
 };
 
