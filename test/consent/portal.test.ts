@@ -1,0 +1,251 @@
+import fc from 'fast-check';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { sha256Hex } from '../../src/crypto.ts';
+import { addConsumer, createTestApp, type TestApp, type TestConsumer } from '../helpers/app.ts';
+import { hiddenFields } from './harness.ts';
+
+const REDIRECT = 'https://app.example.com/cb';
+const ORIGIN = 'http://127.0.0.1:18080';
+const VIN = 'V1RTUALV1N0000001';
+
+describe('consent portal GET/POST /provision', () => {
+  let t: TestApp;
+  let c: TestConsumer;
+  beforeEach(async () => {
+    t = await createTestApp({ env: { PUBLIC_URL: ORIGIN } });
+    c = await addConsumer(t, { name: 'Fleet <App> GmbH', dataItems: ['crashseverity', 'sochighlevel'], allowedRedirectUrls: [REDIRECT, 'http://127.0.0.1:4000/cb'] });
+  });
+  afterEach(async () => {
+    await t.cleanup();
+  });
+
+  const query = (p: Record<string, string | undefined>) => {
+    const q = new URLSearchParams();
+    for (const [k, v] of Object.entries(p)) if (v !== undefined) q.append(k, v);
+    return `/provision?${q.toString()}`;
+  };
+  const entry = (p: Record<string, string | undefined> = {}) =>
+    t.app.inject({ method: 'GET', url: query({ consumerId: c.consumerId, subscriptionId: c.subscriptionId, redirectUrl: REDIRECT, vin: VIN, ...p }) });
+  const cookieOf = (res: { cookies: { name: string; value: string }[] }) => res.cookies.map((k) => `${k.name}=${k.value}`).join('; ');
+
+  const expectErrorPage = (res: Awaited<ReturnType<typeof entry>>, status = 400) => {
+    expect(res.statusCode).toBe(status);
+    expect(res.headers.location).toBeUndefined();
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+  };
+
+  it('shows the items (catalog names and descriptions), purpose, parties and GDPR rights', async () => {
+    const res = await entry();
+    expect(res.statusCode).toBe(200);
+    const crash = t.services.catalog.get('crashseverity')!;
+    expect(res.body).toContain(crash.name);
+    expect(res.body).toContain(crash.description.replace(/'/g, '&#39;').replace(/"/g, '&#34;'));
+    expect(res.body).toContain('Fleet &#60;App&#62; GmbH');
+    expect(res.body).not.toContain('Fleet <App>');
+    expect(res.body).toContain('Virtual Motors');
+    expect(res.body).toContain('Connected Vehicle Data Service');
+    for (const word of ['Purpose', 'Access', 'withdraw your consent at any time', 'Erasure', 'complaint']) expect(res.body).toContain(word);
+  });
+
+  it('is accessible HTML without script or third-party resources', async () => {
+    const body = (await entry({ vin: undefined })).body;
+    expect(body).toMatch(/^<!DOCTYPE html>\n<html lang="en">/);
+    expect(body).toMatch(/<title>[^<]+<\/title>/);
+    expect(body).toMatch(/<h1>[^<]+/);
+    expect(body).not.toMatch(/<script|javascript:|\son\w+=/i);
+    const ids = [...body.matchAll(/<input (?![^>]*type="hidden")[^>]*id="([^"]+)"/g)].map((m) => m[1]);
+    expect(ids).toEqual(["f-vin", "f-firstName", "f-lastName", "f-email"]);
+    for (const id of ids) expect(body).toContain(`<label for="${id}">`);
+    for (const m of body.matchAll(/(?:src|href|action)="([^"]+)"/g)) expect(m[1]!.startsWith(`${ORIGIN}/`)).toBe(true);
+  });
+
+  it('sends the page security headers and a session cookie (HttpOnly, SameSite=Lax)', async () => {
+    const res = await entry();
+    expect(res.headers['content-security-policy']).toMatch(/default-src 'none'/);
+    expect(res.headers['content-security-policy']).toMatch(/frame-ancestors 'none'/);
+    expect(res.headers['content-security-policy']).toMatch(/form-action 'self' http:\/\/127\.0\.0\.1:18080 https:\/\/app\.example\.com/);
+    expect(res.headers['x-frame-options']).toBe('DENY');
+    expect(res.headers['referrer-policy']).toBe('no-referrer');
+    expect(res.headers['cache-control']).toBe('no-store');
+    const [cookie] = res.cookies;
+    expect(cookie).toMatchObject({ name: 'cvd_consent', httpOnly: true, sameSite: 'Lax', path: '/' });
+    expect(cookie?.secure).toBeFalsy();
+  });
+
+  it('the session cookie is Secure and __Host- prefixed when the portal is https', async () => {
+    const https = await createTestApp({ env: { PUBLIC_URL: 'https://consent.example.com' } });
+    try {
+      const k = await addConsumer(https);
+      const res = await https.app.inject({ method: 'GET', url: `/provision?consumerId=${k.consumerId}&subscriptionId=${k.subscriptionId}` });
+      expect(res.statusCode).toBe(200);
+      expect(res.cookies[0]).toMatchObject({ name: '__Host-cvd_consent', secure: true, httpOnly: true, sameSite: 'Lax' });
+    } finally {
+      await https.cleanup();
+    }
+  });
+
+  it('stores the process at once in STARTED, bound to the session', async () => {
+    const res = await entry({ state: 'abc' });
+    const { consentId } = hiddenFields(res.body);
+    const r = await t.services.store.consents.get(consentId!);
+    expect(r).toMatchObject({ state: 'STARTED', consumerId: c.consumerId, vin: VIN, redirectUrl: REDIRECT, consumerState: 'abc', consentGivenAt: null });
+    expect(r?.sessionHash).toBe(sha256Hex(res.cookies[0]!.value));
+  });
+
+  it.each([
+    ['unknown consumer', { consumerId: '00000000-0000-0000-0000-000000000000' }],
+    ['unknown subscription', { subscriptionId: '00000000-0000-0000-0000-000000000000' }],
+    ['missing consumerId', { consumerId: undefined }],
+    ['missing subscriptionId', { subscriptionId: undefined }],
+    ['redirectUrl not in the whitelist', { redirectUrl: 'https://evil.example.com/cb' }],
+    ['empty redirectUrl', { redirectUrl: '' }],
+    ['invalid VIN', { vin: 'NOT-A-VIN' }],
+    ['a VIN no manufacturer claims', { vin: 'WVWZZZ1JZXW000001' }],
+    ['invalid e-mail', { email: 'not an address' }],
+    ['PKCE method other than S256', { code_challenge: 'a'.repeat(43), code_challenge_method: 'plain' }],
+  ])('400 error page, no redirect: %s', async (_name, p) => {
+    expectErrorPage(await entry(p));
+  });
+
+  it("400 for another consumer's subscription, read exactly like an unknown one", async () => {
+    const other = await addConsumer(t);
+    const mixed = await entry({ subscriptionId: other.subscriptionId });
+    const unknown = await entry({ subscriptionId: '00000000-0000-0000-0000-000000000000' });
+    expectErrorPage(mixed);
+    expect(mixed.body).toBe(unknown.body);
+  });
+
+  it('400 for a repeated parameter (no guessing which one counts)', async () => {
+    const res = await t.app.inject({ method: 'GET', url: `${query({ consumerId: c.consumerId, subscriptionId: c.subscriptionId })}&redirectUrl=${encodeURIComponent(REDIRECT)}&redirectUrl=https%3A%2F%2Fevil.example.com%2F` });
+    expectErrorPage(res);
+  });
+
+  it('error pages carry the security headers too', async () => {
+    const res = await entry({ redirectUrl: 'https://evil.example.com/' });
+    expect(res.headers['content-security-policy']).toMatch(/frame-ancestors 'none'/);
+    expect(res.headers['x-frame-options']).toBe('DENY');
+    expect(res.headers['referrer-policy']).toBe('no-referrer');
+  });
+
+  it('B1/B3: a redirectUrl that differs from the whitelist in any way → 400 page, never a Location (property)', async () => {
+    const registered = REDIRECT;
+    const mutate = fc.oneof(
+      fc.constantFrom(
+        'http://app.example.com/cb',
+        'HTTPS://APP.EXAMPLE.COM/cb',
+        'https://APP.example.com/cb',
+        'https://app.example.com/CB',
+        'https://app.example.com/cb/',
+        'https://app.example.com/cb/../cb',
+        'https://app.example.com/./cb',
+        'https://app.example.com//cb',
+        'https://app.example.com:443/cb',
+        'https://app.example.com:444/cb',
+        'https://app.example.com.evil.com/cb',
+        'https://app.example.com@evil.com/cb',
+        'https://evil.com@app.example.com/cb',
+        'https://app.example.com/cb?',
+        'https://app.example.com/cb?x=1',
+        'https://app.example.com/cb#',
+        'https://app.example.com/cb#f',
+        'https://app.example.com%2Fcb',
+        'https://app.example.com/%63b',
+        'https%3A%2F%2Fapp.example.com%2Fcb',
+        'https://app.example.com/cb%2F',
+        'https://app.example.com./cb',
+        '//app.example.com/cb',
+        ' https://app.example.com/cb',
+        'https://app.example.com/cb ',
+        'javascript:alert(1)//https://app.example.com/cb',
+      ),
+      // Change one character anywhere.
+      fc.tuple(fc.nat(registered.length - 1), fc.string({ minLength: 1, maxLength: 1 })).map(([i, ch]) => registered.slice(0, i) + ch + registered.slice(i + 1)),
+      // Insert something anywhere.
+      fc.tuple(fc.nat(registered.length), fc.string({ minLength: 1, maxLength: 5 })).map(([i, s]) => registered.slice(0, i) + s + registered.slice(i)),
+      // Drop a piece.
+      fc.tuple(fc.nat(registered.length - 1), fc.integer({ min: 1, max: 5 })).map(([i, n]) => registered.slice(0, i) + registered.slice(i + n)),
+      // Percent-encode one character.
+      fc.nat(registered.length - 1).map((i) => `${registered.slice(0, i)}%${registered.charCodeAt(i).toString(16).toUpperCase()}${registered.slice(i + 1)}`),
+      // Anything at all.
+      fc.webUrl({ withQueryParameters: true, withFragments: true }),
+      fc.string(),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        mutate.filter((u) => u !== registered && u !== 'http://127.0.0.1:4000/cb'),
+        async (url) => {
+          const res = await entry({ redirectUrl: url });
+          expect(res.statusCode).toBe(400);
+          expect(res.headers.location).toBeUndefined();
+          expect(res.body).toContain('not registered');
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it('accepts exactly a whitelisted URL, loopback http included', async () => {
+    expect((await entry({ redirectUrl: REDIRECT })).statusCode).toBe(200);
+    expect((await entry({ redirectUrl: 'http://127.0.0.1:4000/cb' })).statusCode).toBe(200);
+    expect((await entry({ redirectUrl: undefined })).statusCode).toBe(200);
+  });
+
+  describe('approve', () => {
+    const submit = async (p: Record<string, string | undefined>, form: Record<string, string>) => {
+      const page = await entry(p);
+      const fields = hiddenFields(page.body);
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/provision',
+        headers: { cookie: cookieOf(page), 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({ ...fields, ...form }).toString(),
+      });
+      return { res, consentId: fields.consentId! };
+    };
+
+    it('303 (never 307) to the manufacturer: code flow, state, PKCE S256, per-manufacturer callback', async () => {
+      const { res, consentId } = await submit({ firstName: 'Ada', lastName: 'Lovelace' }, { email: 'ada@example.com', decision: 'approve' });
+      expect(res.statusCode).toBe(303);
+      const to = new URL(res.headers.location as string);
+      expect(`${to.origin}${to.pathname}`).toBe(`${ORIGIN}/oem/virtual/authorize`);
+      const q = to.searchParams;
+      expect(q.get('response_type')).toBe('code');
+      expect(q.get('client_id')).toBe('cvd');
+      expect(q.get('redirect_uri')).toBe(`${ORIGIN}/callback/virtual`);
+      expect(q.get('scope')).toBe('crashseverity sochighlevel');
+      expect(q.get('state')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(q.get('code_challenge')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(q.get('code_challenge_method')).toBe('S256');
+      expect(q.get('vin')).toBe(VIN);
+      const r = await t.services.store.consents.get(consentId);
+      expect(r?.state).toBe('AWAITING_MANUFACTURER');
+      expect(r?.consentGivenAt).not.toBeNull();
+      expect(r?.oauthStateHash).toBe(sha256Hex(q.get('state')!));
+      expect(r?.pkceVerifierSealed).toMatch(/^v1\./);
+    });
+
+    it('a typed VIN no manufacturer claims → the portal again with the error (400), no redirect', async () => {
+      const { res, consentId } = await submit({ vin: undefined }, { vin: 'WVWZZZ1JZXW000001', decision: 'approve' });
+      expect(res.statusCode).toBe(400);
+      expect(res.headers.location).toBeUndefined();
+      expect(res.body).toContain('No vehicle manufacturer');
+      expect(res.body).toContain('aria-invalid="true"');
+      expect(res.body).toContain('value="WVWZZZ1JZXW000001"');
+      expect((await t.services.store.consents.get(consentId))?.state).toBe('STARTED');
+    });
+
+    it('missing or malformed details → the portal again naming each field (400)', async () => {
+      const { res } = await submit({ vin: undefined, firstName: undefined, email: undefined }, { vin: 'V1RTUALV1N000000', email: 'x', decision: 'approve' });
+      expect(res.statusCode).toBe(400);
+      expect(res.body).toContain('A VIN has 17 characters');
+      expect(res.body).toContain('This field is required');
+      expect(res.body).toContain('Enter an e-mail address');
+    });
+
+    it('rejecting needs no details and is a 303 to the consumer', async () => {
+      const { res } = await submit({ vin: undefined }, { decision: 'reject' });
+      expect(res.statusCode).toBe(303);
+      expect(new URL(res.headers.location as string).searchParams.get('error')).toBe('rejected');
+    });
+  });
+});
