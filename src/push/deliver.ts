@@ -8,7 +8,7 @@ import type { PushJob } from './queue.ts';
 import { nextDelayMs, parseRetryAfter } from './retry-policy.ts';
 import { postWebhook, type SendResult } from './sender.ts';
 import { signatureHeader } from './signing.ts';
-import { createSigningKeys } from './signing-keys.ts';
+import { createSigningKeys, memoUnseal } from './signing-keys.ts';
 
 /** Thrown to have BullMQ run the job again after `delayMs` (the worker's backoff strategy reads it). */
 export class RetryLaterError extends Error {
@@ -35,6 +35,7 @@ const IN_FLIGHT = ['PENDING', 'RETRYING'] as const;
 export function createDeliveryProcessor(services: Services, dispatcher: Dispatcher) {
   const { store, clock, config, logger } = services;
   const keysFor = createSigningKeys(services.secrets);
+  const authorizationOf = memoUnseal(services.secrets, (clear) => clear);
 
   async function finish(d: DeliveryRecord, attempt: DeliveryAttempt, status: DeliveryRecord['status'], lastError: string | null, nextAttemptAt: string | null = null) {
     await store.deliveries.recordAttempt(d.transactionId, attempt, { status, lastError, nextAttemptAt, at: attempt.at });
@@ -93,7 +94,7 @@ export function createDeliveryProcessor(services: Services, dispatcher: Dispatch
       'webhook-timestamp': String(timestamp),
       'webhook-signature': signatureHeader(keysFor(webhook, now), d.transactionId, timestamp, body),
     };
-    if (webhook.authorizationSealed) headers.authorization = services.secrets.decrypt(webhook.authorizationSealed);
+    if (webhook.authorizationSealed) headers.authorization = authorizationOf(webhook.authorizationSealed);
 
     const result = await postWebhook(dispatcher, webhook.url, headers, body, config.PUSH_TIMEOUT_MS);
     const attempt: DeliveryAttempt = { at, statusCode: result.statusCode, error: result.error, durationMs: result.durationMs };

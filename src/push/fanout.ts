@@ -4,7 +4,27 @@ import type { PushFanoutEnqueuer } from './fanout-contract.ts';
 import type { PushQueue } from './queue.ts';
 import { transactionId } from './transaction-id.ts';
 import { createUpdateThrottle } from './update-throttle.ts';
-import { createWatchList } from './watch-list.ts';
+import { createWatchList, type Watcher } from './watch-list.ts';
+
+type WatchMap = ReadonlyMap<string, readonly Watcher[]>;
+
+/** A subscription that may receive some points of one vehicle. */
+interface Candidate {
+  subscription: Subscription;
+  webhook: WebhookRecord;
+  vin: string;
+  points: DataPoint[];
+}
+
+/** A per-call memo: each id read once per enqueue call. */
+function memo<T>(read: (id: string) => Promise<T>): (id: string) => Promise<T> {
+  const seen = new Map<string, Promise<T>>();
+  return (id) => {
+    let p = seen.get(id);
+    if (!p) seen.set(id, (p = read(id)));
+    return p;
+  };
+}
 
 /**
  * Fan-out of ingested points to webhooks (issue 7 items 2 and 7). Push items (events) go to
@@ -21,30 +41,38 @@ export function createFanout(services: Services, queue: PushQueue): PushFanoutEn
   const watchList = createWatchList(services);
   const throttle = createUpdateThrottle(services);
 
-  async function fanOutVin(vin: string, points: DataPoint[], watched: ReadonlyMap<string, readonly { subscriptionId: string; minIntervalSeconds: number }[]>) {
-    const rows: DeliveryRecord[] = [];
-    const activations = (await store.vehicles.listByVin(vin)).filter((v) => v.status === 'ACTIVATED');
-    for (const activation of activations) {
-      const { subscriptionId } = activation;
-      const wanted = points.filter(
-        (p) => pushItems.has(p.item) || watched.get(p.item)?.some((w) => w.subscriptionId === subscriptionId),
-      );
-      if (wanted.length === 0) continue;
-      const [subscription, webhook] = await Promise.all([store.subscriptions.get(subscriptionId), store.webhooks.get(subscriptionId)]);
-      if (!subscription || !webhook) continue;
-      const covered = wanted.filter((p) => subscription.dataItems.includes(p.item));
-      if (covered.length === 0 || !(await consentAllows(subscription, vin))) continue;
-      for (const point of covered) {
-        const row = await rowFor(point, subscription, webhook);
-        if (row) rows.push(row);
+  async function candidates(byVin: Map<string, DataPoint[]>, watched: WatchMap): Promise<Candidate[]> {
+    const subscriptionOf = memo((id) => store.subscriptions.get(id));
+    const webhookOf = memo((id) => store.webhooks.get(id));
+    const out: Candidate[] = [];
+    for (const [vin, points] of byVin) {
+      for (const activation of await store.vehicles.listByVin(vin)) {
+        if (activation.status !== 'ACTIVATED') continue;
+        const { subscriptionId } = activation;
+        const wanted = points.filter(
+          (p) => pushItems.has(p.item) || watched.get(p.item)?.some((w) => w.subscriptionId === subscriptionId),
+        );
+        if (wanted.length === 0) continue;
+        const [subscription, webhook] = await Promise.all([subscriptionOf(subscriptionId), webhookOf(subscriptionId)]);
+        if (!subscription || !webhook) continue;
+        const covered = wanted.filter((p) => subscription.dataItems.includes(p.item));
+        if (covered.length > 0) out.push({ subscription, webhook, vin, points: covered });
       }
     }
-    return rows;
+    return out;
   }
 
-  async function consentAllows(subscription: Subscription, vin: string): Promise<boolean> {
-    if (subscription.legalBasis !== 'CONSENT') return true;
-    return (await store.consents.findActive(subscription.subscriptionId, vin)) !== null;
+  /** Keeps the candidates whose vehicle has an active consent: one query per subscription. */
+  async function consented(list: Candidate[]): Promise<Candidate[]> {
+    const vinsBySubscription = new Map<string, string[]>();
+    for (const c of list) {
+      if (c.subscription.legalBasis !== 'CONSENT') continue;
+      const id = c.subscription.subscriptionId;
+      vinsBySubscription.set(id, [...(vinsBySubscription.get(id) ?? []), c.vin]);
+    }
+    const active = new Map<string, Set<string>>();
+    for (const [id, vins] of vinsBySubscription) active.set(id, await store.consents.activeVins(id, vins));
+    return list.filter((c) => c.subscription.legalBasis !== 'CONSENT' || active.get(c.subscription.subscriptionId)?.has(c.vin));
   }
 
   async function rowFor(point: DataPoint, subscription: Subscription, webhook: WebhookRecord): Promise<DeliveryRecord | null> {
@@ -86,16 +114,19 @@ export function createFanout(services: Services, queue: PushQueue): PushFanoutEn
       if (relevant.length === 0) return;
       const byVin = new Map<string, DataPoint[]>();
       for (const p of relevant) byVin.set(p.vin, [...(byVin.get(p.vin) ?? []), p]);
+      const allowed = await consented(await candidates(byVin, watched));
+      const rows = (
+        await Promise.all(allowed.flatMap((c) => c.points.map((p) => rowFor(p, c.subscription, c.webhook))))
+      ).filter((r): r is DeliveryRecord => r !== null);
+      // Issued together, the inserts share one store commit.
+      const inserted = await Promise.all(rows.map((r) => store.deliveries.insertIfAbsent(r)));
       const jobs: { transactionId: string }[] = [];
-      for (const [vin, vinPoints] of byVin) {
-        for (const row of await fanOutVin(vin, vinPoints, watched)) {
-          const inserted = await store.deliveries.insertIfAbsent(row);
-          const status = inserted ? row.status : (await store.deliveries.get(row.transactionId))?.status;
-          // A row left PENDING by an earlier, interrupted hand-over still needs its job.
-          if (status === 'PENDING') jobs.push({ transactionId: row.transactionId });
-          if (inserted) {
-            logger.debug({ transactionId: row.transactionId, item: row.item, kind: row.kind, vehicle: secrets.pseudonym(vin) }, 'push fan-out');
-          }
+      for (const [i, row] of rows.entries()) {
+        const status = inserted[i] ? row.status : (await store.deliveries.get(row.transactionId))?.status;
+        // A row left PENDING by an earlier, interrupted hand-over still needs its job.
+        if (status === 'PENDING') jobs.push({ transactionId: row.transactionId });
+        if (inserted[i]) {
+          logger.debug({ transactionId: row.transactionId, item: row.item, kind: row.kind, vehicle: secrets.pseudonym(row.vin) }, 'push fan-out');
         }
       }
       await queue.add(jobs);

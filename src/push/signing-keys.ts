@@ -3,22 +3,29 @@ import type { WebhookRecord } from '../store/contract.ts';
 import { secretKey } from './signing.ts';
 
 /**
- * The HMAC keys a webhook signs with at `now`: the current secret, plus a rotated-out one until
- * its overlap window ends (both signatures are sent, space-separated). Sealed → key results are
- * memoised: the mapping never changes, and it spares an AES-GCM decryption per delivery.
+ * Sealed → clear, memoised. The mapping never changes (a new secret is a new sealed value), so
+ * the cache is never stale; it spares an AES-GCM decryption per delivery. Bounded.
  */
-export function createSigningKeys(secrets: SecretBox) {
-  const cache = new Map<string, Buffer>();
-  const keyOf = (sealed: string): Buffer => {
-    let key = cache.get(sealed);
-    if (!key) {
+export function memoUnseal<T>(secrets: SecretBox, convert: (clear: string) => T): (sealed: string) => T {
+  const cache = new Map<string, T>();
+  return (sealed) => {
+    let value = cache.get(sealed);
+    if (value === undefined) {
       if (cache.size >= 10_000) cache.clear();
-      key = secretKey(secrets.decrypt(sealed));
-      cache.set(sealed, key);
+      value = convert(secrets.decrypt(sealed));
+      cache.set(sealed, value);
     }
-    return key;
+    return value;
   };
-  return (webhook: WebhookRecord, now: Date): Buffer[] => {
+}
+
+/**
+ * The HMAC keys a webhook signs with at `now`: the current secret, plus a rotated-out one until
+ * its overlap window ends (both signatures are sent, space-separated).
+ */
+export function createSigningKeys(secrets: SecretBox): (webhook: WebhookRecord, now: Date) => Buffer[] {
+  const keyOf = memoUnseal(secrets, secretKey);
+  return (webhook, now) => {
     const at = now.toISOString();
     return webhook.secrets.filter((s) => s.expiresAt === null || s.expiresAt > at).map((s) => keyOf(s.sealed));
   };

@@ -58,9 +58,57 @@ const toRecord = (r: DeliveryRow): DeliveryRecord => ({
   updatedAt: r.updated_at,
 });
 
+interface PendingWrite {
+  run: () => unknown;
+  resolve: (value: unknown) => void;
+  reject: (err: unknown) => void;
+}
+
+/**
+ * Group commit: writes issued in the same turn of the event loop (the fan-out's rows of a
+ * batch, the attempts of the push worker's concurrent jobs) run in ONE transaction, so the
+ * per-commit cost is paid once per group instead of once per delivery. Each caller's promise
+ * settles only after the commit, with its own statement's result or error: a statement that
+ * fails (a unique index) rolls back alone, the others still commit. Every write of this repo
+ * goes through it, so writes apply in the order they were issued.
+ */
+function createGroupCommit(db: Database.Database) {
+  let pending: PendingWrite[] = [];
+  const flush = () => {
+    const batch = pending;
+    pending = [];
+    const results: ({ ok: true; value: unknown } | { ok: false; err: unknown })[] = [];
+    try {
+      db.transaction(() => {
+        for (const w of batch) {
+          try {
+            results.push({ ok: true, value: w.run() });
+          } catch (err) {
+            results.push({ ok: false, err });
+          }
+        }
+      })();
+    } catch (err) {
+      for (const w of batch) w.reject(err);
+      return;
+    }
+    batch.forEach((w, i) => {
+      const r = results[i]!;
+      if (r.ok) w.resolve(r.value);
+      else w.reject(r.err);
+    });
+  };
+  return <T>(run: () => T): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      if (pending.length === 0) setImmediate(flush);
+      pending.push({ run, resolve: resolve as (v: unknown) => void, reject });
+    });
+}
+
 /** SQLite engine of the DeliveryRepo. Creates its own tables and indexes. */
 export function createSqliteDeliveryRepo(db: Database.Database): DeliveryRepo {
   db.exec(SCHEMA);
+  const write = createGroupCommit(db);
   const insert = db.prepare(
     `INSERT INTO deliveries (transaction_id, subscription_id, vin, item, kind, timestamp_ms, payload, status,
        attempts, last_error, next_attempt_at, created_at, updated_at)
@@ -84,8 +132,9 @@ export function createSqliteDeliveryRepo(db: Database.Database): DeliveryRepo {
 
   return {
     async insertIfAbsent(record) {
+      const params = { ...record, payload: toJson(record.payload), attempts: toJson(record.attempts) };
       try {
-        insert.run({ ...record, payload: toJson(record.payload), attempts: toJson(record.attempts) });
+        await write(() => insert.run(params));
         return true;
       } catch (err) {
         if (isUniqueViolation(err)) return false;
@@ -115,7 +164,7 @@ export function createSqliteDeliveryRepo(db: Database.Database): DeliveryRepo {
       return rows.map(toRecord);
     },
     async recordAttempt(transactionId, attempt, outcome) {
-      const res = appendAttempt.run({
+      const params = {
         transactionId,
         cap: MAX_STORED_ATTEMPTS,
         attempt: toJson(attempt),
@@ -123,7 +172,8 @@ export function createSqliteDeliveryRepo(db: Database.Database): DeliveryRepo {
         lastError: outcome.lastError,
         nextAttemptAt: outcome.nextAttemptAt,
         at: outcome.at,
-      });
+      };
+      const res = await write(() => appendAttempt.run(params));
       return res.changes === 1;
     },
     async transition(transactionId, from, to, at, lastError) {
@@ -137,14 +187,17 @@ export function createSqliteDeliveryRepo(db: Database.Database): DeliveryRepo {
         WHERE transaction_id = @transactionId AND status IN (${marks}) RETURNING *`;
       let stmt = statements.get(sql);
       if (!stmt) statements.set(sql, (stmt = db.prepare<Record<string, unknown>, DeliveryRow>(sql)));
-      const row = stmt.get(params);
+      const prepared = stmt;
+      const row = await write(() => prepared.get(params));
       return row ? toRecord(row) : null;
     },
     async deleteByVin(vin) {
-      return deleteVin.run(vin).changes;
+      // Through the same queue as every other write, so an erasure is never overtaken by an
+      // insert that was issued before it but not yet committed.
+      return (await write(() => deleteVin.run(vin))).changes;
     },
     async deleteBySubscriptionAndVin(subscriptionId, vin) {
-      return deleteSubVin.run(subscriptionId, vin).changes;
+      return (await write(() => deleteSubVin.run(subscriptionId, vin))).changes;
     },
   };
 }
