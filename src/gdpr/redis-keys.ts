@@ -1,0 +1,55 @@
+import type { Redis } from 'ioredis';
+import type { Services } from '../services.ts';
+
+const SCAN_COUNT = 500;
+
+/** Escapes Redis glob characters, so a value is matched literally inside a SCAN pattern. */
+function literal(value: string): string {
+  return value.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
+}
+
+/** Deletes the keys matching the pattern (and, when given, accepted by `erase`). Returns how many. */
+async function scanDelete(redis: Redis, pattern: string, erase?: (key: string) => Promise<boolean>): Promise<number> {
+  let cursor = '0';
+  let deleted = 0;
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', SCAN_COUNT);
+    cursor = next;
+    for (const key of keys) {
+      if (erase && !(await erase(key))) continue;
+      deleted += await redis.del(key);
+    }
+  } while (cursor !== '0');
+  return deleted;
+}
+
+/**
+ * Erases the short-lived Redis keys that name the VIN or its pseudonym: the per-vehicle rate
+ * limit counters (src/rate-limit/limits.ts, the VIN in clear), the push update throttles
+ * (src/push/update-throttle.ts, the pseudonym) and, VIN-wide only, the simulated manufacturers'
+ * pending authorization codes that name the VIN (src/oem-virtual/codes.ts). They would expire
+ * within minutes to hours anyway; erasure does not wait for that.
+ *
+ * SCAN visits one node: on a Redis Cluster this must run against every primary.
+ */
+export async function eraseRedisKeys(services: Services, vin: string, subscriptionId: string | undefined): Promise<number> {
+  const { redis, config, secrets } = services;
+  const prefix = literal(config.QUEUE_PREFIX);
+  const sub = subscriptionId === undefined ? '*' : literal(subscriptionId);
+  let n = 0;
+  // One counter per window: `<prefix>:rl:{<subscription>}:v:<VIN>:<window start>`.
+  const counter = new RegExp(`:v:${vin}(:\\d+)?$`);
+  n += await scanDelete(redis, `${prefix}:rl:{${sub}}:v:${literal(vin)}*`, async (key) => counter.test(key));
+  n += await scanDelete(redis, `${prefix}:push:throttle:${sub}:${literal(secrets.pseudonym(vin))}:*`);
+  if (subscriptionId === undefined) {
+    n += await scanDelete(redis, `${prefix}:oem:*:code:*`, async (key) => {
+      const value = await redis.get(key);
+      try {
+        return value !== null && (JSON.parse(value) as { vin?: unknown }).vin === vin;
+      } catch {
+        return false;
+      }
+    });
+  }
+  return n;
+}
