@@ -166,7 +166,7 @@ export const DEFINITIONS = {
   MQTT_CLIENT_ID: def('', optionalStr, 'Client id of the subscriber on an external broker (MQTT_URL); a persistent session is kept under it. Default: <QUEUE_PREFIX>-ingest.'),
   MQTT_SUBSCRIBER: def('on', oneOf(['on', 'off'] as const), 'With MQTT_URL: subscribe to the external broker in this process (exactly one process should; `npm run worker` turns it off).'),
   // --- Mapping
-  MAPPING_TIMEOUT_MS: def('100', int(1, 60000), 'Longest one mapping evaluation may run.'),
+  MAPPING_TIMEOUT_MS: def('1000', int(1, 60000), 'Longest one mapping evaluation may run (wall clock: generous, since a loaded machine or a GC pause can stall a 1 ms mapping for 100 ms).'),
   MAPPING_MAX_DEPTH: def('200', int(1, 10000), 'Deepest recursion one mapping evaluation may reach.'),
   // --- Simulator
   SIMULATOR: def('on', oneOf(['on', 'off'] as const), 'Run the virtual-vehicle simulator in this process.'),
