@@ -1,0 +1,59 @@
+import type { Running } from '../runtime/startable.ts';
+import type { Services } from '../services.ts';
+
+const DAY_MS = 86_400_000;
+
+export interface Retention extends Running {
+  /** Purges once now (the timer calls it too); resolves with how many history rows went. */
+  runOnce(): Promise<number>;
+}
+
+/**
+ * Storage limitation (GDPR Art. 5(1)(e), reliability checklist K5): every
+ * HISTORY_PURGE_INTERVAL_S, data points older than HISTORY_RETENTION_DAYS (by their own
+ * time, read from the injected clock) are erased; the latest value of each item stays, as the
+ * store contract says. Runs in the pipeline role, first right at start. Several processes
+ * may run it: the purge is an idempotent range delete, so overlapping runs only repeat work.
+ * A failing purge (store down) is logged and tried again at the next interval.
+ */
+export function startRetention(services: Services, opts: { intervalMs?: number } = {}): Retention {
+  const { config, clock, logger, store } = services;
+  const intervalMs = opts.intervalMs ?? config.HISTORY_PURGE_INTERVAL_S * 1000;
+  let running: Promise<number> | undefined;
+  let closed = false;
+
+  const purge = async (): Promise<number> => {
+    const cutoffMs = clock.now().getTime() - config.HISTORY_RETENTION_DAYS * DAY_MS;
+    const deleted = await store.dataPoints.deleteOlderThan(cutoffMs);
+    logger.info({ deleted, cutoff: new Date(cutoffMs).toISOString() }, 'history retention purge');
+    return deleted;
+  };
+  // One purge at a time in this process: a call during a purge shares its result.
+  const runOnce = (): Promise<number> => {
+    if (running) return running;
+    const p = purge().finally(() => {
+      if (running === p) running = undefined;
+    });
+    running = p;
+    return p;
+  };
+
+  const tick = () => {
+    if (closed || running) return;
+    runOnce().catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'history retention purge failed; retried at the next interval'));
+  };
+  const timer = setInterval(tick, intervalMs);
+  // A purge never keeps the process alive on its own.
+  timer.unref();
+  setImmediate(tick);
+
+  return {
+    name: 'history-retention',
+    runOnce,
+    async close() {
+      closed = true;
+      clearInterval(timer);
+      await running?.catch(() => 0);
+    },
+  };
+}
