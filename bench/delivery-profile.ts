@@ -31,12 +31,22 @@ for (let i = 0; i < 200; i++) await app.inject({ method: 'POST', url: '/delivery
 const hello = (await import('fastify')).default({ logger: false });
 hello.get('/', async () => ({ hello: 'world' }));
 for (let i = 0; i < 200; i++) await hello.inject({ method: 'GET', url: '/' });
-const h0 = performance.now();
+// CPU time (user + system) per request is steadier than wall time on a shared machine.
+const cpuMs = (since: NodeJS.CpuUsage) => {
+  const u = process.cpuUsage(since);
+  return (u.user + u.system) / 1000;
+};
+let c0 = process.cpuUsage();
+let h0 = performance.now();
 for (let i = 0; i < N; i++) await hello.inject({ method: 'GET', url: '/' });
-console.log(`${((performance.now() - h0) / N).toFixed(3)} ms per hello-world request (same loop)`);
-const t0 = performance.now();
+const helloCpu = cpuMs(c0) / N;
+console.log(`hello-world: ${((performance.now() - h0) / N).toFixed(3)} ms wall, ${helloCpu.toFixed(3)} ms CPU per request`);
+c0 = process.cpuUsage();
+h0 = performance.now();
 for (let i = 0; i < N; i++) await app.inject({ method: 'POST', url: '/delivery/v1/in-vehicle', headers, payload });
-console.log(`${((performance.now() - t0) / N).toFixed(3)} ms per request (${N} sequential in-process requests)`);
+const deliveryCpu = cpuMs(c0) / N;
+console.log(`delivery:    ${((performance.now() - h0) / N).toFixed(3)} ms wall, ${deliveryCpu.toFixed(3)} ms CPU per request (${N} sequential in-process requests)`);
+console.log(`CPU ratio:   delivery costs ${(deliveryCpu / helloCpu).toFixed(1)} x hello-world`);
 await app.close();
 await closeServices(services);
 await redis?.stop();

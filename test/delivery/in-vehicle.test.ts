@@ -126,15 +126,15 @@ describe('POST /delivery/v1/in-vehicle', () => {
 
   it('a store failure is CAR.VE.907 inside a 200, not a 500', async () => {
     // Fault injection on the real store: its read fails as a broken disk would make it.
-    const original = t.services.store.dataPoints.latest;
-    t.services.store.dataPoints.latest = async () => {
+    const original = t.services.store.dataPoints.latestPayloadsJson;
+    t.services.store.dataPoints.latestPayloadsJson = async () => {
       throw new Error('disk on fire');
     };
     try {
       const body = await deliver(deliveryBody([VIN1, VIN3], ['batteryvoltage']));
       expect(body.inVehicleData.map((e: { error?: { code: string } }) => e.error?.code)).toEqual(['CAR.VE.907', 'CAR.VE.903']);
     } finally {
-      t.services.store.dataPoints.latest = original;
+      t.services.store.dataPoints.latestPayloadsJson = original;
     }
   });
 });

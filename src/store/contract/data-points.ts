@@ -16,6 +16,14 @@ export interface DataPoint {
   receivedAt: string;
 }
 
+/** A latest payload as the JSON text the store holds (see {@link DataPointRepo.latestPayloadsJson}). */
+export interface LatestPayloadJson {
+  vin: string;
+  item: string;
+  /** The payload serialized as JSON (valid JSON text, an object). */
+  payloadJson: string;
+}
+
 export interface HistoryQuery {
   vin: string;
   item: string;
@@ -43,6 +51,12 @@ export interface DataPointRepo {
   insertMany(points: DataPoint[]): Promise<DataPoint[]>;
   /** The latest point per (vin, item) for these VINs and items; absent pairs are omitted. */
   latest(vins: string[], items: string[]): Promise<DataPoint[]>;
+  /**
+   * Delivery's hot path (added by the delivery work): the same pairs as {@link latest}, only the
+   * payload, as JSON text, so the answer is assembled without parsing and re-serializing every
+   * payload (a request of 10 VINs x 20 items reads 200 of them).
+   */
+  latestPayloadsJson(vins: string[], items: string[]): Promise<LatestPayloadJson[]>;
   history(query: HistoryQuery): Promise<HistoryPage>;
   /** Erases every point (history and latest) of the VIN. Returns how many history rows. */
   deleteByVin(vin: string): Promise<number>;

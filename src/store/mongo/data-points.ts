@@ -98,6 +98,11 @@ export async function createMongoDataPointRepo(db: Db): Promise<DataPointRepo> {
       if (vins.length === 0 || items.length === 0) return [];
       return (await latest.find({ vin: { $in: vins }, item: { $in: items } }, FIELDS).toArray()).map(toPoint);
     },
+    async latestPayloadsJson(vins, items) {
+      if (vins.length === 0 || items.length === 0) return [];
+      const docs = await latest.find({ vin: { $in: vins }, item: { $in: items } }, { projection: { _id: 0, vin: 1, item: 1, payload: 1 } }).toArray();
+      return docs.map((d) => ({ vin: d.vin, item: d.item, payloadJson: JSON.stringify(d.payload) }));
+    },
     async history(query) {
       checkHistoryLimit(query.limit);
       const below = Math.min(query.toMs ?? Number.MAX_SAFE_INTEGER, query.cursor ? decodeHistoryCursor(query.cursor) : Number.MAX_SAFE_INTEGER);

@@ -83,6 +83,14 @@ export function createSqliteDataPointRepo(db: Database.Database): DataPointRepo 
     `SELECT ${COLUMNS} FROM data_latest
      WHERE vin IN (SELECT value FROM json_each(?)) AND item IN (SELECT value FROM json_each(?))`,
   );
+  // Three columns as arrays: materializing every provenance column as a row object cost about
+  // three times as much, and the payload stays the JSON text it is stored as.
+  const selectLatestPayloads = db
+    .prepare<[string, string], [string, string, string]>(
+      `SELECT vin, item, payload FROM data_latest
+       WHERE vin IN (SELECT value FROM json_each(?)) AND item IN (SELECT value FROM json_each(?))`,
+    )
+    .raw(true);
   const selectHistory = db.prepare<[string, string, number, number, number], PointRow>(
     `SELECT ${COLUMNS} FROM data_points
      WHERE vin = ? AND item = ? AND timestamp_ms >= ? AND timestamp_ms < ?
@@ -134,6 +142,12 @@ export function createSqliteDataPointRepo(db: Database.Database): DataPointRepo 
     async latest(vins, items) {
       if (vins.length === 0 || items.length === 0) return [];
       return selectLatest.all(JSON.stringify(vins), JSON.stringify(items)).map(toPoint);
+    },
+    async latestPayloadsJson(vins, items) {
+      if (vins.length === 0 || items.length === 0) return [];
+      return selectLatestPayloads
+        .all(JSON.stringify(vins), JSON.stringify(items))
+        .map(([vin, item, payloadJson]) => ({ vin, item, payloadJson }));
     },
     async history(query) {
       checkHistoryLimit(query.limit);

@@ -64,6 +64,22 @@ const suite: ConformanceSuite = (open: StoreFactory) => {
       expect(await dataPoints.latest([VIN], [])).toEqual([]);
     });
 
+    it('serves the same latest pairs as JSON text (delivery hot path)', async () => {
+      const { dataPoints } = ctx.store;
+      await dataPoints.insertMany([point(VIN, 'mileage', 1), point(VIN, 'mileage', 5), point(VIN, 'fuellevel', 3), point(VIN2, 'mileage', 2), point(VIN2, 'other', 9)]);
+      const vins = [VIN, VIN2, 'WVWZZZ1JZXW999999'];
+      const items = ['mileage', 'fuellevel', 'absent'];
+      const asText = await dataPoints.latestPayloadsJson(vins, items);
+      const asPoints = await dataPoints.latest(vins, items);
+      const parsed = asText.map((r) => ({ vin: r.vin, item: r.item, payload: JSON.parse(r.payloadJson) as unknown }));
+      const expected = asPoints.map((p) => ({ vin: p.vin, item: p.item, payload: p.payload }));
+      const order = (a: { vin: string; item: string }, b: { vin: string; item: string }) => `${a.vin}|${a.item}`.localeCompare(`${b.vin}|${b.item}`);
+      expect(parsed.sort(order)).toEqual(expected.sort(order));
+      expect(parsed).toHaveLength(3);
+      expect(await dataPoints.latestPayloadsJson([], ['mileage'])).toEqual([]);
+      expect(await dataPoints.latestPayloadsJson([VIN], [])).toEqual([]);
+    });
+
     it('never moves the latest value back when an older point arrives later', async () => {
       const { dataPoints } = ctx.store;
       await dataPoints.insertMany([point(VIN, 'mileage', 10)]);
