@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { HELPERS } from './helpers.ts';
 
-/** Limits every evaluation runs under (MAPPING_TIMEOUT_MS, MAPPING_MAX_DEPTH). */
+/** Limits every evaluation runs under (MAPPING_TIMEOUT_MS, MAPPING_MAX_DEPTH); 0 switches one off. */
 export interface MappingLimits {
   timeoutMs: number;
   maxDepth: number;
@@ -51,7 +51,12 @@ export class MappingCompileError extends Error {
 export function compileMappingSource(file: string, source: string, limits: MappingLimits = DEFAULT_LIMITS): CompiledMapping {
   let expr: jsonata.Expression;
   try {
-    expr = jsonata(source, { timeout: limits.timeoutMs, stack: limits.maxDepth, sequence: limits.maxSequence });
+    // JSONata treats a limit of 0 as a limit; leave out what is switched off.
+    expr = jsonata(source, {
+      ...(limits.timeoutMs > 0 ? { timeout: limits.timeoutMs } : {}),
+      ...(limits.maxDepth > 0 ? { stack: limits.maxDepth } : {}),
+      ...(limits.maxSequence > 0 ? { sequence: limits.maxSequence } : {}),
+    });
   } catch (err) {
     const e = err as { message?: string; position?: number };
     throw new MappingCompileError(file, `${e.message ?? String(err)} (at character ${e.position ?? '?'})`);

@@ -1,0 +1,155 @@
+/**
+ * `npm run bench:ingest`: raw telemetry published over MQTT (QoS 1) to the embedded broker at
+ * rising rates, harmonized by worker processes into the store; prints end-to-end messages/s,
+ * data items/s and publish-to-stored p50/p99 latency, next to the BullMQ-alone and
+ * mapping-alone baselines measured in the same run (reference/performance.md).
+ *
+ * The message is the virtual manufacturer's full telemetry message of an electric car
+ * (30 catalog items). Topology, as a deployment on this 2-core machine would run it: this
+ * process runs the broker (the `broker` role), BENCH_WORKERS worker processes (`npm run
+ * worker`) harmonize, one more process publishes.
+ *
+ * Settings: BENCH_STEP_S (measured seconds per rate, default 6), BENCH_RATES (messages/s,
+ * default 250,500,1000,1500,2000,3000), BENCH_WORKERS (default 2), BENCH_CONNECTIONS (MQTT
+ * publisher connections, default 8), PIPELINE_CONCURRENCY (default 2), REDIS_URL (default: a
+ * private redis-server).
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startEmbeddedBroker } from '../src/adapters/mqtt/broker.ts';
+import { mqttCredentials } from '../src/adapters/secrets.ts';
+import { loadConfig } from '../src/config.ts';
+import { createLogger } from '../src/logger.ts';
+import { startPrivateRedis } from '../src/runtime/private-redis.ts';
+import { closeServices, createServices } from '../src/services.ts';
+import { bullmqAloneRates, mappingAloneRate } from './ingest-baselines.ts';
+import { ITEMS_PER_MESSAGE } from './ingest-message.ts';
+
+const STEP_S = Number(process.env.BENCH_STEP_S ?? 6);
+const RATES = (process.env.BENCH_RATES ?? '250,500,1000,1500,2000,3000').split(',').map(Number);
+const WORKERS = Number(process.env.BENCH_WORKERS ?? 2);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface WorkerTake { messages: number; items: number; latencies: number[] }
+interface PublisherTake { sent: number; acked: number }
+
+function child(file: string, env: Record<string, string>): Promise<ChildProcess> {
+  const c = fork(join(import.meta.dirname, file), [], { execArgv: ['--import', 'tsx'], env: { ...process.env, ...env }, stdio: 'inherit' });
+  return new Promise((resolve, reject) => {
+    c.once('message', () => resolve(c));
+    c.once('exit', (code) => reject(new Error(`${file} exited (${code})`)));
+  });
+}
+
+function ask<T>(c: ChildProcess): Promise<T> {
+  return new Promise((resolve) => {
+    c.once('message', (m) => resolve(m as T));
+    c.send({ cmd: 'take' });
+  });
+}
+
+const pct = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : NaN);
+
+async function main(): Promise<void> {
+  const redis = process.env.REDIS_URL ? null : await startPrivateRedis();
+  const redisUrl = process.env.REDIS_URL ?? redis!.url;
+  const dataDir = mkdtempSync(join(tmpdir(), 'cvd-bench-ingest-'));
+  const env = {
+    DATA_DIR: dataDir,
+    REDIS_URL: redisUrl,
+    QUEUE_PREFIX: `benchingest${randomUUID().slice(0, 6)}`,
+    SECRET_KEY: randomBytes(32).toString('base64url'),
+    LOG_LEVEL: 'warn',
+    DEMO_SEED: 'false',
+    SIMULATOR: 'off',
+    MQTT_PORT: '0',
+    PIPELINE_CONCURRENCY: process.env.PIPELINE_CONCURRENCY ?? '2',
+  };
+  const config = loadConfig(env);
+  const services = await createServices(config, createLogger({ level: 'warn', pretty: false }), redisUrl);
+  const virtual = services.adapters.get('virtual')!;
+
+  console.log(`bench:ingest  message: virtual telemetry (electric, full) = ${ITEMS_PER_MESSAGE} items; ${WORKERS} worker process(es), concurrency ${env.PIPELINE_CONCURRENCY}, batch ${config.PIPELINE_BATCH_SIZE}/${config.PIPELINE_BATCH_MAX_WAIT_MS} ms`);
+  const mapping = await mappingAloneRate(virtual.mappings.get('telemetry')!, 4);
+  console.log(`baseline  mapping alone (JSONata, one core): ${mapping.toFixed(0)} msg/s = ${(mapping * ITEMS_PER_MESSAGE).toFixed(0)} items/s (${(1e6 / mapping).toFixed(0)} µs/msg)`);
+  const bull = await bullmqAloneRates(redisUrl, env.QUEUE_PREFIX, 20_000);
+  console.log(`baseline  BullMQ alone: addBulk ${bull.addsPerS.toFixed(0)} jobs/s, empty worker (concurrency 100) ${bull.processedPerS.toFixed(0)} jobs/s`);
+
+  const broker = await startEmbeddedBroker(services, { port: 0 });
+  const creds = mqttCredentials(config, virtual);
+  const workers = await Promise.all(Array.from({ length: WORKERS }, () => child('ingest-worker.ts', env)));
+  const publisher = await child('ingest-publisher.ts', { BROKER_URL: broker.url, MQTT_USERNAME: creds.username, MQTT_PASSWORD: creds.password, CONNECTIONS: String(CONNECTIONS) });
+
+  const waiting = async () => {
+    const { Queue } = await import('bullmq');
+    const { bullConnection, HARMONIZE_QUEUE } = await import('../src/pipeline/queue.ts');
+    const q = new Queue(HARMONIZE_QUEUE, { connection: bullConnection(redisUrl, 'worker'), prefix: env.QUEUE_PREFIX });
+    return { count: async () => (await q.getJobCounts('waiting', 'active')) as { waiting: number; active: number }, close: () => q.close() };
+  };
+  const backlog = await waiting();
+
+  async function step(rate: number, seconds: number) {
+    publisher.send({ cmd: 'rate', rate });
+    await sleep(1500);
+    await ask<PublisherTake>(publisher);
+    await Promise.all(workers.map((w) => ask<WorkerTake>(w)));
+    const t0 = performance.now();
+    await sleep(seconds * 1000);
+    const dt = (performance.now() - t0) / 1000;
+    const pub = await ask<PublisherTake>(publisher);
+    const takes = await Promise.all(workers.map((w) => ask<WorkerTake>(w)));
+    publisher.send({ cmd: 'rate', rate: 0 });
+    const messages = takes.reduce((a, t) => a + t.messages, 0);
+    const items = takes.reduce((a, t) => a + t.items, 0);
+    const lat = takes.flatMap((t) => t.latencies).sort((a, b) => a - b);
+    const r = { rate, acked: pub.acked / dt, msgs: messages / dt, items: items / dt, p50: pct(lat, 50), p99: pct(lat, 99) };
+    console.log(
+      `rate ${String(rate).padStart(5)} msg/s: acked ${r.acked.toFixed(0).padStart(5)}/s  stored ${r.msgs.toFixed(0).padStart(5)} msg/s = ${r.items.toFixed(0).padStart(6)} items/s  p50 ${String(r.p50).padStart(5)} ms  p99 ${String(r.p99).padStart(5)} ms`,
+    );
+    // Drain before the next rate, so each step starts without backlog.
+    const deadline = Date.now() + 20_000;
+    while (Date.now() < deadline) {
+      const c = await backlog.count();
+      if (c.waiting + c.active === 0) break;
+      await sleep(200);
+    }
+    await Promise.all(workers.map((w) => ask<WorkerTake>(w)));
+    return r;
+  }
+
+  const results = [];
+  for (const rate of RATES) {
+    const r = await step(rate, STEP_S);
+    results.push(r);
+    if (r.msgs < rate * 0.9 || r.p99 > 5000) break;
+  }
+  const best = results.reduce((a, b) => (b.msgs > a.msgs ? b : a));
+  const half = Math.round(best.msgs / 2);
+  console.log(`half of the maximum (${half} msg/s):`);
+  const halfResult = await step(half, STEP_S);
+
+  console.log('\nsummary');
+  console.log(`  end to end max: ${best.msgs.toFixed(0)} msg/s = ${best.items.toFixed(0)} items/s (target ≥ 30000 items/s)`);
+  console.log(`  vs mapping alone on one core: ${((best.msgs / mapping) * 100).toFixed(0)} % (target ≥ 50 %)`);
+  console.log(`  vs BullMQ alone: ${((best.msgs / bull.processedPerS) * 100).toFixed(0)} % of its jobs/s (one job carries up to ${config.PIPELINE_BATCH_SIZE} messages)`);
+  console.log(`  p99 at half the maximum: ${halfResult.p99} ms (target < 200 ms), p50 ${halfResult.p50} ms`);
+
+  publisher.send({ cmd: 'stop' });
+  for (const w of workers) w.send({ cmd: 'stop' });
+  await sleep(500);
+  await backlog.close();
+  await broker.close();
+  await closeServices(services);
+  await redis?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+  process.exit(0);
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
