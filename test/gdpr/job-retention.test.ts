@@ -1,0 +1,103 @@
+import { Queue } from 'bullmq';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ACTIVATION_QUEUE, createActivationQueue } from '../../src/management/queue.ts';
+import { createIngest } from '../../src/pipeline/ingest.ts';
+import { bullConnection, HARMONIZE_QUEUE } from '../../src/pipeline/queue.ts';
+import { rawMessage } from '../../src/pipeline/raw-message.ts';
+import { startHarmonizeWorker } from '../../src/pipeline/worker.ts';
+import { createPushQueue, PUSH_QUEUE } from '../../src/push/queue.ts';
+import { defaultPaths, type Services } from '../../src/services.ts';
+import { createTestServices, type TestServices } from '../helpers/services.ts';
+import { waitFor } from '../pipeline/harness.ts';
+
+const ROOT = defaultPaths().root;
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
+}
+
+/**
+ * Whether a removeOnComplete/removeOnFail option keeps a job at most `seconds`: removed at once
+ * (`true`, or a count of 0), or an age no longer than the setting. A count alone bounds memory,
+ * not time, and does not do.
+ */
+function keptAtMost(option: unknown, seconds: number): boolean {
+  if (option === true || option === 0) return true;
+  const age = (option as { age?: unknown } | undefined)?.age;
+  return typeof age === 'number' && age <= seconds;
+}
+
+async function jobsOf(services: Services, name: string) {
+  const queue = new Queue(name, { connection: bullConnection(services.redisUrl, 'worker'), prefix: services.config.QUEUE_PREFIX });
+  try {
+    return await queue.getJobs(['wait', 'delayed', 'prioritized', 'completed', 'failed']);
+  } finally {
+    await queue.close();
+  }
+}
+
+/**
+ * Issue 8 item 4: BullMQ keeps no completed or failed job longer than JOB_RETENTION_*_S. Every
+ * producer in the code base is exercised and its jobs read back from Redis; a new producer
+ * makes the first test fail until it is added here.
+ */
+describe('queued jobs are kept no longer than JOB_RETENTION_COMPLETED_S / JOB_RETENTION_FAILED_S', () => {
+  let t: TestServices;
+  afterEach(async () => t?.cleanup());
+
+  it('the queues below are all the producers in src/', () => {
+    const producers = sourceFiles(join(ROOT, 'src'))
+      .filter((f) => /new Queue\b/.test(readFileSync(f, 'utf8')))
+      .map((f) => relative(ROOT, f))
+      .sort();
+    // src/gdpr/queue-sweep.ts opens the queues to erase jobs; it adds none.
+    expect(producers).toEqual(['src/gdpr/queue-sweep.ts', 'src/management/queue.ts', 'src/pipeline/queue.ts', 'src/push/queue.ts']);
+  });
+
+  it('every producer removes its jobs at once or by age within the settings', async () => {
+    t = await createTestServices({ env: { JOB_RETENTION_COMPLETED_S: '123', JOB_RETENTION_FAILED_S: '4567' } });
+    const { services } = t;
+    const ingest = createIngest(services);
+    await ingest.enqueueNow([rawMessage({ manufacturer: 'virtual', messageType: 'telemetry', receivedAt: new Date().toISOString() }, '{}')]);
+    await ingest.close();
+    const push = createPushQueue(services);
+    await push.add([{ transactionId: '6f1c2a9e-4b7d-5e0a-9c3f-8d2b1a5e7c40' }]);
+    await push.close();
+    const activation = createActivationQueue(services);
+    await activation.enqueue([{ job: { action: 'activate', subscriptionId: 's', vin: 'V1RTUALV1N0000001' }, delayMs: 60_000 }]);
+    await activation.close();
+
+    for (const name of [HARMONIZE_QUEUE, PUSH_QUEUE, ACTIVATION_QUEUE]) {
+      const jobs = await jobsOf(services, name);
+      expect(jobs, name).toHaveLength(1);
+      expect(keptAtMost(jobs[0]!.opts.removeOnComplete, 123), `${name} removeOnComplete`).toBe(true);
+      expect(keptAtMost(jobs[0]!.opts.removeOnFail, 4567), `${name} removeOnFail`).toBe(true);
+    }
+  });
+
+  it('a completed pipeline batch is gone from Redis once older than JOB_RETENTION_COMPLETED_S', async () => {
+    t = await createTestServices({ env: { JOB_RETENTION_COMPLETED_S: '1', PIPELINE_BATCH_MAX_WAIT_MS: '5' } });
+    const { services } = t;
+    const worker = startHarmonizeWorker(services);
+    const ingest = createIngest(services);
+    try {
+      const send = () => ingest.enqueueNow([rawMessage({ manufacturer: 'virtual', messageType: 'telemetry', receivedAt: new Date().toISOString() }, '{}')]);
+      await send();
+      const first = await waitFor(async () => (await jobsOf(services, HARMONIZE_QUEUE)).find((j) => j.finishedOn !== undefined), 10_000, 'the first batch');
+      // BullMQ trims by age when the next job of the queue completes.
+      await new Promise((r) => setTimeout(r, 1_100));
+      await send();
+      await waitFor(async () => {
+        const ids = (await jobsOf(services, HARMONIZE_QUEUE)).map((j) => j.id);
+        return ids.length === 1 && ids[0] !== first.id;
+      }, 10_000, 'the first batch to be trimmed');
+    } finally {
+      await ingest.close();
+      await worker.close();
+    }
+  });
+});
