@@ -64,16 +64,22 @@ async function main(): Promise<void> {
     const body = JSON.stringify({ version: '1.0', vehicles: BENCH_VINS.map((value) => ({ identifier: { type: 'VIN', value } })), dataItems: BENCH_ITEM_NAMES });
     const common = { connections: CONNECTIONS, warmupMs: 2000, durationMs: SECONDS * 1000, expectStatus: 200 };
 
-    const hello = Fastify({ logger: false });
-    hello.get('/', async () => ({ hello: 'world' }));
-    const helloOrigin = await hello.listen({ port: 0, host: '127.0.0.1' });
-    console.log(`hello-world baseline: ${SECONDS} s, ${CONNECTIONS} connections ...`);
-    const baseline = await load({ ...common, origin: helloOrigin, method: 'GET', path: '/', headers: {} });
-    await hello.close();
-
     const app = await buildApp(services);
     const origin = await app.listen({ port: 0, host: '127.0.0.1' });
     const check = await app.inject({ method: 'POST', url: '/delivery/v1/in-vehicle', headers, payload: body });
+
+    // Baselines on a bare Fastify: hello-world, and (for reference) the same route returning a
+    // real delivery answer as a constant, to show what moving 21 KB per request costs by itself.
+    const hello = Fastify({ logger: false });
+    hello.get('/', async () => ({ hello: 'world' }));
+    hello.post('/static', async (_req, reply) => reply.type('application/json; charset=utf-8').send(check.body));
+    const helloOrigin = await hello.listen({ port: 0, host: '127.0.0.1' });
+    console.log(`hello-world baseline: ${SECONDS} s, ${CONNECTIONS} connections ...`);
+    const baseline = await load({ ...common, origin: helloOrigin, method: 'GET', path: '/', headers: {} });
+    console.log(`static answer of ${check.body.length} bytes (reference): ${SECONDS} s ...`);
+    const staticAnswer = await load({ ...common, origin: helloOrigin, method: 'POST', path: '/static', headers: { 'content-type': 'application/json' }, body });
+    await hello.close();
+
     const entries = check.json().inVehicleData as { response?: Record<string, { dataPoint?: unknown }> }[];
     const served = entries.reduce((n, e) => n + Object.values(e.response ?? {}).filter((r) => r.dataPoint).length, 0);
     if (check.statusCode !== 200 || served !== 200) throw new Error(`sanity check failed: ${check.statusCode}, ${served} data points`);
@@ -93,10 +99,12 @@ async function main(): Promise<void> {
     const ratio = delivery.perSecond / baseline.perSecond;
     console.log('');
     console.log(`hello-world  ${fmt(baseline)}`);
+    console.log(`static 21 KB ${fmt(staticAnswer)}`);
     console.log(`delivery     ${fmt(delivery)}`);
     console.log(`ingestion    ${ingested.perSecond.toFixed(0)} data points/s written meanwhile (${ingested.written} in all)`);
     console.log(`ratio        ${(ratio * 100).toFixed(1)} % of hello-world (target ≥ 25 %): ${ratio >= 0.25 ? 'met' : 'NOT met'}`);
     console.log(`p99          ${delivery.p99Ms.toFixed(2)} ms (target ≤ 20 ms): ${delivery.p99Ms <= 20 ? 'met' : 'NOT met'}`);
+    console.log(`reference    delivery is ${((delivery.perSecond / staticAnswer.perSecond) * 100).toFixed(1)} % of the static answer of the same size`);
     if (delivery.firstError) console.log(`first error: ${delivery.firstError}`);
   } finally {
     await closeServices(services);
