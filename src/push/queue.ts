@@ -16,13 +16,18 @@ export interface PushJob {
   transactionId: string;
 }
 
-/** One attempt, then one per entry of PUSH_RETRY_SCHEDULE_S; bounded retention in Redis. */
+/**
+ * One attempt, then one per entry of PUSH_RETRY_SCHEDULE_S. A completed job is removed at once:
+ * the deliveries row is the record of what happened (and the durable dedup), so keeping the job
+ * would only cost Redis memory and work at thousands of deliveries a second. Failed jobs (an
+ * outage outlasted every retry) are kept for JOB_RETENTION_FAILED_S to be looked at.
+ */
 export function pushJobOptions(services: Services): JobsOptions {
   const { config } = services;
   return {
     attempts: config.PUSH_RETRY_SCHEDULE_S.length + 1,
     backoff: { type: PUSH_BACKOFF },
-    removeOnComplete: { age: config.JOB_RETENTION_COMPLETED_S, count: 100_000 },
+    removeOnComplete: true,
     removeOnFail: { age: config.JOB_RETENTION_FAILED_S, count: 100_000 },
   };
 }
