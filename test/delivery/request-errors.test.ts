@@ -92,6 +92,12 @@ describe('delivery whole-request errors', () => {
     expect(noIdentifier.body.reasonText).toMatch(/identifier/);
   });
 
+  it('refuses a body that is not JSON with 415', async () => {
+    const res = await t.app.inject({ method: 'POST', url, headers: { ...c.headers, 'content-type': 'text/plain' }, payload: 'version=1.0' });
+    expect(res.statusCode).toBe(415);
+    expect(res.json()).toEqual({ reasonCode: 'CAR.415', reasonText: 'Unsupported media type, use application/json.', url, method: 'POST' });
+  });
+
   it('checks the headers before the body', async () => {
     expectError(await post({ version: '9' }, {}), 400, 'Bad request, mandatory header parameter X-Api-Key is missing.');
   });

@@ -3,6 +3,7 @@ import { checkHistoryParams, readHistory, type HistoryParams } from '../../deliv
 import { deliverInVehicle, wellFormedVins } from '../../delivery/in-vehicle.ts';
 import { checkDeliveryRequest, type DeliveryRequestBody } from '../../delivery/request.ts';
 import { consumerContext, requireSubscription } from '../../http/consumer-auth.ts';
+import { requireJsonBody } from '../../http/json-only.ts';
 import { createRateLimits } from '../../rate-limit/limits.ts';
 import type { RouteOptions } from '../route-options.ts';
 import { historySchema, inVehicleSchema } from './schemas.ts';
@@ -16,7 +17,7 @@ export default async function routes(app: FastifyInstance, opts: RouteOptions): 
   const limits = createRateLimits(services);
   // Authentication before body checks. The limits are counted in the handler, after the
   // whole-request checks, in ONE Redis call for the subscription and every requested vehicle.
-  const guard = { preValidation: requireSubscription(services) };
+  const guard = { onRequest: requireJsonBody, preValidation: requireSubscription(services) };
 
   app.post<{ Body: DeliveryRequestBody }>(
     '/delivery/v1/in-vehicle',

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { adapterSecret } from '../../adapters/secrets.ts';
 import { apiErrors } from '../../errors.ts';
+import { requireJsonBody } from '../../http/json-only.ts';
 import { verifySignature } from '../../management/callback-signature.ts';
 import { confirmFromManufacturer } from '../../management/process-activation.ts';
 import { isValidVin } from '../../management/vin.ts';
@@ -27,6 +28,7 @@ export default async function activationCallback(app: FastifyInstance, opts: Rou
   app.post<{ Params: { manufacturer: string }; Body: Buffer }>(
     '/management/v1/manufacturers/:manufacturer/activation-callback',
     {
+      onRequest: requireJsonBody,
       schema: {
         summary: "A manufacturer's answer to pending activations (signed like its HTTP ingest)",
         tags: ['management'],

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { apiErrors } from '../../errors.ts';
 import { consumerContext, requireSubscription } from '../../http/consumer-auth.ts';
+import { requireJsonBody } from '../../http/json-only.ts';
 import { createActivationQueue, QueueUnavailableError } from '../../management/queue.ts';
 import { applyVehicleAction, type VehicleAction } from '../../management/vehicle-actions.ts';
 import { isValidVin } from '../../management/vin.ts';
@@ -21,7 +22,7 @@ export default async function routes(app: FastifyInstance, opts: RouteOptions): 
   app.addHook('onClose', async () => queue.close());
   const limits = createRateLimits(services);
   // Authentication before body checks, and the limit keyed on the authenticated subscription.
-  const guard = { preValidation: [requireSubscription(services), limits.subscriptionHook] };
+  const guard = { onRequest: requireJsonBody, preValidation: [requireSubscription(services), limits.subscriptionHook] };
 
   app.put<{ Body: { action: string; vins: string[] } }>('/management/v1/vehicles', { schema: putSchema, ...guard }, async (request, reply) => {
     const { subscription } = consumerContext(request);
