@@ -1,0 +1,53 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { compileMappingSource, MappingCompileError } from '../../src/mapping/compile.ts';
+import { isoTime } from '../../src/mapping/helpers.ts';
+
+const run = (expr: string, input: unknown = {}) =>
+  compileMappingSource('test.jsonata', expr).evaluate(input, { receivedAt: '2026-11-25T12:00:00.000Z', messageType: 't' });
+
+describe('mapping helpers', () => {
+  it('normalises epoch seconds, epoch milliseconds and date strings to ISO 8601 UTC', () => {
+    expect(isoTime(1795600800)).toBe('2026-11-25T10:00:00.000Z');
+    expect(isoTime(1795600800123)).toBe('2026-11-25T10:00:00.123Z');
+    expect(isoTime('2026-11-25T11:00:00+01:00')).toBe('2026-11-25T10:00:00.000Z');
+    for (const bad of ['', 'yesterday', Number.NaN, Number.POSITIVE_INFINITY, null, undefined, {}, 1e20]) expect(isoTime(bad)).toBeUndefined();
+  });
+
+  it('converts units inside a mapping, and gives undefined for an unknown unit', async () => {
+    expect(await run('$length(100, "mi", "km")')).toBeCloseTo(160.9344, 6);
+    expect(await run('$length(1, "km", "mi")')).toBeCloseTo(0.621371, 6);
+    expect(await run('$speed(60, "mph", "km/h")')).toBeCloseTo(96.56064, 6);
+    expect(await run('$speed(10, "m/s", "km/h")')).toBeCloseTo(36, 9);
+    expect(await run('$temperature(212, "F", "C")')).toBeCloseTo(100, 9);
+    expect(await run('$temperature(-40, "C", "F")')).toBeCloseTo(-40, 9);
+    expect(await run('$temperature(0, "K", "C")')).toBeCloseTo(-273.15, 9);
+    expect(await run('$roundTo(12.345, 1)')).toBe(12.3);
+    expect(await run('$length(1, "furlong", "km")')).toBeUndefined();
+    expect(await run('$isoTime(capturedAt)', { capturedAt: 1795600800 })).toBe('2026-11-25T10:00:00.000Z');
+  });
+
+  it('round-trips any length and temperature through a conversion and back', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.double({ min: -1e6, max: 1e6, noNaN: true }), fc.constantFrom('km', 'm', 'mi', 'ft'), fc.constantFrom('C', 'F', 'K'), async (v, unit, t) => {
+        const input = { v, unit, t };
+        expect(await run('$length($length(v, unit, "km"), "km", unit)', input)).toBeCloseTo(v, 3);
+        expect(await run('$temperature($temperature(v, t, "C"), "C", t)', input)).toBeCloseTo(v, 3);
+      }),
+      { numRuns: 50 },
+    );
+  });
+
+  it('binds $receivedAt and names the file and position of a mapping that does not compile', async () => {
+    expect(await run('$receivedAt')).toBe('2026-11-25T12:00:00.000Z');
+    expect(() => compileMappingSource('broken.jsonata', '{ "a": ')).toThrow(MappingCompileError);
+    expect(() => compileMappingSource('broken.jsonata', '{ "a": ')).toThrow(/broken\.jsonata does not compile: .*at character/);
+  });
+
+  it('versions a mapping by its content', () => {
+    const a = compileMappingSource('/x/telemetry.jsonata', '1');
+    expect(a.version).toMatch(/^telemetry\.jsonata@[0-9a-f]{12}$/);
+    expect(compileMappingSource('/x/telemetry.jsonata', '1').version).toBe(a.version);
+    expect(compileMappingSource('/x/telemetry.jsonata', '2').version).not.toBe(a.version);
+  });
+});
