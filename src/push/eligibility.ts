@@ -19,7 +19,8 @@ export async function whyNotAllowed(
   if (!subscription.dataItems.includes(item)) return 'item no longer in the subscription';
   const vehicle = await store.vehicles.get(subscriptionId, vin);
   if (vehicle?.status !== 'ACTIVATED') return 'vehicle not activated';
-  if (subscription.legalBasis === 'CONSENT' && !(await store.consents.findActive(subscriptionId, vin))) {
+  // activeVins, not findActive: the yes/no is all that is needed, without reading the whole process.
+  if (subscription.legalBasis === 'CONSENT' && !(await store.consents.activeVins(subscriptionId, [vin])).has(vin)) {
     return 'no active consent';
   }
   return null;

@@ -144,6 +144,9 @@ export function createSqliteConsentRepo(db: Database.Database): ConsentRepo {
     `SELECT * FROM consents WHERE subscription_id = ? AND vin = ? AND state IN (${ACTIVE_IN})
      ORDER BY activated_at DESC, consent_id LIMIT 1`,
   );
+  const activeOne = db.prepare<[string, string], { vin: string }>(
+    `SELECT vin FROM consents WHERE subscription_id = ? AND vin = ? AND state IN (${ACTIVE_IN}) LIMIT 1`,
+  );
   const delByVin = db.prepare<[string]>('DELETE FROM consents WHERE vin = ?');
   const delBySubVin = db.prepare<[string, string]>('DELETE FROM consents WHERE subscription_id = ? AND vin = ?');
 
@@ -257,6 +260,8 @@ export function createSqliteConsentRepo(db: Database.Database): ConsentRepo {
     async activeVins(subscriptionId, vins) {
       const out = new Set<string>();
       const unique = [...new Set(vins)];
+      // One VIN (the push worker's check right before each send) takes a prepared statement.
+      if (unique.length === 1) return activeOne.get(subscriptionId, unique[0]!) ? new Set(unique) : out;
       // Chunks keep the statement under SQLite's bound-parameter limit.
       for (let i = 0; i < unique.length; i += 500) {
         const chunk = unique.slice(i, i + 500);
