@@ -8,6 +8,7 @@ import { exchangeCode, type Grant } from './oauth-client.ts';
 import { failure, page, type Outcome } from './outcome.ts';
 import { wrongState } from './portal-flow.ts';
 import { applyEvent } from './process.ts';
+import { requestedItems } from './scope.ts';
 import { successRedirect } from './redirects.ts';
 import { TRANSITIONS } from './states.ts';
 import { newSecret, safeEqual } from './secrets.ts';
@@ -63,9 +64,9 @@ export async function handleCallback(
 
   const result = await exchangeCode(auth, { code, codeVerifier: services.secrets.decrypt(claimed.pkceVerifierSealed) }, services.config.OEM_TOKEN_TIMEOUT_MS);
   if (!result.ok) return fail(services, claimed, result.error);
-  const problem = checkGrant(auth, claimed, result.grant);
+  const problem = checkGrant(auth, claimed, requestedItems(claimed.dataItems, process), result.grant);
   if (problem) return fail(services, claimed, problem);
-  return activate(services, claimed, result.grant);
+  return activate(services, claimed, result.grant.scope ?? requestedItems(claimed.dataItems, process));
 }
 
 function fromAuthorizationError(auth: ManufacturerAuth, error: string): FlowError {
@@ -77,9 +78,9 @@ function fromAuthorizationError(auth: ManufacturerAuth, error: string): FlowErro
 }
 
 /** Scope narrower than the subscription's items → scope_mismatch; another VIN → invalid_request. */
-function checkGrant(auth: ManufacturerAuth, record: ConsentRecord, grant: Grant): FlowError | null {
-  const granted = new Set(grant.scope ?? record.dataItems);
-  const missing = record.dataItems.filter((i) => !granted.has(i));
+function checkGrant(auth: ManufacturerAuth, record: ConsentRecord, required: string[], grant: Grant): FlowError | null {
+  const granted = new Set(grant.scope ?? required);
+  const missing = required.filter((i) => !granted.has(i));
   if (missing.length > 0) {
     return flowError('scope_mismatch', `The consent given at ${auth.name} does not cover all required data items (missing: ${missing.join(', ')}).`);
   }
@@ -101,12 +102,12 @@ async function fail(services: Services, record: ConsentRecord, error: FlowError)
   return failure(failed, error);
 }
 
-async function activate(services: Services, record: ConsentRecord, grant: Grant): Promise<Outcome> {
+async function activate(services: Services, record: ConsentRecord, granted: string[]): Promise<Outcome> {
   const now = services.clock.now();
   const code = newSecret();
   const active = await applyEvent(services.store, { consentId: record.consentId }, 'GRANT', {
     at: now,
-    set: { codeHash: code.hash, activatedAt: now.toISOString(), grantedItems: grant.scope ?? record.dataItems, pkceVerifierSealed: null },
+    set: { codeHash: code.hash, activatedAt: now.toISOString(), grantedItems: granted, pkceVerifierSealed: null },
   });
   if (!active) return wrongState(services, (await services.store.consents.get(record.consentId)) ?? record, 'activation');
   if (active.vin !== null) {

@@ -9,6 +9,7 @@ import { failure, page, type Outcome } from './outcome.ts';
 import type { PortalView } from './pages/portal-page.ts';
 import type { PortalRequest } from './portal-request.ts';
 import { applyEvent } from './process.ts';
+import { requestedItems } from './scope.ts';
 import { newPkce, newSecret, safeEqual } from './secrets.ts';
 import { fieldProblem, normaliseField, USER_FIELDS, type UserData, type UserField } from './user-fields.ts';
 import { sha256Hex } from '../crypto.ts';
@@ -62,6 +63,7 @@ export function portalView(
   errors: PortalView['errors'],
 ): PortalView {
   const manufacturer = record.manufacturer ? services.adapters.get(record.manufacturer) : undefined;
+  const items = manufacturer ? requestedItems(record.dataItems, manufacturer) : record.dataItems;
   return {
     actionUrl: `${services.config.consentUrl}/provision`,
     consentId: record.consentId,
@@ -70,7 +72,7 @@ export function portalView(
     consumerName,
     subscriptionId: record.subscriptionId,
     manufacturerName: manufacturer?.manifest.name ?? null,
-    items: record.dataItems.map((t) => {
+    items: items.map((t) => {
       const e = services.catalog.get(t);
       return { technicalName: t, name: e?.name ?? t, description: e?.description ?? '' };
     }),
@@ -131,6 +133,8 @@ async function approve(services: Services, record: ConsentRecord, form: Record<s
   const adapter = user.vin !== null && !errors.vin ? services.adapters.forVin(user.vin) : undefined;
   if (user.vin !== null && !errors.vin && !adapter) {
     errors.vin = 'No vehicle manufacturer connected to this service makes the vehicle with this VIN.';
+  } else if (adapter && requestedItems(record.dataItems, adapter).length === 0) {
+    errors.vin = `${adapter.manifest.name} supplies none of the data items this consent is for.`;
   }
   if (Object.keys(errors).length > 0 || !adapter || user.vin === null) {
     const consumer = await services.store.consumers.get(record.consumerId);
@@ -161,6 +165,7 @@ async function approve(services: Services, record: ConsentRecord, form: Record<s
     { consentId: approved.consentId, manufacturer: auth.manufacturerId, vin: services.secrets.pseudonym(user.vin) },
     'consent approved at the portal; sending the user to the manufacturer',
   );
-  const location = authorizationUrl(auth, { state: state.value, codeChallenge: pkce.challenge, scope: approved.dataItems, vin: user.vin });
+  const scope = requestedItems(approved.dataItems, adapter);
+  const location = authorizationUrl(auth, { state: state.value, codeChallenge: pkce.challenge, scope, vin: user.vin });
   return { kind: 'redirect', location, record: approved };
 }

@@ -1,6 +1,7 @@
 import type { Adapter } from '../adapters/manifest.ts';
 import type { Services } from '../services.ts';
 import type { Consumer, Subscription } from '../store/contract.ts';
+import { requestedItems } from './scope.ts';
 import { fieldProblem, normaliseField, USER_FIELDS, type UserData } from './user-fields.ts';
 
 /** A checked `GET /provision` request (api-contract section 4). */
@@ -65,6 +66,9 @@ export async function checkPortalRequest(services: Services, query: Record<strin
   const manufacturer = user.vin === null ? undefined : services.adapters.forVin(user.vin);
   if (user.vin !== null && !manufacturer) {
     return { ok: false, message: 'No vehicle manufacturer connected to this service makes the vehicle with this VIN.' };
+  }
+  if (manufacturer && requestedItems(subscription.dataItems, manufacturer).length === 0) {
+    return { ok: false, message: `${manufacturer.manifest.name} supplies none of the data items of this subscription.` };
   }
 
   const consumerState = p.state ?? null;

@@ -10,6 +10,7 @@ import {
   portalUrl,
   REDIRECT,
   runFlow,
+  runToCallback,
   startLiveApp,
   VIN,
   type LiveApp,
@@ -87,6 +88,21 @@ describe('consent flow over real HTTP: portal → manufacturer → callback → 
     expect(callback.status).toBe(303);
     expect(params(callback.location).get('consent_id')).toBe(consentId);
     expect((await t.services.store.consents.get(consentId))?.manufacturer).toBe('borealis');
+  });
+
+  it('asks a manufacturer only for the items it supplies, and requires all of those', async () => {
+    // acceleration is not a Borealis item: not requested, not required.
+    const c = await consumerWith(t, { dataItems: ['acceleration', 'crashseverity', 'mileage'] });
+    const b = new Browser();
+    const { approve, callbackUrl, consentId } = await runToCallback(t, c, b, { params: { vin: BOREALIS_VIN } });
+    expect(params(approve.location).get('scope')).toBe('crashseverity mileage');
+    const callback = await b.get(callbackUrl);
+    expect(params(callback.location).has('code')).toBe(true);
+    expect((await t.services.store.consents.get(consentId))?.grantedItems).toEqual(['crashseverity', 'mileage']);
+    const none = await consumerWith(t, { dataItems: ['acceleration'] });
+    const refused = await b.get(portalUrl(t, none, { vin: BOREALIS_VIN }));
+    expect(refused.status).toBe(400);
+    expect(refused.body).toContain('supplies none of the data items');
   });
 
   it('asks for the VIN, names and e-mail when they are not passed, and uses what the user enters', async () => {

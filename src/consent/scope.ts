@@ -1,0 +1,12 @@
+import type { Adapter } from '../adapters/manifest.ts';
+
+/**
+ * The items a consent asks a manufacturer for: the subscription's items that this manufacturer
+ * can supply. A subscription may cover more items than one manufacturer has (e.g. a fleet of
+ * several brands); asking for an item the manufacturer does not have could never be granted, so
+ * every such consent would end in scope_mismatch. The scope check requires all of these.
+ */
+export function requestedItems(subscriptionItems: readonly string[], adapter: Adapter): string[] {
+  const supplied = new Set(adapter.manifest.items);
+  return subscriptionItems.filter((i) => supplied.has(i));
+}
