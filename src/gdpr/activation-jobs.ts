@@ -1,6 +1,6 @@
 import { ACTIVATION_QUEUE, type ActivationJob } from '../management/queue.ts';
 import type { Services } from '../services.ts';
-import { openQueue, sweepQueue, type JobInspector } from './queue-sweep.ts';
+import { sweepQueue, withQueue, type JobInspector } from './queue-sweep.ts';
 import type { QueueErasure } from './receipt.ts';
 
 /**
@@ -17,10 +17,5 @@ export async function eraseActivationJobs(services: Services, vin: string, subsc
     decide: async (job) => (matches(job.data) ? { kind: 'remove', messages: 0 } : { kind: 'keep' }),
     concerns: async (job) => matches(job.data),
   };
-  const queue = openQueue(services, ACTIVATION_QUEUE);
-  try {
-    return await sweepQueue(queue, inspector, activeWaitMs);
-  } finally {
-    await queue.close();
-  }
+  return withQueue(services, ACTIVATION_QUEUE, (queue) => sweepQueue(queue, inspector, activeWaitMs));
 }

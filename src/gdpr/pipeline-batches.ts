@@ -2,7 +2,7 @@ import type { Job } from 'bullmq';
 import { decodeBatch, encodeBatch } from '../pipeline/job-codec.ts';
 import { HARMONIZE_QUEUE } from '../pipeline/queue.ts';
 import type { Services } from '../services.ts';
-import { openQueue, sweepQueue, type Decision, type JobInspector } from './queue-sweep.ts';
+import { sweepQueue, withQueue, type Decision, type JobInspector } from './queue-sweep.ts';
 import type { QueueErasure } from './receipt.ts';
 import { messageMentionsVin } from './vin-match.ts';
 
@@ -42,10 +42,5 @@ export async function eraseFromPipelineBatches(services: Services, vin: string, 
       }
     },
   };
-  const queue = openQueue(services, HARMONIZE_QUEUE);
-  try {
-    return await sweepQueue(queue, inspector, activeWaitMs);
-  } finally {
-    await queue.close();
-  }
+  return withQueue(services, HARMONIZE_QUEUE, (queue) => sweepQueue(queue, inspector, activeWaitMs));
 }

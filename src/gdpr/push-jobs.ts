@@ -1,6 +1,6 @@
 import { PUSH_QUEUE, type PushJob } from '../push/queue.ts';
 import type { Services } from '../services.ts';
-import { openQueue, sweepQueue, type JobInspector } from './queue-sweep.ts';
+import { sweepQueue, withQueue, type JobInspector } from './queue-sweep.ts';
 import type { QueueErasure } from './receipt.ts';
 
 /**
@@ -21,10 +21,5 @@ export async function erasePushJobs(services: Services, vin: string, subscriptio
     decide: async (job) => ((await matches(job.data)) ? { kind: 'remove', messages: 0 } : { kind: 'keep' }),
     concerns: (job) => matches(job.data),
   };
-  const queue = openQueue(services, PUSH_QUEUE);
-  try {
-    return await sweepQueue(queue, inspector, activeWaitMs);
-  } finally {
-    await queue.close();
-  }
+  return withQueue(services, PUSH_QUEUE, (queue) => sweepQueue(queue, inspector, activeWaitMs));
 }

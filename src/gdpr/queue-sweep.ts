@@ -22,18 +22,40 @@ export interface JobInspector {
   concerns(job: Job): Promise<boolean>;
 }
 
+const READY_TIMEOUT_MS = 2_000;
+
+/** Redis did not answer: the erasure stops before touching the store and can be repeated. */
+export class QueueUnreachableError extends Error {
+  constructor(name: string) {
+    super(`the ${name} queue (Redis) is not reachable`);
+    this.name = 'QueueUnreachableError';
+  }
+}
+
 /**
- * A queue handle for the erasure. Commands wait briefly for Redis and then fail (one retry),
- * so an erasure during an outage fails and can be repeated instead of hanging.
+ * Runs `use` with a handle on the queue, closed afterwards. Commands fail after one retry, and a
+ * Redis that does not answer within READY_TIMEOUT_MS fails the erasure instead of hanging it.
  */
-export function openQueue(services: Services, name: string): Queue {
+export async function withQueue<T>(services: Services, name: string, use: (queue: Queue) => Promise<T>): Promise<T> {
   const queue = new Queue(name, {
     connection: redisOptions(services.redisUrl, 'client') as ConnectionOptions,
     prefix: services.config.QUEUE_PREFIX,
   });
   // Failures surface on the command that failed.
   queue.on('error', () => {});
-  return queue;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      queue.waitUntilReady(),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new QueueUnreachableError(name)), READY_TIMEOUT_MS);
+      }),
+    ]);
+    return await use(queue);
+  } finally {
+    clearTimeout(timer);
+    await queue.close();
+  }
 }
 
 /**

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import { ApiError, apiErrors } from '../../errors.ts';
+import { apiErrors } from '../../errors.ts';
 import { eraseVehicleData } from '../../gdpr/erase.ts';
+import { QueueUnreachableError } from '../../gdpr/queue-sweep.ts';
 import { errorResponses } from '../../http/schemas.ts';
-import { StoreUnavailableError } from '../../store/contract.ts';
 import type { RouteOptions } from '../route-options.ts';
 
 const count = { type: 'integer', minimum: 0 } as const;
@@ -48,6 +48,16 @@ const common = { tags: ['admin'], security: [{ adminToken: [] }] };
 /** Redis or the store down: the erasure stopped half-way and is safe to repeat. */
 const RETRY_AFTER_S = 5;
 
+/** ioredis's ways of saying Redis cannot be reached (a store outage has its own error, mapped to 503 too). */
+function isRedisOutage(err: unknown): boolean {
+  const e = err as { name?: string; message?: string; code?: string } | null;
+  return (
+    err instanceof QueueUnreachableError ||
+    e?.name === 'MaxRetriesPerRequestError' ||
+    /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|Connection is closed|Stream isn't writeable|max retries per request/i.test(`${e?.code ?? ''} ${e?.message ?? ''}`)
+  );
+}
+
 /**
  * Admin API: GDPR erasure (issue 8 item 4). VIN-wide on a data subject's request, or scoped to
  * one subscription whose legal basis for the vehicle has ended.
@@ -59,9 +69,8 @@ export default async function routes(app: FastifyInstance, opts: RouteOptions): 
     try {
       return await eraseVehicleData(services, vin.toUpperCase(), subscriptionId === undefined ? {} : { subscriptionId });
     } catch (err) {
-      if (err instanceof ApiError || err instanceof StoreUnavailableError) throw err;
-      // Anything else here is Redis refusing a command: an outage, not a bug of the request.
-      services.logger.warn({ err: (err as Error).message }, 'erasure stopped half-way; it can be repeated');
+      if (!isRedisOutage(err)) throw err;
+      services.logger.warn({ err: (err as Error).message }, 'erasure stopped half-way (Redis unavailable); it can be repeated');
       throw apiErrors.unavailable(RETRY_AFTER_S, 'Erasure incomplete: the queue is unavailable. Please repeat the request.');
     }
   };
