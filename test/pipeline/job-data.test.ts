@@ -1,5 +1,7 @@
+import { Job, Queue } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createIngest } from '../../src/pipeline/ingest.ts';
+import { bullConnection, HARMONIZE_QUEUE } from '../../src/pipeline/queue.ts';
 import { rawMessage } from '../../src/pipeline/raw-message.ts';
 import { fixture, harmonizeJobCounts, startHarness, waitFor, type Harness } from './harness.ts';
 
@@ -61,5 +63,23 @@ describe('harmonize jobs in Redis', () => {
     expect(dump).not.toContain('V1RTUALV1N');
     expect(dump).not.toContain('49.00937');
     expect(dump).not.toContain('8.40444');
+  });
+
+  it('fail a batch that cannot be opened at once, without retries (F8), and the worker goes on', async () => {
+    h = await startHarness();
+    const { services } = h;
+    const queue = new Queue(HARMONIZE_QUEUE, { connection: bullConnection(services.redisUrl, 'worker'), prefix: services.config.QUEUE_PREFIX });
+    try {
+      const job = await queue.add('batch', { v: 1, n: 1, sealed: 'v1.forged.not.sealed' }, { attempts: 5 });
+      const failed = await waitFor(async () => ((await job.getState()) === 'failed' ? Job.fromId(queue, job.id!) : undefined));
+      expect(failed?.attemptsMade).toBe(1);
+      expect(failed?.failedReason).toMatch(/cannot open batch/);
+      const ingest = createIngest(services);
+      await ingest.enqueueNow([rawMessage({ manufacturer: 'virtual', messageType: 'event', receivedAt: services.clock.now().toISOString() }, fixture('virtual', 'virtual.event.manual-call.json'))]);
+      await ingest.close();
+      await waitFor(async () => (await services.store.dataPoints.count()) === 1);
+    } finally {
+      await queue.close();
+    }
   });
 });

@@ -1,12 +1,9 @@
-const errorBody = {
-  type: 'object',
-  properties: { reasonCode: { type: 'string' }, reasonText: { type: 'string' }, url: { type: 'string' }, method: { type: 'string' } },
-} as const;
+import { errorResponses } from '../../http/schemas.ts';
 
 export const ingestSchema = {
   summary: "Ingest a manufacturer's signed batch of raw records",
   description:
-    'The body is the manufacturer\'s own batch format (see adapters/<manufacturer>/README.md), signed with HMAC-SHA256 in ' +
+    "The body is the manufacturer's own batch format (see adapters/<manufacturer>/README.md), signed with HMAC-SHA256 in " +
     'the header its manifest names. 202 only once every record is durably queued; 503 with Retry-After when the queue is down.',
   tags: ['ingest'],
   params: {
@@ -20,11 +17,6 @@ export const ingestSchema = {
       properties: { accepted: { type: 'integer', description: 'Records queued for harmonization.' } },
       required: ['accepted'],
     },
-    400: errorBody,
-    401: errorBody,
-    404: errorBody,
-    413: errorBody,
-    415: errorBody,
-    503: errorBody,
+    ...errorResponses(400, 401, 404, 413, 415, 503),
   },
 } as const;
