@@ -102,6 +102,14 @@ describe('vehicle management', () => {
     expect((await one(BOREALIS)).json()).toMatchObject({ status: 'PENDING_ACTIVATION', manufacturer: 'borealis' });
   });
 
+  it('never writes a VIN into the log at info level or above (pseudonyms only)', () => {
+    const lines = t.logs.map((l) => JSON.parse(l) as { level: number });
+    expect(lines.some((l) => l.level >= 30 && JSON.stringify(l).includes('activation answered'))).toBe(true);
+    for (const line of t.logs) {
+      if ((JSON.parse(line) as { level: number }).level >= 30) expect(line).not.toMatch(/V1RTUALV1N|BRL0000|WDD1234/);
+    }
+  });
+
   describe('bad requests', () => {
     const expect400 = async (res: Awaited<ReturnType<typeof put>>, text: string | RegExp) => {
       expect(res.statusCode).toBe(400);
