@@ -41,12 +41,6 @@ function pageSize(raw: string | undefined): number {
   return Math.min(Number(raw), HISTORY_MAX_LIMIT);
 }
 
-/**
- * One page of a VIN's history of one item, under the checks of delivery: the item in the
- * subscription, the VIN ACTIVATED here, an active consent (legal basis CONSENT), and the
- * per-vehicle limit. Being a single-vehicle call, the vehicle-level outcomes become whole-request
- * errors: 903 → 404, 905 → 403, 906 → 429 with Retry-After, 907 → 503.
- */
 /** The whole-request checks of a history call; the query, ready for the store. */
 export function checkHistoryParams(subscription: Subscription, catalog: Services['catalog'], params: HistoryParams): HistoryQuery {
   const { vin, item } = params;
@@ -65,6 +59,12 @@ export function checkHistoryParams(subscription: Subscription, catalog: Services
   };
 }
 
+/**
+ * One page of a VIN's history of one item, under the checks of delivery: the item in the
+ * subscription, the VIN ACTIVATED here, an active consent (legal basis CONSENT), and the
+ * per-vehicle limit. Being a single-vehicle call, the vehicle-level outcomes become whole-request
+ * errors: 903 → 404, 905 → 403, 906 → 429 with Retry-After, 907 → 503.
+ */
 export async function readHistory(
   services: Services,
   subscription: Subscription,
