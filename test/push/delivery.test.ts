@@ -155,7 +155,7 @@ describe('push delivery of events', () => {
       if (type === 'string') dump.push(String(await redis.get(key)));
       if (type === 'hash') dump.push(JSON.stringify(await redis.hgetall(key)));
       if (type === 'list') dump.push(JSON.stringify(await redis.lrange(key, 0, -1)));
-      if (type === 'zset') dump.push(JSON.stringify(await redis.zrange(key, 0, -1)));
+      if (type === 'zset') dump.push(JSON.stringify(await redis.zrange(key, '0', '-1')));
       if (type === 'set') dump.push(JSON.stringify(await redis.smembers(key)));
       if (type === 'stream') dump.push(JSON.stringify(await redis.xrange(key, '-', '+')));
     }
