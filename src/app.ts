@@ -13,6 +13,7 @@ import deliveryRoutes from './routes/delivery/index.ts';
 import healthRoutes from './routes/health/index.ts';
 import ingestRoutes from './routes/ingest/index.ts';
 import managementRoutes from './routes/management/index.ts';
+import metricsRoutes from './routes/metrics/index.ts';
 import oemVirtualRoutes from './routes/oem-virtual/index.ts';
 import pushRoutes from './routes/push/index.ts';
 import type { Services } from './services.ts';
@@ -77,5 +78,6 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(deliveryRoutes, opts);
   await app.register(pushRoutes, opts);
   await app.register(ingestRoutes, opts);
+  await app.register(metricsRoutes, opts);
   return app;
 }

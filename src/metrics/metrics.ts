@@ -1,0 +1,97 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/**
+ * The process's Prometheus metrics, served at /metrics. One registry per process: each API,
+ * pipeline or push process is scraped on its own, and Prometheus sums them.
+ * Labels never carry a VIN, a key or any other personal data.
+ */
+export const registry = new Registry();
+collectDefaultMetrics({ register: registry, prefix: 'cvd_process_' });
+
+const registers = [registry];
+
+export const metrics = {
+  ingestMessages: new Counter({
+    name: 'cvd_ingest_messages_total',
+    help: 'Raw messages accepted for harmonization, per manufacturer and transport.',
+    labelNames: ['manufacturer', 'transport'] as const,
+    registers,
+  }),
+  ingestRejected: new Counter({
+    name: 'cvd_ingest_rejected_total',
+    help: 'Raw messages refused at the edge (bad signature, too large, queue unavailable), per manufacturer and reason.',
+    labelNames: ['manufacturer', 'reason'] as const,
+    registers,
+  }),
+  dataPointsStored: new Counter({
+    name: 'cvd_data_points_stored_total',
+    help: 'Harmonized data points stored (new ones; duplicates of redelivered messages are not counted), per manufacturer.',
+    labelNames: ['manufacturer'] as const,
+    registers,
+  }),
+  mappingFailures: new Counter({
+    name: 'cvd_mapping_failures_total',
+    help: 'Raw messages quarantined, per manufacturer and reason (decode, mapping, schema).',
+    labelNames: ['manufacturer', 'reason'] as const,
+    registers,
+  }),
+  storeLatency: new Histogram({
+    name: 'cvd_store_operation_seconds',
+    help: 'Latency of store operations on the hot paths.',
+    labelNames: ['operation'] as const,
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+    registers,
+  }),
+  deliveryRequests: new Counter({
+    name: 'cvd_delivery_requests_total',
+    help: 'In-vehicle delivery requests, per outcome (ok, or the whole-request error status).',
+    labelNames: ['outcome'] as const,
+    registers,
+  }),
+  deliveryVehicleResults: new Counter({
+    name: 'cvd_delivery_vehicle_results_total',
+    help: 'Per-vehicle results of delivery requests: data, or the CAR.VE error code.',
+    labelNames: ['result'] as const,
+    registers,
+  }),
+  pushOutcomes: new Counter({
+    name: 'cvd_push_deliveries_total',
+    help: 'Webhook delivery attempts, per outcome (delivered, retrying, dead, dropped, disabled).',
+    labelNames: ['outcome'] as const,
+    registers,
+  }),
+  webhookLatency: new Histogram({
+    name: 'cvd_webhook_request_seconds',
+    help: 'Duration of webhook requests, per status class (2xx, 4xx, 5xx, error).',
+    labelNames: ['status_class'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers,
+  }),
+  consentFunnel: new Counter({
+    name: 'cvd_consent_transitions_total',
+    help: 'Consent process transitions, per target state (the consent funnel).',
+    labelNames: ['state'] as const,
+    registers,
+  }),
+  queueDepth: new Gauge({
+    name: 'cvd_queue_jobs',
+    help: 'Jobs per BullMQ queue and state, read at scrape time.',
+    labelNames: ['queue', 'state'] as const,
+    registers,
+  }),
+  quarantineSize: new Gauge({
+    name: 'cvd_quarantine_messages',
+    help: 'Raw messages currently in quarantine, read at scrape time.',
+    registers,
+  }),
+};
+
+/** Times an async operation into a histogram with the given labels. */
+export async function timed<T>(histogram: Histogram<'operation'>, operation: string, fn: () => Promise<T>): Promise<T> {
+  const end = histogram.startTimer({ operation });
+  try {
+    return await fn();
+  } finally {
+    end();
+  }
+}
