@@ -13,6 +13,7 @@ import { requestedItems } from './scope.ts';
 import { newPkce, newSecret, safeEqual } from './secrets.ts';
 import { fieldProblem, normaliseField, USER_FIELDS, type UserData, type UserField } from './user-fields.ts';
 import { sha256Hex } from '../crypto.ts';
+import { metrics } from '../metrics/metrics.ts';
 
 export const SERVICE_NAME = 'Connected Vehicle Data Service';
 
@@ -49,6 +50,7 @@ export async function startProcess(services: Services, req: PortalRequest, sessi
     consumerCodeChallenge: req.consumerCodeChallenge,
   };
   await services.store.consents.create(record);
+  metrics.consentFunnel.inc({ state: 'STARTED' });
   const view = portalView(services, record, req.consumer.name, csrf.value, {}, {});
   return { kind: 'portal', status: 200, view, record };
 }

@@ -1,4 +1,5 @@
 import type { ConsentPatch, ConsentRecord, ConsentSelector, Store } from '../store/contract.ts';
+import { metrics } from '../metrics/metrics.ts';
 import { TRANSITIONS, type ConsentEvent } from './states.ts';
 
 export interface EventOptions {
@@ -14,14 +15,14 @@ export interface EventOptions {
  * conditional update guarded by the event's legal `from` states, so of two racing requests
  * exactly one gets the updated record and the other gets null.
  */
-export function applyEvent(
+export async function applyEvent(
   store: Store,
   selector: ConsentSelector,
   event: ConsentEvent,
   opts: EventOptions,
 ): Promise<ConsentRecord | null> {
   const { from, to } = TRANSITIONS[event];
-  return store.consents.transition(selector, {
+  const updated = await store.consents.transition(selector, {
     from,
     to,
     at: opts.at.toISOString(),
@@ -29,4 +30,7 @@ export function applyEvent(
     ...(opts.errorCode !== undefined ? { errorCode: opts.errorCode } : {}),
     ...(opts.set ? { set: opts.set } : {}),
   });
+  // The consent funnel: how many processes reach each state.
+  if (updated) metrics.consentFunnel.inc({ state: to });
+  return updated;
 }
