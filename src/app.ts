@@ -1,4 +1,5 @@
 import formbody from '@fastify/formbody';
+import helmet from '@fastify/helmet';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
@@ -6,10 +7,12 @@ import { clientErrorHandler } from './http/client-error.ts';
 import { installClosingGuard } from './http/closing.ts';
 import { installErrorHandler } from './http/error-handler.ts';
 import { requestId } from './http/request-id.ts';
+import { docsCsp, helmetOptions, serverTimeouts } from './http/security-headers.ts';
 import adminRoutes from './routes/admin/index.ts';
 import catalogRoutes from './routes/catalog/index.ts';
 import consentRoutes from './routes/consent/index.ts';
 import deliveryRoutes from './routes/delivery/index.ts';
+import demoRoutes from './routes/demo/index.ts';
 import healthRoutes from './routes/health/index.ts';
 import ingestRoutes from './routes/ingest/index.ts';
 import managementRoutes from './routes/management/index.ts';
@@ -28,7 +31,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     // The logger's serializers (src/logger.ts) keep codes, VINs and query strings out of request logs.
     loggerInstance: services.logger as FastifyBaseLogger,
     bodyLimit: config.BODY_LIMIT_BYTES,
-    requestTimeout: config.REQUEST_TIMEOUT_MS,
+    // Request, header and keep-alive timeouts (src/http/security-headers.ts).
+    ...serverTimeouts(config),
     // src/http/request-id.ts reads x-request-id itself, accepting only sane values.
     requestIdHeader: false,
     genReqId: requestId,
@@ -45,6 +49,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
   });
 
+  // Security headers on every answer, 404s and errors included; pages set their own CSP.
+  await app.register(helmet, helmetOptions(config));
   await app.register(formbody, { bodyLimit: 64 * 1024 });
   await app.register(swagger, {
     openapi: {
@@ -62,7 +68,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
       },
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, transformStaticCSP: docsCsp(config) });
   installErrorHandler(app, config.BODY_LIMIT_BYTES);
   installClosingGuard(app);
 
@@ -79,5 +85,6 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(pushRoutes, opts);
   await app.register(ingestRoutes, opts);
   await app.register(metricsRoutes, opts);
+  await app.register(demoRoutes, opts);
   return app;
 }

@@ -1,0 +1,62 @@
+import type { FastifyHelmetOptions } from '@fastify/helmet';
+import type { ServerOptions } from 'node:http';
+import type { Config } from '../config.ts';
+
+/**
+ * Security headers on every answer (issue 8 item 7), set by @fastify/helmet before any route
+ * runs, so 404s and errors carry them too. The API serves JSON: its CSP allows nothing at all.
+ * Pages with their own needs set their own, stricter-where-it-matters headers, which replace
+ * these (a route's header wins over helmet's): the consent portal and the simulated
+ * manufacturers (src/consent/pages/headers.ts), and the Swagger UI under /docs
+ * ({@link docsCsp}). HSTS only when the public origin is https: sent over plain http it would
+ * be ignored, and on localhost it would break other local services.
+ */
+export function helmetOptions(config: Config): FastifyHelmetOptions {
+  const https = config.publicUrl.startsWith('https:');
+  return {
+    global: true,
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: { defaultSrc: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"], frameAncestors: ["'none'"] },
+    },
+    crossOriginOpenerPolicy: { policy: 'same-origin' },
+    crossOriginResourcePolicy: { policy: 'same-origin' },
+    referrerPolicy: { policy: 'no-referrer' },
+    strictTransportSecurity: https ? { maxAge: 31_536_000, includeSubDomains: true } : false,
+    xFrameOptions: { action: 'deny' },
+    xContentTypeOptions: true,
+    xPermittedCrossDomainPolicies: { permittedPolicies: 'none' },
+  };
+}
+
+/**
+ * The Swagger UI's own CSP (@fastify/swagger-ui `staticCSP`), adjusted: never framed, and no
+ * `upgrade-insecure-requests` on a plain-http deployment (it would send the UI's own assets
+ * to an https origin that does not exist).
+ */
+export function docsCsp(config: Config): (header: string) => string {
+  const https = config.publicUrl.startsWith('https:');
+  return (header) => {
+    const csp = header.replace(/frame-ancestors [^;]*/, "frame-ancestors 'none'");
+    return https ? csp : csp.replace(/\s*upgrade-insecure-requests;?/, '').trim();
+  };
+}
+
+/**
+ * Connection limits: a whole request must arrive within REQUEST_TIMEOUT_MS, its headers within
+ * HTTP_HEADERS_TIMEOUT_MS (slow-header attacks hold a socket for little cost), and an idle
+ * keep-alive connection closes after HTTP_KEEP_ALIVE_TIMEOUT_MS.
+ */
+export function serverTimeouts(config: Config): { requestTimeout: number; keepAliveTimeout: number; http: ServerOptions } {
+  const headersTimeout = Math.min(config.HTTP_HEADERS_TIMEOUT_MS, config.REQUEST_TIMEOUT_MS);
+  return {
+    requestTimeout: config.REQUEST_TIMEOUT_MS,
+    keepAliveTimeout: config.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    http: {
+      // Node requires headersTimeout <= requestTimeout.
+      headersTimeout,
+      // Node enforces both timeouts on this tick (default 30 s, which would stretch a 10 s limit).
+      connectionsCheckingInterval: Math.max(250, Math.min(5_000, Math.floor(headersTimeout / 2))),
+    },
+  };
+}
