@@ -12,7 +12,6 @@ import adminRoutes from './routes/admin/index.ts';
 import catalogRoutes from './routes/catalog/index.ts';
 import consentRoutes from './routes/consent/index.ts';
 import deliveryRoutes from './routes/delivery/index.ts';
-import demoRoutes from './routes/demo/index.ts';
 import healthRoutes from './routes/health/index.ts';
 import ingestRoutes from './routes/ingest/index.ts';
 import managementRoutes from './routes/management/index.ts';
@@ -85,6 +84,5 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(pushRoutes, opts);
   await app.register(ingestRoutes, opts);
   await app.register(metricsRoutes, opts);
-  await app.register(demoRoutes, opts);
   return app;
 }
