@@ -1,5 +1,4 @@
 import formbody from '@fastify/formbody';
-import helmet from '@fastify/helmet';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
@@ -7,11 +6,11 @@ import { clientErrorHandler } from './http/client-error.ts';
 import { installClosingGuard } from './http/closing.ts';
 import { installErrorHandler } from './http/error-handler.ts';
 import { requestId } from './http/request-id.ts';
-import { docsCsp, helmetOptions, serverTimeouts } from './http/security-headers.ts';
 import adminRoutes from './routes/admin/index.ts';
 import catalogRoutes from './routes/catalog/index.ts';
 import consentRoutes from './routes/consent/index.ts';
 import deliveryRoutes from './routes/delivery/index.ts';
+import demoRoutes from './routes/demo/index.ts';
 import healthRoutes from './routes/health/index.ts';
 import ingestRoutes from './routes/ingest/index.ts';
 import managementRoutes from './routes/management/index.ts';
@@ -30,8 +29,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     // The logger's serializers (src/logger.ts) keep codes, VINs and query strings out of request logs.
     loggerInstance: services.logger as FastifyBaseLogger,
     bodyLimit: config.BODY_LIMIT_BYTES,
-    // Request, header and keep-alive timeouts (src/http/security-headers.ts).
-    ...serverTimeouts(config),
+    requestTimeout: config.REQUEST_TIMEOUT_MS,
     // src/http/request-id.ts reads x-request-id itself, accepting only sane values.
     requestIdHeader: false,
     genReqId: requestId,
@@ -48,8 +46,6 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
   });
 
-  // Security headers on every answer, 404s and errors included; pages set their own CSP.
-  await app.register(helmet, helmetOptions(config));
   await app.register(formbody, { bodyLimit: 64 * 1024 });
   await app.register(swagger, {
     openapi: {
@@ -67,7 +63,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
       },
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, transformStaticCSP: docsCsp(config) });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
   installErrorHandler(app, config.BODY_LIMIT_BYTES);
   installClosingGuard(app);
 
@@ -84,5 +80,6 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(pushRoutes, opts);
   await app.register(ingestRoutes, opts);
   await app.register(metricsRoutes, opts);
+  await app.register(demoRoutes, opts);
   return app;
 }
