@@ -1,5 +1,6 @@
 import type { Job } from 'bullmq';
 import type { Dispatcher } from 'undici';
+import { metrics } from '../metrics/metrics.ts';
 import type { Services } from '../services.ts';
 import type { DeliveryAttempt, DeliveryRecord, WebhookRecord } from '../store/contract.ts';
 import { whyNotAllowed } from './eligibility.ts';
@@ -39,17 +40,27 @@ export function createDeliveryProcessor(services: Services, dispatcher: Dispatch
 
   async function finish(d: DeliveryRecord, attempt: DeliveryAttempt, status: DeliveryRecord['status'], lastError: string | null, nextAttemptAt: string | null = null) {
     await store.deliveries.recordAttempt(d.transactionId, attempt, { status, lastError, nextAttemptAt, at: attempt.at });
+    metrics.pushOutcomes.inc({ outcome: status.toLowerCase() });
+  }
+
+  async function disable(subscriptionId: string, reason: string, at: string) {
+    if (await store.webhooks.disable(subscriptionId, reason, at)) metrics.pushOutcomes.inc({ outcome: 'disabled' });
+  }
+
+  /** Finishes without an attempt (nothing was sent). */
+  async function settle(d: DeliveryRecord, status: 'DROPPED' | 'DEAD', at: string, reason: string) {
+    if (await store.deliveries.transition(d.transactionId, IN_FLIGHT, status, at, reason)) metrics.pushOutcomes.inc({ outcome: status.toLowerCase() });
   }
 
   async function onFailure(job: Job<PushJob>, d: DeliveryRecord, webhook: WebhookRecord, attempt: DeliveryAttempt, result: SendResult, now: Date) {
     const error = attempt.error ?? 'failed';
     if (result.statusCode === 410) {
-      await store.webhooks.disable(webhook.subscriptionId, `the endpoint answered 410 Gone at ${attempt.at}`, attempt.at);
+      await disable(webhook.subscriptionId, `the endpoint answered 410 Gone at ${attempt.at}`, attempt.at);
       return finish(d, attempt, 'DEAD', error);
     }
     const failingSince = await store.webhooks.recordFailure(webhook.subscriptionId, attempt.at);
     if (failingSince && now.getTime() - Date.parse(failingSince) >= config.PUSH_DISABLE_AFTER_S * 1000) {
-      await store.webhooks.disable(
+      await disable(
         webhook.subscriptionId,
         `no successful delivery since ${failingSince} (disabled after ${config.PUSH_DISABLE_AFTER_S} s of failures); last error: ${error}`,
         attempt.at,
@@ -72,16 +83,16 @@ export function createDeliveryProcessor(services: Services, dispatcher: Dispatch
     const at = now.toISOString();
     const webhook = await store.webhooks.get(d.subscriptionId);
     if (!webhook) {
-      await store.deliveries.transition(d.transactionId, IN_FLIGHT, 'DROPPED', at, 'no webhook configured');
+      await settle(d, 'DROPPED', at, 'no webhook configured');
       return 'dropped';
     }
     if (webhook.status === 'DISABLED') {
-      await store.deliveries.transition(d.transactionId, IN_FLIGHT, 'DEAD', at, `webhook disabled: ${webhook.disabledReason ?? ''}`);
+      await settle(d, 'DEAD', at, `webhook disabled: ${webhook.disabledReason ?? ''}`);
       return 'dead';
     }
     const notAllowed = await whyNotAllowed(store, d.subscriptionId, d.vin, d.item);
     if (notAllowed) {
-      await store.deliveries.transition(d.transactionId, IN_FLIGHT, 'DROPPED', at, notAllowed);
+      await settle(d, 'DROPPED', at, notAllowed);
       return 'dropped';
     }
 
@@ -98,6 +109,8 @@ export function createDeliveryProcessor(services: Services, dispatcher: Dispatch
 
     const result = await postWebhook(dispatcher, webhook.url, headers, body, config.PUSH_TIMEOUT_MS);
     const attempt: DeliveryAttempt = { at, statusCode: result.statusCode, error: result.error, durationMs: result.durationMs };
+    const statusClass = result.statusCode === null ? 'error' : `${Math.floor(result.statusCode / 100)}xx`;
+    metrics.webhookLatency.observe({ status_class: statusClass }, result.durationMs / 1000);
     logger.debug({ transactionId: d.transactionId, statusCode: result.statusCode, error: result.error, durationMs: result.durationMs }, 'webhook attempt');
     if (result.error === null) {
       await finish(d, attempt, 'DELIVERED', d.lastError);

@@ -1,5 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
+import { metrics } from '../../src/metrics/metrics.ts';
 import { transactionId } from '../../src/push/transaction-id.ts';
 import type { DeliveryRecord } from '../../src/store/contract.ts';
 import { startPushHarness, type PushHarness } from './harness.ts';
@@ -19,6 +20,10 @@ async function send(): Promise<string> {
   const point = crashPoint();
   await h.fanout.enqueue([point]);
   return transactionId(h.consumer.subscriptionId, S08, 'accidentautomatic', point.timestampMs);
+}
+
+async function outcome(name: string): Promise<number> {
+  return (await metrics.pushOutcomes.get()).values.find((v) => v.labels.outcome === name)?.value ?? 0;
 }
 
 const api = (method: 'GET' | 'POST', url: string, payload?: object) =>
@@ -68,8 +73,12 @@ describe('push failures, retries, dead letters and replay', () => {
 
   it('410 disables the webhook at once with a reason the consumer sees; later events are dead-lettered unsent; re-registering and bulk replay deliver them', async () => {
     h = await startPushHarness({ statuses: [410], env: { PUSH_RETRY_SCHEDULE_S: '0,0,0' } });
+    const [disabledBefore, deadBefore] = [await outcome('disabled'), await outcome('dead')];
     const first = await send();
     await waitStatus(first, 'DEAD');
+    // Counted for operators (cvd_push_deliveries_total).
+    expect(await outcome('disabled')).toBe(disabledBefore + 1);
+    expect(await outcome('dead')).toBe(deadBefore + 1);
     expect(h.receiver.requests).toHaveLength(1);
     const shown = (await api('GET', '/push/v1/webhook')).json();
     expect(shown.status).toBe('DISABLED');
