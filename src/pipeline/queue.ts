@@ -25,9 +25,13 @@ export function harmonizeJobOptions(config: Config): DefaultJobOptions {
  * The producer side, failing fast when Redis is down (enableOfflineQueue false): an MQTT
  * publish is then refused without PUBACK and an HTTP batch answered 503, instead of hanging.
  */
-/** ioredis options for BullMQ (its typings pin their own ioredis; the options are the same). */
+/**
+ * ioredis options for BullMQ (its typings pin their own ioredis; the options are the same).
+ * Reconnecting backs off to at most 2 s, not BullMQ's 20 s: while the queue is unreachable,
+ * publishers are refused, so it should be noticed soon after Redis is back.
+ */
 export function bullConnection(redisUrl: string, purpose: 'producer' | 'worker'): ConnectionOptions {
-  return redisOptions(redisUrl, purpose) as ConnectionOptions;
+  return { ...redisOptions(redisUrl, purpose), retryStrategy: (times: number) => Math.min(250 * times, 2000) } as ConnectionOptions;
 }
 
 export function createHarmonizeQueue(config: Config, redisUrl: string): Queue {

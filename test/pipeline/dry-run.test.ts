@@ -58,7 +58,7 @@ describe('mapping dry run', () => {
 
   it('reports undecodable raw text, an unknown message type and an unknown manufacturer', async () => {
     t = await createTestApp();
-    const post = (url: string, payload: unknown) => t!.app.inject({ method: 'POST', url, headers: AUTH, payload });
+    const post = (url: string, payload: Record<string, unknown>) => t!.app.inject({ method: 'POST', url, headers: AUTH, payload });
     expect((await post('/admin/v1/mappings/virtual/dry-run', { messageType: 'telemetry', raw: '{"vin": ' })).json()).toMatchObject({ valid: false, failure: { code: 'DECODE_FAILED' }, items: [] });
     expect((await post('/admin/v1/mappings/virtual/dry-run', { messageType: 'status', message: {} })).json()).toMatchObject({ failure: { code: 'UNKNOWN_MESSAGE_TYPE' } });
     expect((await post('/admin/v1/mappings/nobody/dry-run', { messageType: 'x', message: {} })).statusCode).toBe(404);

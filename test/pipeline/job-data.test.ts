@@ -42,7 +42,7 @@ describe('harmonize jobs in Redis', () => {
     const keys: string[] = [];
     let cursor = '0';
     do {
-      const [next, found] = await services.redis.scan(cursor, 'MATCH', `${services.config.QUEUE_PREFIX}:*`, 'COUNT', 1000);
+      const [next, found] = await services.redis.scan(cursor, 'MATCH', `${services.config.QUEUE_PREFIX}:*`, 'COUNT', '1000');
       cursor = next;
       keys.push(...found);
     } while (cursor !== '0');
@@ -52,7 +52,7 @@ describe('harmonize jobs in Redis', () => {
       const type = await services.redis.type(key);
       if (type === 'hash') dump += JSON.stringify(await services.redis.hgetall(key));
       else if (type === 'list') dump += JSON.stringify(await services.redis.lrange(key, 0, -1));
-      else if (type === 'zset') dump += JSON.stringify(await services.redis.zrange(key, 0, -1));
+      else if (type === 'zset') dump += JSON.stringify(await services.redis.zrange(key, '0', '-1'));
       else if (type === 'set') dump += JSON.stringify(await services.redis.smembers(key));
       else if (type === 'string') dump += (await services.redis.get(key)) ?? '';
       else if (type === 'stream') dump += JSON.stringify(await services.redis.xrange(key, '-', '+'));
