@@ -127,15 +127,17 @@ async function main(): Promise<void> {
     const total = EVENTS * SUBSCRIPTIONS;
     const all = events(EVENTS);
     const cpuBefore = process.cpuUsage();
+    const eluBefore = performance.eventLoopUtilization();
     const started = performance.now();
     for (let i = 0; i < all.length; i += 200) await fanout.enqueue(all.slice(i, i + 200));
     const fannedOut = performance.now();
     await waitForCount(sink, total, 120_000);
     const elapsed = (performance.now() - started) / 1000;
     const cpu = process.cpuUsage(cpuBefore);
+    const elu = performance.eventLoopUtilization(eluBefore);
     const rate = total / elapsed;
     console.log(`push      fan-out + signed webhook delivery:  ${rate.toFixed(0).padStart(7)} deliveries/s  (${total} in ${elapsed.toFixed(2)} s; fan-out alone ${(total / ((fannedOut - started) / 1000)).toFixed(0)} rows+jobs/s)`);
-    console.log(`cpu       bench process (fan-out + push worker): ${(((cpu.user + cpu.system) / 1000) / total).toFixed(3)} ms CPU per delivery, ${((cpu.user + cpu.system) / 1e6 / elapsed * 100).toFixed(0)} % of one core`);
+    console.log(`cpu       bench process (fan-out + push worker): ${(((cpu.user + cpu.system) / 1000) / total).toFixed(3)} ms CPU per delivery, ${((cpu.user + cpu.system) / 1e6 / elapsed * 100).toFixed(0)} % of one core; event loop busy ${(elu.utilization * 100).toFixed(0)} %`);
     console.log(`ratio     push / raw POST: ${((rate / baseline) * 100).toFixed(1)} %   target ≥ 2000 deliveries/s: ${rate >= 2000 ? 'met' : 'NOT met'}`);
     await sink.latencies();
 
