@@ -1,4 +1,5 @@
 import { isValidVin } from '../management/vin.ts';
+import { metrics } from '../metrics/metrics.ts';
 import type { VehicleLimits } from '../rate-limit/limits.ts';
 import type { Services } from '../services.ts';
 import type { Subscription } from '../store/contract.ts';
@@ -66,7 +67,10 @@ export async function deliverInVehicle(
   const itemKeys = request.items.map((item) => json(item));
   const entries = request.identifiers.map((identifier): string => {
     const echo = json({ type: identifier.type, value: identifier.value });
-    const fail = (e: DeliveryError) => `{"identifier":${echo},"error":${json(e)}}`;
+    const fail = (e: DeliveryError) => {
+      metrics.deliveryVehicleResults.inc({ result: e.code });
+      return `{"identifier":${echo},"error":${json(e)}}`;
+    };
     if (identifier.type !== 'VIN') return fail(vehicleError['CAR.VE.902']);
     if (!isValidVin(identifier.value)) return fail(vehicleError['CAR.VE.901']);
     const a = access.get(identifier.value);
@@ -84,6 +88,7 @@ export async function deliverInVehicle(
       else result = `{"error":${json(itemError['CAR.VE.908'])}}`;
       return `${itemKeys[i]}:${result}`;
     });
+    metrics.deliveryVehicleResults.inc({ result: 'data' });
     return `{"identifier":${echo},"response":{${parts.join(',')}}}`;
   });
   return `{"version":${json(API_VERSION)},"deliveredAt":${json(deliveredAt)},"inVehicleData":[${entries.join(',')}]}`;

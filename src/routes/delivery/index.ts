@@ -4,6 +4,7 @@ import { deliverInVehicle, wellFormedVins } from '../../delivery/in-vehicle.ts';
 import { checkDeliveryRequest, type DeliveryRequestBody } from '../../delivery/request.ts';
 import { consumerContext, requireSubscription } from '../../http/consumer-auth.ts';
 import { requireJsonBody } from '../../http/json-only.ts';
+import { metrics } from '../../metrics/metrics.ts';
 import { createRateLimits } from '../../rate-limit/limits.ts';
 import type { RouteOptions } from '../route-options.ts';
 import { historySchema, inVehicleSchema } from './schemas.ts';
@@ -18,6 +19,11 @@ export default async function routes(app: FastifyInstance, opts: RouteOptions): 
   // Authentication before body checks. The limits are counted in the handler, after the
   // whole-request checks, in ONE Redis call for the subscription and every requested vehicle.
   const guard = { onRequest: requireJsonBody, preValidation: requireSubscription(services) };
+  app.addHook('onResponse', async (request, reply) => {
+    if (request.routeOptions.url === '/delivery/v1/in-vehicle') {
+      metrics.deliveryRequests.inc({ outcome: reply.statusCode === 200 ? 'ok' : String(reply.statusCode) });
+    }
+  });
 
   app.post<{ Body: DeliveryRequestBody }>(
     '/delivery/v1/in-vehicle',
