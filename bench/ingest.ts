@@ -12,7 +12,7 @@
  * Settings: BENCH_STEP_S (measured seconds per rate, default 6), BENCH_RATES (messages/s,
  * default 250,500,1000,1500,2000,3000), BENCH_WORKERS (default 2), BENCH_CONNECTIONS (MQTT
  * publisher connections, default 8), PIPELINE_CONCURRENCY (default 2), REDIS_URL (default: a
- * private redis-server).
+ * private redis-server), BENCH_PROFILE (a directory: CPU profiles of the child processes).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -38,7 +38,9 @@ interface WorkerTake { messages: number; items: number; latencies: number[] }
 interface PublisherTake { sent: number; acked: number }
 
 function child(file: string, env: Record<string, string>): Promise<ChildProcess> {
-  const c = fork(join(import.meta.dirname, file), [], { execArgv: ['--import', 'tsx'], env: { ...process.env, ...env }, stdio: 'inherit' });
+  // BENCH_PROFILE=<dir> writes a CPU profile of every child process there (node --cpu-prof).
+  const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  const c = fork(join(import.meta.dirname, file), [], { execArgv: ['--import', 'tsx', ...profile], env: { ...process.env, ...env }, stdio: 'inherit' });
   return new Promise((resolve, reject) => {
     c.once('message', () => resolve(c));
     c.once('exit', (code) => reject(new Error(`${file} exited (${code})`)));
