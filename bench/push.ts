@@ -111,7 +111,7 @@ async function waitForCount(sink: Sink, n: number, timeoutMs: number): Promise<v
 async function startPushProcess(env: Record<string, string>): Promise<ChildProcess> {
   const child = fork(new URL('./push-worker-process.ts', import.meta.url).pathname, [], {
     env: { ...process.env, ...env },
-    execArgv: ['--import', 'tsx'],
+    execArgv: ['--import', 'tsx', ...(process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [])],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   await new Promise<void>((resolve, reject) => {
