@@ -41,6 +41,16 @@ describe('embedded broker → queue → worker → store', () => {
     expect(await h.services.store.dataPoints.count()).toBe(10);
   });
 
+  it('keys duplicates on the payload, never on ids: two samples with the same messageId are both stored (F3)', async () => {
+    h = await startHarness();
+    const client = await h.connect();
+    const sample = JSON.parse(fixture('virtual', 'virtual.telemetry.combustion.json')) as { sampledAt: string };
+    for (const sampledAt of [sample.sampledAt, '2026-11-25T02:31:00.000Z']) {
+      await client.publishAsync(`virtual/v1/${VIN}/telemetry`, JSON.stringify({ ...sample, sampledAt, messageId: 'same-id' }), { qos: 1 });
+    }
+    await waitFor(async () => (await h.services.store.dataPoints.count()) === 46, 10_000, 'two samples stored');
+  });
+
   it('refuses a wrong password and an unknown user', async () => {
     h = await startHarness();
     await expect(h.connect('virtual', { password: 'wrong' })).rejects.toThrow(/Bad username or password|Not authorized/i);
