@@ -92,8 +92,13 @@ describe('embedded broker → queue → worker → store', () => {
       bad.publish(topic, payload, { qos: 1 });
       await closed;
     }
-    const small = JSON.stringify({ vin: VIN, sampledAt: '2026-11-25T02:30:00.000Z', signals: { odometerKm: 1 } });
+    const small = JSON.stringify({
+      vin: VIN,
+      sampledAt: '2026-11-25T02:30:00.000Z',
+      signals: { motion: { speedKmh: 1, headingDeg: 2 }, position: { lat: 1, lon: 2 }, odometerKm: 1, engine: { running: true } },
+    });
+    expect(small.length).toBeLessThan(1024);
     await good.publishAsync(`virtual/v1/${VIN}/telemetry`, small, { qos: 1 });
-    await waitFor(async () => (await h.services.store.dataPoints.count()) === 1);
+    await waitFor(async () => (await h.services.store.dataPoints.count()) === 5);
   });
 });
