@@ -25,7 +25,9 @@ export function startRetention(services: Services, opts: { intervalMs?: number }
   const purge = async (): Promise<number> => {
     const cutoffMs = clock.now().getTime() - config.HISTORY_RETENTION_DAYS * DAY_MS;
     const deleted = await store.dataPoints.deleteOlderThan(cutoffMs);
-    logger.info({ deleted, cutoff: new Date(cutoffMs).toISOString() }, 'history retention purge');
+    // Quarantined raw messages hold personal data too: same retention, by their last failure.
+    const quarantined = await store.quarantine.deleteOlderThan(new Date(cutoffMs).toISOString());
+    logger.info({ deleted, quarantined, cutoff: new Date(cutoffMs).toISOString() }, 'history retention purge');
     return deleted;
   };
   // One purge at a time in this process: a call during a purge shares its result.

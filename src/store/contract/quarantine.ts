@@ -80,6 +80,11 @@ export interface QuarantineRepo {
   list(filter: QuarantineFilter, limit: number, cursor?: string): Promise<QuarantinePage>;
   /** Removes entries (a reprocessed message that now succeeds). Returns how many. */
   remove(ids: string[]): Promise<number>;
+  /**
+   * Retention: removes entries whose lastFailedAt is before the cutoff (ISO), so raw messages,
+   * which hold personal data, are not kept forever. Returns how many.
+   */
+  deleteOlderThan(cutoff: string): Promise<number>;
   /** shared */
   count(): Promise<number>;
   /**

@@ -85,6 +85,7 @@ export async function createMongoQuarantineRepo(db: Db): Promise<QuarantineRepo>
         return { items, nextCursor: docs.length > limit && last ? encodeQuarantineCursor(last.lastFailedAt, last.id) : null };
       }),
     remove: (ids) => guard(async () => (ids.length === 0 ? 0 : (await col.deleteMany({ _id: { $in: ids } })).deletedCount)),
+    deleteOlderThan: (cutoff) => guard(async () => (await col.deleteMany({ lastFailedAt: { $lt: cutoff } })).deletedCount),
     count: () => guard(() => col.countDocuments()),
     deleteByVin: (vin) =>
       guard(async () => {

@@ -75,6 +75,7 @@ export function createSqliteQuarantineRepo(db: Database.Database): QuarantineRep
   );
   const selectByIds = db.prepare<[string], Row>('SELECT * FROM quarantine WHERE id IN (SELECT value FROM json_each(?))');
   const deleteByIds = db.prepare<[string]>('DELETE FROM quarantine WHERE id IN (SELECT value FROM json_each(?))');
+  const deleteOld = db.prepare<[string]>('DELETE FROM quarantine WHERE last_failed_at < ?');
   const countAll = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM quarantine');
   // instr, not LIKE: the VIN is matched as plain text, whatever characters it holds.
   const deleteVin = db.prepare<[string, string]>(
@@ -112,6 +113,9 @@ export function createSqliteQuarantineRepo(db: Database.Database): QuarantineRep
     async remove(ids) {
       if (ids.length === 0) return 0;
       return deleteByIds.run(JSON.stringify(ids)).changes;
+    },
+    async deleteOlderThan(cutoff) {
+      return deleteOld.run(cutoff).changes;
     },
     async count() {
       return countAll.get()?.n ?? 0;

@@ -87,6 +87,15 @@ const suite: ConformanceSuite = (open: StoreFactory) => {
       expect((await q.list({}, 10)).items.map((m) => m.id)).toEqual(['b']);
     });
 
+    it('removes entries whose last failure is older than the retention cutoff', async () => {
+      const q = ctx.store.quarantine;
+      await q.put(entry('old', 1));
+      await q.put(entry('new', 100));
+      await q.put(entry('retried', 2, { lastFailedAt: at(200) }));
+      expect(await q.deleteOlderThan(at(50))).toBe(1);
+      expect((await q.list({}, 10)).items.map((m) => m.id).sort()).toEqual(['new', 'retried']);
+    });
+
     it('erases by VIN, including entries whose VIN was unknown but whose raw text holds it', async () => {
       const q = ctx.store.quarantine;
       await q.put(entry('known', 1));
