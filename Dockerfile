@@ -1,4 +1,5 @@
-# The service image: `npm ci` then `npm start` (src/server.ts, every role of ROLES in one process).
+# The service image. One image for every role: ROLES picks what a container runs
+# (docker-compose.yml runs api, worker and simulator containers from it; unset, all roles).
 FROM node:20-bookworm
 
 WORKDIR /app
@@ -14,7 +15,10 @@ RUN mkdir -p /app/data && chown node:node /app/data
 USER node
 ENV PORT=8080 HOST=0.0.0.0 DATA_DIR=/app/data
 EXPOSE 8080
-# Liveness only; orchestrators use /ready for traffic (docker-compose.yml does).
-HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
-  CMD node -e "fetch('http://127.0.0.1:8080/health').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"
-CMD ["npm", "start"]
+# Liveness only; orchestrators use /ready for traffic (docker-compose.yml does). The script
+# probes PORT for an api process and PROBE_PORT for any other (workers, simulator).
+HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 CMD ["node", "deploy/healthcheck.mjs", "/health"]
+# Node itself, not `npm start`: npm runs the service through `sh -c`, and a SIGTERM sent to
+# npm (docker stop) never reaches the service, which then gets no graceful shutdown but a
+# SIGKILL at the end of the grace period. This is exactly what `npm start` runs.
+CMD ["node", "--import", "tsx", "src/server.ts"]

@@ -142,6 +142,7 @@ export const DEFINITIONS = {
   LOG_LEVEL: def('info', oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const), 'pino log level.'),
   LOG_PRETTY: def('false', bool, 'Human-readable logs instead of JSON lines.'),
   SHUTDOWN_TIMEOUT_MS: def('10000', int(100), 'Longest a graceful shutdown may take before the process exits anyway.'),
+  PROBE_PORT: def('0', int(0, 65535), 'A process without the api role serves /health, /ready and /metrics on this port (0: not at all).'),
   DATA_DIR: def('./data', str, 'Where the embedded store, the private Redis and other local state live.'),
   SECRET_KEY: def('', optionalStr, 'Key (at least 32 characters) that encrypts stored secrets and pseudonymises VINs in logs. Default: generated once into DATA_DIR/secret.key.'),
   DEMO_SEED: def('true', bool, 'On an empty store, create a demo consumer and subscription and print its API key once.'),
@@ -151,6 +152,8 @@ export const DEFINITIONS = {
   PIPELINE_CONCURRENCY: def('4', int(1, 1000), 'Harmonization jobs a pipeline worker runs at once.'),
   PIPELINE_BATCH_SIZE: def('200', int(1, 10000), 'Raw messages per queued batch job.'),
   PIPELINE_BATCH_MAX_WAIT_MS: def('20', int(0, 10000), 'Longest a raw message waits for its batch to fill.'),
+  PIPELINE_LOCK_DURATION_MS: def('30000', int(100), 'BullMQ lock of an active harmonize job: after a worker dies, its job is taken over once the lock has run out.'),
+  PIPELINE_STALLED_INTERVAL_MS: def('30000', int(50), 'How often a harmonize worker looks for jobs whose worker died (BullMQ stalledInterval).'),
   JOB_RETENTION_COMPLETED_S: def('3600', int(0), 'How long completed jobs are kept in Redis.'),
   JOB_RETENTION_FAILED_S: def('604800', int(0), 'How long failed jobs are kept in Redis.'),
   // --- Store

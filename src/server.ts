@@ -3,10 +3,16 @@ import { ConfigError, loadConfig } from './config.ts';
 import { createLogger } from './logger.ts';
 import { seedDemo } from './runtime/demo-seed.ts';
 import { startPrivateRedis, type PrivateRedis } from './runtime/private-redis.ts';
-import { startRoles, stopRoles } from './runtime/roles.ts';
-import { closeServices, createServices } from './services.ts';
+import { StartAbortedError, startRoles, stopRoles } from './runtime/roles.ts';
+import { installShutdown } from './runtime/shutdown.ts';
+import type { Running } from './runtime/startable.ts';
+import { closeServices, createServices, type Services } from './services.ts';
 
-/** The only file that starts listening. `npm start` runs every role in this one process. */
+/**
+ * The only file that starts listening. `npm start` runs every role in this one process; ROLES
+ * picks some (docs/operations.md). A process starts while Redis is down: its workers wait for
+ * it, and /ready says "not ready" until it answers.
+ */
 async function main(): Promise<void> {
   let config;
   try {
@@ -20,38 +26,39 @@ async function main(): Promise<void> {
   }
   const logger = createLogger({ level: config.LOG_LEVEL, pretty: config.LOG_PRETTY });
 
+  // Installed before anything starts: a SIGTERM while a role still waits for Redis stops
+  // what has started so far and exits, instead of killing the process mid-start.
+  const starting = new AbortController();
+  const running: Running[] = [];
+  let services: Services | undefined;
   let privateRedis: PrivateRedis | undefined;
+  installShutdown({
+    logger,
+    timeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+    async stop() {
+      starting.abort();
+      try {
+        await stopRoles(running, (name, err) => logger.error({ err, part: name }, 'a part failed to stop'));
+      } finally {
+        if (services) await closeServices(services);
+        await privateRedis?.stop();
+      }
+    },
+  });
+
   if (!config.REDIS_URL) {
     privateRedis = await startPrivateRedis({ dir: join(config.DATA_DIR, 'redis') });
     logger.info({ url: privateRedis.url }, 'REDIS_URL not set: started a private redis-server');
   }
-  const services = await createServices(config, logger, config.REDIS_URL ?? privateRedis!.url);
-  const running = await startRoles(services);
+  services = await createServices(config, logger, config.REDIS_URL ?? privateRedis!.url);
+  try {
+    await startRoles(services, { running, signal: starting.signal });
+  } catch (err) {
+    if (err instanceof StartAbortedError) return;
+    throw err;
+  }
   if (config.DEMO_SEED && config.ROLES.includes('api')) await seedDemo(services);
-  logger.info({ roles: config.ROLES, url: config.publicUrl }, 'service started');
-
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    const timer = setTimeout(() => {
-      logger.error('graceful shutdown timed out; exiting');
-      process.exit(1);
-    }, config.SHUTDOWN_TIMEOUT_MS);
-    timer.unref();
-    try {
-      await stopRoles(running);
-      await closeServices(services);
-      await privateRedis?.stop();
-      process.exit(0);
-    } catch (err) {
-      logger.error({ err }, 'error during shutdown');
-      process.exit(1);
-    }
-  };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+  logger.info({ roles: config.ROLES, url: config.ROLES.includes('api') ? config.publicUrl : undefined }, 'service started');
 }
 
 main().catch((err: unknown) => {

@@ -1,44 +1,99 @@
 import { startEmbeddedBroker } from '../adapters/mqtt/broker.ts';
 import { buildApp } from '../app.ts';
+import { startRetention } from '../gdpr/retention.ts';
 import { startActivationWorkers } from '../management/start.ts';
 import { startPipeline } from '../pipeline/start.ts';
 import { startPushWorkers } from '../push/start.ts';
 import type { Services } from '../services.ts';
 import { startSimulator } from '../../simulator/src/start.ts';
+import { startProbeServer } from './probe-server.ts';
+import { watchRedisPolicy } from './redis-policy.ts';
 import type { Running } from './startable.ts';
+
+export interface StartRolesOptions {
+  /**
+   * Receives each part as soon as it runs, so a shutdown that comes while a later part is
+   * still starting (e.g. waiting for Redis) can stop the earlier ones.
+   */
+  running?: Running[];
+  /** Aborted on shutdown: no further part is started. */
+  signal?: AbortSignal;
+}
 
 /**
  * Starts the roles this process runs (ROLES; "all" by default). The order matters on the way
  * up (the broker before its publishers, the API last, when there is somewhere to queue work)
- * and is reversed on the way down.
+ * and is reversed on the way down: the API stops taking requests first, the broker last.
+ *
+ * Every role runs alone as well, against a shared Redis, store and (with MQTT_URL) an external
+ * MQTT broker; docs/operations.md lists the commands. A process without the api role serves
+ * its probes on PROBE_PORT when set.
  */
-export async function startRoles(services: Services): Promise<Running[]> {
+export async function startRoles(services: Services, opts: StartRolesOptions = {}): Promise<Running[]> {
   const { config, logger } = services;
   const roles = new Set(config.ROLES);
-  const running: Running[] = [];
+  const running = opts.running ?? [];
+  const add = (...parts: Running[]) => {
+    running.push(...parts);
+    if (opts.signal?.aborted) throw new StartAbortedError();
+  };
+
+  add(watchRedisPolicy(services));
+  if (!roles.has('api') && config.PROBE_PORT > 0) add(await startProbeServer(services));
   let mqttUrl = config.MQTT_URL;
   if (roles.has('broker') && !config.MQTT_URL) {
     const broker = await startEmbeddedBroker(services);
-    running.push(broker);
+    add(broker);
     mqttUrl = broker.url;
     logger.info({ url: broker.url }, 'embedded MQTT broker listening');
   }
   const brokerUrl = mqttUrl ?? `mqtt://127.0.0.1:${config.MQTT_PORT}`;
   if (roles.has('pipeline')) {
-    running.push(...(await startPipeline(services, brokerUrl)));
-    running.push(...(await startActivationWorkers(services)));
+    add(...(await startPipeline(services, brokerUrl)));
+    add(...(await startActivationWorkers(services)));
+    // History retention (GDPR storage limitation) belongs to the pipeline role; several
+    // processes running it only repeat an idempotent range delete.
+    add(startRetention(services));
   }
-  if (roles.has('push')) running.push(...(await startPushWorkers(services)));
-  if (roles.has('simulator') && config.SIMULATOR === 'on') running.push(...(await startSimulator(services, brokerUrl)));
+  if (roles.has('push')) add(...(await startPushWorkers(services)));
+  // The simulator is a manufacturer, not the service: it must log in with the virtual
+  // manufacturer's credentials, and mqtt.js lets credentials in the URL (MQTT_URL carries the
+  // service's own `ingest` user) override the ones it is given.
+  if (roles.has('simulator') && config.SIMULATOR === 'on') add(...(await startSimulator(services, withoutCredentials(brokerUrl))));
   if (roles.has('api')) {
     const app = await buildApp(services);
     await app.listen({ port: config.PORT, host: config.HOST });
-    running.push({ name: 'api', close: () => app.close() });
+    add({ name: 'api', close: () => app.close() });
   }
   return running;
 }
 
-/** Stops in reverse order of start. */
-export async function stopRoles(running: Running[]): Promise<void> {
-  for (const r of [...running].reverse()) await r.close();
+/** A broker URL without user and password. */
+export function withoutCredentials(url: string): string {
+  const u = new URL(url);
+  u.username = '';
+  u.password = '';
+  return u.toString().replace(/\/$/, '');
+}
+
+/** Thrown by {@link startRoles} when its signal was aborted (a shutdown came during the start). */
+export class StartAbortedError extends Error {
+  constructor() {
+    super('start aborted by shutdown');
+    this.name = 'StartAbortedError';
+  }
+}
+
+/** Stops in reverse order of start; one part failing to stop does not keep the others running. */
+export async function stopRoles(running: Running[], log?: (name: string, err: unknown) => void): Promise<void> {
+  let first: unknown;
+  for (const r of [...running].reverse()) {
+    try {
+      await r.close();
+    } catch (err) {
+      log?.(r.name, err);
+      first ??= err;
+    }
+  }
+  if (first !== undefined) throw first;
 }

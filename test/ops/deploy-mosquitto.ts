@@ -1,0 +1,73 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createConnection } from 'node:net';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from '../../src/runtime/free-port.ts';
+import { ROOT } from './service-process.ts';
+
+export interface DeployMosquitto {
+  port: number;
+  /** mqtt://127.0.0.1:<port>, without credentials. */
+  url: string;
+  /** MQTT_URL of the service: the `ingest` user's credentials in the URL, as docker-compose.yml sets it. */
+  ingestUrl: string;
+  passwords: { ingest: string; virtual: string };
+  stop(): Promise<void>;
+}
+
+/**
+ * A private mosquitto run with the production configuration of deploy/mosquitto (no anonymous
+ * clients, the password file built as deploy/mosquitto/entrypoint.sh builds it, the real ACL
+ * file, persistence), only on a free loopback port and with its files in a temp dir. So the
+ * tests also prove that this configuration lets the service subscribe and the simulator publish.
+ */
+export async function startDeployMosquitto(): Promise<DeployMosquitto> {
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'cvd-mosquitto-'));
+  const passwords = { ingest: `ingest-${port}-pw`, virtual: `virtual-${port}-pw` };
+  const passwd = join(dir, 'passwd');
+  for (const [i, [user, pw]] of Object.entries(passwords).entries()) {
+    const r = spawnSync('mosquitto_passwd', [...(i === 0 ? ['-c'] : []), '-b', passwd, user, pw]);
+    if (r.status !== 0) throw new Error(`mosquitto_passwd failed: ${r.stderr.toString()}`);
+  }
+  const conf = readFileSync(join(ROOT, 'deploy', 'mosquitto', 'mosquitto.conf'), 'utf8')
+    .replace(/^listener 1883$/m, `listener ${port} 127.0.0.1`)
+    .replace(/^password_file .*$/m, `password_file ${passwd}`)
+    .replace(/^acl_file .*$/m, `acl_file ${join(ROOT, 'deploy', 'mosquitto', 'acl')}`)
+    .replace(/^persistence_location .*$/m, `persistence_location ${dir}/`);
+  if (!conf.includes(`listener ${port}`) || !conf.includes(passwd)) throw new Error('deploy/mosquitto/mosquitto.conf changed shape; adapt this helper');
+  const confFile = join(dir, 'mosquitto.conf');
+  // Started as root, mosquitto would switch to the "mosquitto" user, who cannot read this
+  // private temp dir; stay the user who runs the test (ignored when not root).
+  writeFileSync(confFile, `${conf}\nuser ${userInfo().username}\n`);
+  const child: ChildProcess = spawn('mosquitto', ['-c', confFile], { stdio: 'ignore' });
+  const deadline = Date.now() + 10_000;
+  while (!(await canConnect(port))) {
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error('mosquitto did not start');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    port,
+    url: `mqtt://127.0.0.1:${port}`,
+    ingestUrl: `mqtt://ingest:${passwords.ingest}@127.0.0.1:${port}`,
+    passwords,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        await new Promise<void>((resolve) => {
+          child.once('exit', () => resolve());
+          child.kill('SIGTERM');
+        });
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function canConnect(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = createConnection({ port, host: '127.0.0.1' });
+    s.once('connect', () => (s.destroy(), resolve(true)));
+    s.once('error', () => resolve(false));
+  });
+}
