@@ -1,11 +1,14 @@
 import formbody from '@fastify/formbody';
+import helmet from '@fastify/helmet';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { clientErrorHandler } from './http/client-error.ts';
 import { installClosingGuard } from './http/closing.ts';
 import { installErrorHandler } from './http/error-handler.ts';
+import { frameworkErrorHandler } from './http/framework-errors.ts';
 import { requestId } from './http/request-id.ts';
+import { docsCsp, helmetOptions, serverTimeouts } from './http/security-headers.ts';
 import adminRoutes from './routes/admin/index.ts';
 import catalogRoutes from './routes/catalog/index.ts';
 import consentRoutes from './routes/consent/index.ts';
@@ -29,12 +32,15 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     // The logger's serializers (src/logger.ts) keep codes, VINs and query strings out of request logs.
     loggerInstance: services.logger as FastifyBaseLogger,
     bodyLimit: config.BODY_LIMIT_BYTES,
-    requestTimeout: config.REQUEST_TIMEOUT_MS,
+    // Request, header and keep-alive timeouts (src/http/security-headers.ts).
+    ...serverTimeouts(config),
     // src/http/request-id.ts reads x-request-id itself, accepting only sane values.
     requestIdHeader: false,
     genReqId: requestId,
     // Requests Node's parser refuses (e.g. huge headers → 431) get the contract's error body.
     clientErrorHandler,
+    // So do URLs Fastify's router refuses (broken percent-encoding, over-long parameters).
+    frameworkErrors: frameworkErrorHandler(config),
     // installClosingGuard answers requests during shutdown with the contract's 503 body.
     return503OnClosing: false,
     // Header names are case-insensitive in Node already; this keeps `/a/` and `/a` apart as
@@ -46,6 +52,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
   });
 
+  // Security headers on every answer, 404s and errors included; pages set their own CSP.
+  await app.register(helmet, helmetOptions(config));
   await app.register(formbody, { bodyLimit: 64 * 1024 });
   await app.register(swagger, {
     openapi: {
@@ -63,7 +71,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
       },
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, transformStaticCSP: docsCsp(config) });
   installErrorHandler(app, config.BODY_LIMIT_BYTES);
   installClosingGuard(app);
 

@@ -2,6 +2,9 @@ import type { FastifyHelmetOptions } from '@fastify/helmet';
 import type { ServerOptions } from 'node:http';
 import type { Config } from '../config.ts';
 
+/** The JSON API's CSP: nothing may load, nothing may frame it. */
+const API_CSP_DIRECTIVES = { defaultSrc: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"], frameAncestors: ["'none'"] };
+
 /**
  * Security headers on every answer (issue 8 item 7), set by @fastify/helmet before any route
  * runs, so 404s and errors carry them too. The API serves JSON: its CSP allows nothing at all.
@@ -15,10 +18,7 @@ export function helmetOptions(config: Config): FastifyHelmetOptions {
   const https = config.publicUrl.startsWith('https:');
   return {
     global: true,
-    contentSecurityPolicy: {
-      useDefaults: false,
-      directives: { defaultSrc: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"], frameAncestors: ["'none'"] },
-    },
+    contentSecurityPolicy: { useDefaults: false, directives: API_CSP_DIRECTIVES },
     crossOriginOpenerPolicy: { policy: 'same-origin' },
     crossOriginResourcePolicy: { policy: 'same-origin' },
     referrerPolicy: { policy: 'no-referrer' },
@@ -26,6 +26,20 @@ export function helmetOptions(config: Config): FastifyHelmetOptions {
     xFrameOptions: { action: 'deny' },
     xContentTypeOptions: true,
     xPermittedCrossDomainPolicies: { permittedPolicies: 'none' },
+  };
+}
+
+/**
+ * The same headers for answers Fastify gives before any hook runs (a malformed URL, see
+ * src/http/framework-errors.ts), where helmet cannot add them.
+ */
+export function baselineSecurityHeaders(config: Config): Record<string, string> {
+  return {
+    'content-security-policy': "default-src 'none';base-uri 'none';form-action 'none';frame-ancestors 'none'",
+    'x-content-type-options': 'nosniff',
+    'x-frame-options': 'DENY',
+    'referrer-policy': 'no-referrer',
+    ...(config.publicUrl.startsWith('https:') ? { 'strict-transport-security': 'max-age=31536000; includeSubDomains' } : {}),
   };
 }
 
