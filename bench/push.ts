@@ -162,7 +162,11 @@ async function main(): Promise<void> {
     const workerCpuBefore = sum(await Promise.all(workers.map((w) => askCpu(w, 'cpu'))));
     const eluBefore = performance.eventLoopUtilization();
     const started = performance.now();
-    for (let i = 0; i < all.length; i += 200) await fanout.enqueue(all.slice(i, i + 200));
+    // Batches of 200 points, PIPELINE_CONCURRENCY (4) at a time, as the pipeline hands them over.
+    const batches = Array.from({ length: Math.ceil(all.length / 200) }, (_, i) => all.slice(i * 200, i * 200 + 200));
+    await Promise.all(Array.from({ length: config.PIPELINE_CONCURRENCY }, async () => {
+      for (let b = batches.shift(); b; b = batches.shift()) await fanout.enqueue(b);
+    }));
     const fannedOut = performance.now();
     await waitForCount(sink, total, 120_000);
     const elapsed = (performance.now() - started) / 1000;
