@@ -1,7 +1,7 @@
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addConsumer, createTestApp, type TestApp, type TestConsumer } from '../helpers/app.ts';
-import { authOf, fillPath, HIDDEN_PAGES, operations, type Operation } from './operations.ts';
+import { authOf, fillPath, HIDDEN_OTHER, HIDDEN_PAGES, operations, type Operation } from './operations.ts';
 
 const ADMIN = { authorization: 'Bearer test-admin-token' };
 const VIN = 'V1RTUALV1N0000001';
@@ -73,8 +73,21 @@ describe('security headers on every route (plain-http deployment)', () => {
     expectSecurityHeaders(res, '404');
   });
 
+  it("URLs the router refuses before any hook get them too, with the contract's error body", async () => {
+    const cases: [string, number][] = [
+      ['/management/v1/vehicles/%E0%A4%A', 400],
+      [`/catalog/v1/data-items/${'a'.repeat(201)}`, 414],
+    ];
+    for (const [url, status] of cases) {
+      const res = await t.app.inject({ method: 'GET', url });
+      expect(res.statusCode, url).toBe(status);
+      expectSecurityHeaders(res, url);
+      expect(res.json(), url).toEqual({ reasonCode: `CAR.${status}`, reasonText: expect.any(String), url, method: 'GET' });
+    }
+  });
+
   it('the HTML pages keep their own stricter CSP (no script, their form targets) and the same framing rules', async () => {
-    for (const url of HIDDEN_PAGES.filter((u) => !u.startsWith('/docs'))) {
+    for (const url of HIDDEN_PAGES) {
       const res = await t.app.inject({ method: 'GET', url });
       expect(res.headers['content-type'], url).toMatch(/^text\/html/);
       expectSecurityHeaders(res, url);
@@ -90,14 +103,14 @@ describe('security headers on every route (plain-http deployment)', () => {
     expect(portal.headers['cache-control']).toBe('no-store');
   });
 
-  it('the Swagger UI has its own CSP that lets it load its scripts, never framed, no upgrade on http', async () => {
+  it('the Swagger UI has its own CSP that lets it load its scripts, never framed, no upgrade on http; /metrics has the headers too', async () => {
     const page = await t.app.inject({ method: 'GET', url: '/docs/' });
     expect(page.statusCode).toBe(200);
     expectSecurityHeaders(page, '/docs');
     const csp = String(page.headers['content-security-policy']);
     expect(csp).toContain("script-src 'self'");
     expect(csp).not.toContain('upgrade-insecure-requests');
-    for (const url of HIDDEN_PAGES.filter((u) => u.startsWith('/docs'))) {
+    for (const url of HIDDEN_OTHER) {
       const res = await t.app.inject({ method: 'GET', url });
       expect(res.statusCode, url).toBeLessThan(400);
       expectSecurityHeaders(res, url);

@@ -41,4 +41,7 @@ export function fillPath(path: string, value: (name: string) => string): string 
 }
 
 /** The pages that are not in the OpenAPI document (hidden HTML routes), with a GET that reaches them. */
-export const HIDDEN_PAGES = ['/provision', '/callback/virtual', '/oem/virtual/authorize', '/oem/borealis/authorize', '/docs/', '/docs/json', '/docs/static/swagger-ui-bundle.js'];
+export const HIDDEN_PAGES = ['/provision', '/callback/virtual', '/oem/virtual/authorize', '/oem/borealis/authorize', '/demo/callback'];
+
+/** Other routes outside the document: the Swagger UI and its assets, the Prometheus scrape. */
+export const HIDDEN_OTHER = ['/docs/', '/docs/json', '/docs/static/swagger-ui-bundle.js', '/metrics'];
