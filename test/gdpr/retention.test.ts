@@ -30,10 +30,20 @@ describe('history retention purge', () => {
     const clock = new ManualClock(NOW);
     t = await createTestServices({ clock, env: { HISTORY_RETENTION_DAYS: '30' } });
     await t.services.store.dataPoints.insertMany([point(40), point(31), point(29), point(1)]);
+    // Quarantined raw messages hold personal data too: same retention, by their last failure.
+    for (const [id, daysAgo] of [['old', 31], ['recent', 29]] as const) {
+      const at = new Date(NOW - daysAgo * DAY).toISOString();
+      await t.services.store.quarantine.put({
+        id, manufacturer: 'virtual', messageType: 'telemetry', code: 'DECODE_FAILED', reason: 'x', mappingVersion: null, vin: VIN,
+        topic: null, raw: VIN, rawEncoding: 'utf8', receivedAt: at, quarantinedAt: at, lastFailedAt: at, failures: 1,
+      });
+    }
 
     retention = startRetention(t.services, { intervalMs: 50 });
     await waitFor(async () => (await history()).length === 2, 5_000, 'the purge at start');
     expect(await history()).toEqual([1, 29]);
+    await waitFor(async () => (await t.services.store.quarantine.get(['old', 'recent'])).length === 1, 5_000, 'the old quarantine entry purged');
+    expect((await t.services.store.quarantine.get(['old', 'recent'])).map((q) => q.id)).toEqual(['recent']);
 
     // Two days later by the service's clock, the 29-day-old point is past the limit.
     clock.advance(2 * DAY);
