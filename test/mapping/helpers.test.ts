@@ -51,3 +51,15 @@ describe('mapping helpers', () => {
     expect(compileMappingSource('/x/telemetry.jsonata', '2').version).not.toBe(a.version);
   });
 });
+
+describe('mapping output as plain JSON', () => {
+  it('equals a JSON round trip of any value', async () => {
+    const { toPlainJson } = await import('../../src/pipeline/harmonize.ts');
+    fc.assert(
+      fc.property(fc.anything({ withNullPrototype: true, withUndefined: true }), (v) => {
+        const viaJson = JSON.stringify(v) === undefined ? undefined : (JSON.parse(JSON.stringify(v)) as unknown);
+        expect(toPlainJson(v)).toEqual(viaJson);
+      }),
+    );
+  });
+});
