@@ -29,6 +29,7 @@ async function main(): Promise<void> {
   // Installed before anything starts: a SIGTERM while a role still waits for Redis stops
   // what has started so far and exits, instead of killing the process mid-start.
   const starting = new AbortController();
+  let started = false;
   const running: Running[] = [];
   let services: Services | undefined;
   let privateRedis: PrivateRedis | undefined;
@@ -38,7 +39,12 @@ async function main(): Promise<void> {
     async stop() {
       starting.abort();
       try {
-        await stopRoles(running, (name, err) => logger.error({ err, part: name }, 'a part failed to stop'));
+        await stopRoles(running, {
+          onError: (name, err) => logger.error({ err, part: name }, 'a part failed to stop'),
+          // Stopped during the start (e.g. while waiting for Redis): a second per part. A job
+          // cut off is not lost; another worker takes it over once its lock runs out.
+          ...(started ? {} : { capMs: 1000 }),
+        });
       } finally {
         if (services) await closeServices(services);
         await privateRedis?.stop();
@@ -57,6 +63,7 @@ async function main(): Promise<void> {
     if (err instanceof StartAbortedError) return;
     throw err;
   }
+  started = true;
   if (config.DEMO_SEED && config.ROLES.includes('api')) await seedDemo(services);
   logger.info({ roles: config.ROLES, url: config.ROLES.includes('api') ? config.publicUrl : undefined }, 'service started');
 }

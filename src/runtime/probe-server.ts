@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import healthRoutes from '../routes/health/index.ts';
 import metricsRoutes from '../routes/metrics/index.ts';
 import type { Services } from '../services.ts';
+import { drainAndClose } from './drain-http.ts';
 import type { Running } from './startable.ts';
 
 /**
@@ -21,5 +22,5 @@ export async function startProbeServer(services: Services): Promise<Running & { 
   await app.listen({ port: config.PROBE_PORT, host: config.HOST });
   const port = (app.server.address() as AddressInfo).port;
   services.logger.info({ port }, 'probe server listening (/health, /ready, /metrics)');
-  return { name: 'probe-server', port, close: () => app.close() };
+  return { name: 'probe-server', port, close: () => drainAndClose(app) };
 }

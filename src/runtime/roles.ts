@@ -6,6 +6,7 @@ import { startPipeline } from '../pipeline/start.ts';
 import { startPushWorkers } from '../push/start.ts';
 import type { Services } from '../services.ts';
 import { startSimulator } from '../../simulator/src/start.ts';
+import { drainAndClose } from './drain-http.ts';
 import { startProbeServer } from './probe-server.ts';
 import { watchRedisPolicy } from './redis-policy.ts';
 import type { Running } from './startable.ts';
@@ -63,7 +64,7 @@ export async function startRoles(services: Services, opts: StartRolesOptions = {
   if (roles.has('api')) {
     const app = await buildApp(services);
     await app.listen({ port: config.PORT, host: config.HOST });
-    add({ name: 'api', close: () => app.close() });
+    add({ name: 'api', close: () => drainAndClose(app) });
   }
   return running;
 }
@@ -84,16 +85,40 @@ export class StartAbortedError extends Error {
   }
 }
 
+export interface StopRolesOptions {
+  /** Told about each part that failed to stop (the others are still stopped). */
+  onError?: (name: string, err: unknown) => void;
+  /**
+   * Give up on a part that has not stopped after this long. For a shutdown during the start:
+   * a part that never reached Redis has nothing in flight, but BullMQ's close waits for the
+   * connection it never got.
+   */
+  capMs?: number;
+}
+
 /** Stops in reverse order of start; one part failing to stop does not keep the others running. */
-export async function stopRoles(running: Running[], log?: (name: string, err: unknown) => void): Promise<void> {
+export async function stopRoles(running: Running[], opts: StopRolesOptions = {}): Promise<void> {
   let first: unknown;
   for (const r of [...running].reverse()) {
     try {
-      await r.close();
+      await (opts.capMs === undefined ? r.close() : closeWithin(r, opts.capMs));
     } catch (err) {
-      log?.(r.name, err);
+      opts.onError?.(r.name, err);
       first ??= err;
     }
   }
   if (first !== undefined) throw first;
+}
+
+async function closeWithin(r: Running, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+    timer.unref();
+  });
+  try {
+    await Promise.race([r.close(), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
