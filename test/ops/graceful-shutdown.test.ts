@@ -141,7 +141,7 @@ describe('graceful shutdown on SIGTERM', () => {
     expect(worker.lines.some((l) => l.includes('graceful shutdown timed out'))).toBe(true);
     // Batches not yet started wait for the next worker; none is lost.
     const counts = await queue.getJobCounts("waiting", "active", "completed", "failed", "delayed");
-    expect(counts.waiting + counts.active, JSON.stringify(counts)).toBeGreaterThan(0);
+    expect((counts.waiting ?? 0) + (counts.active ?? 0), JSON.stringify(counts)).toBeGreaterThan(0);
     await queue.close();
   }, 60_000);
 
