@@ -163,7 +163,8 @@ function findVin(adapter: Adapter, msg: RawMessage): string | null {
  * a fifth of its cost.
  */
 export function toPlainJson(v: unknown): unknown {
-  if (typeof v === 'number') return Number.isFinite(v) ? v : null;
+  // As JSON: -0 becomes 0, NaN and Infinity null.
+  if (typeof v === 'number') return Number.isFinite(v) ? v + 0 : null;
   if (v === null || typeof v !== 'object') return typeof v === 'function' || typeof v === 'symbol' || typeof v === 'bigint' ? undefined : v;
   if (Array.isArray(v)) {
     const a: unknown[] = new Array(v.length);
@@ -173,7 +174,8 @@ export function toPlainJson(v: unknown): unknown {
   const o: Record<string, unknown> = {};
   for (const k of Object.keys(v)) {
     const x = toPlainJson((v as Record<string, unknown>)[k]);
-    if (x !== undefined) o[k] = x;
+    // A "__proto__" key stays a key (as JSON.parse makes it), never the object's prototype.
+    if (x !== undefined) Object.defineProperty(o, k, { value: x, enumerable: true, writable: true, configurable: true });
   }
   return o;
 }
