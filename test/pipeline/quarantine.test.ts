@@ -136,7 +136,7 @@ describe('quarantine: bad messages are kept with a reason and can be reprocessed
         event.type = "CRASH" ? $loop(0) : event.type = "TELESERVICE_CALL" ? { "vin": vin, "items": { "automaticteleservicecall": { "receivedAt": $receivedAt } } } : $deep(0)
       )`,
     );
-    h = await startHarness({ paths: project.paths, env: { MAPPING_TIMEOUT_MS: '50' } });
+    h = await startHarness({ paths: project.paths, env: { MAPPING_TIMEOUT_MS: '300' } });
     const client = await h.connect();
     await client.publishAsync('virtual/v1/V1RTUALV1N0000S08/event', fixture('virtual', 'virtual.event.crash.json'), { qos: 1 });
     await client.publishAsync('virtual/v1/V1RTUALV1N0000S09/event', fixture('virtual', 'virtual.event.manual-call.json'), { qos: 1 });
