@@ -6,7 +6,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
  * Labels never carry a VIN, a key or any other personal data.
  */
 export const registry = new Registry();
-collectDefaultMetrics({ register: registry, prefix: 'cvd_process_' });
+collectDefaultMetrics({ register: registry, prefix: 'cvd_' });
 
 const registers = [registry];
 

@@ -1,4 +1,4 @@
-import { metrics } from '../metrics/metrics.ts';
+import { metrics, timed } from '../metrics/metrics.ts';
 import type { PushFanoutEnqueuer } from '../push/fanout-contract.ts';
 import type { Services } from '../services.ts';
 import type { DataPoint, QuarantinedMessage } from '../store/contract.ts';
@@ -46,12 +46,14 @@ export async function processBatch(services: Services, fanout: PushFanoutEnqueue
     logger.debug({ quarantineId: entry.id, reason: entry.reason }, 'quarantine reason');
   }
 
-  const fresh = points.length > 0 ? await store.dataPoints.insertMany(points) : [];
+  const fresh = points.length > 0 ? await timed(metrics.storeLatency, 'insert_data_points', () => store.dataPoints.insertMany(points)) : [];
   for (const f of failures) await store.quarantine.put(f);
   if (points.length > 0) await fanout.enqueue(points);
   if (recovered.length > 0) await store.quarantine.remove(recovered);
 
-  for (const p of fresh) metrics.dataPointsStored.inc({ manufacturer: p.manufacturer });
+  const storedPer = new Map<string, number>();
+  for (const p of fresh) storedPer.set(p.manufacturer, (storedPer.get(p.manufacturer) ?? 0) + 1);
+  for (const [manufacturer, n] of storedPer) metrics.dataPointsStored.inc({ manufacturer }, n);
   return { stored: fresh.length, points: points.length, quarantined: failures.length };
 }
 
