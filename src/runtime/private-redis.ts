@@ -25,6 +25,13 @@ export interface PrivateRedisOptions {
   /** Keep data in this directory with an append-only file; in memory only when omitted. */
   dir?: string;
   port?: number;
+  /**
+   * With `dir`: when the append-only file is fsynced. `everysec` (default, BullMQ's advice)
+   * may lose the last second of writes on a machine crash; `always` loses none, at a cost.
+   */
+  appendfsync?: 'always' | 'everysec';
+  /** Extra redis-server arguments (tests: e.g. another maxmemory-policy). */
+  args?: string[];
 }
 
 /**
@@ -38,10 +45,11 @@ export async function startPrivateRedis(opts: PrivateRedisOptions = {}): Promise
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--maxmemory-policy', 'noeviction', '--save', ''];
   if (opts.dir) {
     mkdirSync(opts.dir, { recursive: true });
-    args.push('--dir', opts.dir, '--appendonly', 'yes', '--appendfsync', 'everysec');
+    args.push('--dir', opts.dir, '--appendonly', 'yes', '--appendfsync', opts.appendfsync ?? 'everysec');
   } else {
     args.push('--appendonly', 'no');
   }
+  args.push(...(opts.args ?? []));
   const child = spawn('redis-server', args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));

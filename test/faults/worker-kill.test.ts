@@ -1,0 +1,86 @@
+import { Queue } from 'bullmq';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { createIngest } from '../../src/pipeline/ingest.ts';
+import { bullConnection, HARMONIZE_QUEUE } from '../../src/pipeline/queue.ts';
+import { freePort } from '../../src/runtime/free-port.ts';
+import { createTestServices, type TestServices } from '../helpers/services.ts';
+import { ITEMS_PER_TELEMETRY, telemetryMessages } from '../ops/raw-messages.ts';
+import { deployment, type Deployment } from '../ops/service-env.ts';
+import { eventually, startService, waitForHttp, type ServiceProcess } from '../ops/service-process.ts';
+
+const ROUNDS = 12;
+const PER_ROUND = 50;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Reliability checklist G2 and L5d, with real role processes under continuous load: a worker
+ * process (ROLES=pipeline) is SIGKILLed while it runs a batch, raw messages keep arriving, a
+ * second worker process takes over, including the killed one's batch once its lock has run
+ * out (stalled). Every message is stored exactly once. (test/pipeline/worker-crash.test.ts
+ * kills a forked worker at chosen points of one batch; this one kills a whole role process.)
+ *
+ * The takeover waits for the dead worker's job lock to expire and for the next stalled check:
+ * PIPELINE_LOCK_DURATION_MS and PIPELINE_STALLED_INTERVAL_MS scale them down here. Where the
+ * harmonize worker does not read those settings, BullMQ's defaults (30 s and 30 s) apply and
+ * the takeover takes up to a minute; the time limit allows for that.
+ */
+describe('a worker process killed mid-batch under load', () => {
+  let d: Deployment | undefined;
+  let t: TestServices | undefined;
+  const procs: ServiceProcess[] = [];
+  afterEach(async () => {
+    await Promise.all(procs.splice(0).map((p) => p.stop()));
+    await t?.cleanup();
+    d?.cleanup();
+    d = t = undefined;
+  });
+
+  it('loses nothing and duplicates nothing; another worker process runs the stalled batch', async () => {
+    d = deployment(inject('redisUrl'), {
+      PIPELINE_BATCH_SIZE: String(PER_ROUND),
+      PIPELINE_LOCK_DURATION_MS: '1000',
+      PIPELINE_STALLED_INTERVAL_MS: '200',
+      LOG_LEVEL: 'warn',
+    });
+    t = await createTestServices({ env: d.env() });
+    const worker = async (name: string) => {
+      const probe = await freePort();
+      const p = startService(name, { env: d!.env({ ROLES: 'pipeline', PROBE_PORT: String(probe) }) });
+      procs.push(p);
+      await waitForHttp(`http://127.0.0.1:${probe}/ready`, 200, 30_000, p);
+      return p;
+    };
+    const first = await worker('worker-1');
+    const queue = new Queue(HARMONIZE_QUEUE, { connection: bullConnection(t.services.redisUrl, 'worker'), prefix: t.services.config.QUEUE_PREFIX });
+    const ingest = createIngest(t.services);
+
+    // Load keeps coming: one batch every 150 ms, before, during and after the kill.
+    const load = (async () => {
+      for (let r = 0; r < ROUNDS; r++) {
+        await ingest.enqueueNow(telemetryMessages(r * PER_ROUND, PER_ROUND));
+        await sleep(150);
+      }
+    })();
+    // Only worker-1 runs so far: an active job is its job.
+    await eventually(async () => (await queue.getActiveCount()) > 0, 'worker-1 to run a batch', 20_000, 5);
+    first.signal('SIGKILL');
+    expect(await first.exited).toEqual({ code: null, signal: 'SIGKILL' });
+    await worker('worker-2');
+    await load;
+    await ingest.close();
+
+    const expected = ROUNDS * PER_ROUND * ITEMS_PER_TELEMETRY;
+    await eventually(async () => (await t!.services.store.dataPoints.count()) >= expected, `${expected} points`, 100_000, 250);
+    await eventually(async () => (await queue.getActiveCount()) === 0, 'the queue to settle', 10_000);
+    expect(await t.services.store.dataPoints.count()).toBe(expected);
+    expect(await t.services.store.quarantine.count()).toBe(0);
+    const jobs = await queue.getJobs(['completed']);
+    expect(jobs).toHaveLength(ROUNDS);
+    // The batches worker-1 was running when it died were taken over as stalled, each once.
+    const stalled = jobs.filter((j) => j.stalledCounter > 0);
+    expect(stalled.length).toBeGreaterThan(0);
+    expect(stalled.every((j) => j.stalledCounter === 1)).toBe(true);
+    expect(await queue.getFailedCount()).toBe(0);
+    await queue.close();
+  }, 150_000);
+});
