@@ -1,3 +1,4 @@
+import { isFleetVin } from '../../simulator/src/fleet.ts';
 import { loadVirtualVins } from '../../simulator/src/virtual-vins.ts';
 import type { Services } from '../services.ts';
 
@@ -24,13 +25,15 @@ export const VIRTUAL_MANUFACTURER = 'virtual';
 
 /**
  * Whether an auto-confirming manufacturer has the VIN. The virtual manufacturer has exactly
- * the simulator's vehicles (the thirteen of the spec and every scenario's); any other
- * auto-confirming adapter accepts every VIN its prefixes claim.
+ * the simulator's vehicles (the thirteen of the spec, every scenario's, and the SIM_FLEET_SIZE
+ * generated fleet vehicles of load tests); any other auto-confirming adapter accepts every VIN
+ * its prefixes claim.
  */
 export function createVinOwnership(services: Services): (manufacturer: string, vin: string) => boolean {
   let virtualVins: Set<string> | undefined;
   return (manufacturer, vin) => {
     if (manufacturer !== VIRTUAL_MANUFACTURER) return true;
+    if (isFleetVin(vin)) return Number(vin.slice(-6)) < services.config.SIM_FLEET_SIZE;
     virtualVins ??= loadVirtualVins(services.paths.scenarios);
     return virtualVins.has(vin);
   };
