@@ -54,6 +54,7 @@ export async function eraseVehicleData(services: Services, vin: string, opts: Er
     queuedMessages: jobs.messages,
     cacheKeys: await eraseRedisKeys(services, vin, scope),
   };
+  await store.purgeErased();
   const receipt: ErasureReceipt = {
     vin,
     ...(scope === undefined ? {} : { subscriptionId: scope }),

@@ -41,6 +41,13 @@ export interface Store {
   readonly webhooks: WebhookRepo;
   readonly deliveries: DeliveryRepo;
   readonly audit: AuditRepo;
+  /**
+   * After a GDPR erasure: makes the deleted rows unrecoverable from the engine's own files as far
+   * as the engine allows (SQLite: deleted content is zeroed by `secure_delete`, and the WAL, which
+   * still holds old page images, is checkpointed and truncated; MongoDB: nothing to do here —
+   * its journal and oplog age out on their own, see the README's "Storage" section).
+   */
+  purgeErased(): Promise<void>;
   /** Resolves when the database answers; rejects otherwise (readiness probe). */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -56,7 +56,10 @@ export async function openMongoStore(url: string, dbName: string): Promise<Store
       webhooks,
       deliveries,
       audit,
-      async ping() {
+      async purgeErased() {
+      // Deleted documents are gone from the collections; the journal and oplog age out.
+    },
+    async ping() {
         try {
           await db.command({ ping: 1 });
         } catch (err) {

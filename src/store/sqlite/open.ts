@@ -25,6 +25,8 @@ export function openSqliteStore(file: string): Store {
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
+  // Deleted content is overwritten with zeros (GDPR erasure must not leave VINs in free pages).
+  db.pragma('secure_delete = ON');
   try {
     const ping = db.prepare('SELECT 1');
     return {
@@ -38,7 +40,10 @@ export function openSqliteStore(file: string): Store {
       webhooks: createSqliteWebhookRepo(db),
       deliveries: createSqliteDeliveryRepo(db),
       audit: createSqliteAuditRepo(db),
-      async ping() {
+      async purgeErased() {
+      db.pragma('wal_checkpoint(TRUNCATE)');
+    },
+    async ping() {
         if (!db.open) throw new StoreUnavailableError('the SQLite store is closed');
         ping.get();
       },
