@@ -31,3 +31,6 @@ const DESCRIPTIONS: Record<number, string> = {
 export function errorResponses(...statuses: number[]): Record<number, Omit<typeof errorBodySchema, 'description'> & { description: string }> {
   return Object.fromEntries(statuses.map((s) => [s, { ...errorBodySchema, description: DESCRIPTIONS[s] ?? 'Error' }]));
 }
+
+/** OpenAPI security requirement of the data API: both headers, `x-api-key` and `X-Subscription-Id`. */
+export const consumerSecurity = [{ apiKey: [], subscriptionId: [] }];

@@ -1,4 +1,5 @@
 import { HISTORY_MAX_LIMIT } from '../../delivery/history.ts';
+import { consumerSecurity, errorBodySchema } from '../../http/schemas.ts';
 
 /**
  * Route schemas of delivery (api-contract section 6) and history (docs/history.md). The body
@@ -6,13 +7,8 @@ import { HISTORY_MAX_LIMIT } from '../../delivery/history.ts';
  * at most 10 vehicles, items outside the subscription) are checked by src/delivery/request.ts.
  * `dataPoint` payloads are free objects: each item's own schema is in the catalog.
  */
-const errorBody = {
-  type: 'object',
-  properties: { reasonCode: { type: 'string' }, reasonText: { type: 'string' }, url: { type: 'string' }, method: { type: 'string' } },
-  required: ['reasonCode', 'reasonText', 'url', 'method'],
-} as const;
-
-const security = [{ apiKey: [], subscriptionId: [] }];
+const errorBody = errorBodySchema;
+const security = consumerSecurity;
 const errors = { 400: errorBody, 401: errorBody, 429: errorBody, 503: errorBody };
 
 const identifier = {

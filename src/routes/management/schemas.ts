@@ -1,4 +1,5 @@
 import { VEHICLE_STATUSES } from '../../store/contract.ts';
+import { consumerSecurity, errorBodySchema } from '../../http/schemas.ts';
 
 /**
  * Route schemas of vehicle management (api-contract section 5). The body schema checks only
@@ -7,13 +8,8 @@ import { VEHICLE_STATUSES } from '../../store/contract.ts';
  */
 export const MAX_VINS_PER_REQUEST = 1000;
 
-const errorBody = {
-  type: 'object',
-  properties: { reasonCode: { type: 'string' }, reasonText: { type: 'string' }, url: { type: 'string' }, method: { type: 'string' } },
-  required: ['reasonCode', 'reasonText', 'url', 'method'],
-} as const;
-
-const security = [{ apiKey: [], subscriptionId: [] }];
+const errorBody = errorBodySchema;
+const security = consumerSecurity;
 
 const vehicle = {
   type: 'object',

@@ -1,14 +1,10 @@
 import { DELIVERY_STATUSES } from '../../store/contract/deliveries.ts';
 import { WEBHOOK_STATUSES } from '../../store/contract/webhooks.ts';
+import { consumerSecurity, errorBodySchema } from '../../http/schemas.ts';
 
 /** Route schemas of push delivery (api-contract section 7); they also feed the OpenAPI document. */
-const errorBody = {
-  type: 'object',
-  properties: { reasonCode: { type: 'string' }, reasonText: { type: 'string' }, url: { type: 'string' }, method: { type: 'string' } },
-  required: ['reasonCode', 'reasonText', 'url', 'method'],
-} as const;
-
-const security = [{ apiKey: [], subscriptionId: [] }];
+const errorBody = errorBodySchema;
+const security = consumerSecurity;
 const tags = ['push'];
 const errors = { 400: errorBody, 401: errorBody, 404: errorBody, 409: errorBody, 429: errorBody, 503: errorBody };
 const nullableString = { type: ['string', 'null'] } as const;
