@@ -75,6 +75,8 @@ export function startService(name: string, opts: StartOptions): ServiceProcess {
     lines,
     exited,
     async serverPid() {
+      // Started as `node ... src/server.ts`: that process is the server itself.
+      if (!opts.script && child.pid !== undefined) return child.pid;
       const deadline = Date.now() + 30_000;
       for (;;) {
         for (const l of lines) {
