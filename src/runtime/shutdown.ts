@@ -8,6 +8,8 @@ export interface ShutdownOptions {
   stop: () => Promise<void>;
   /** process.exit, replaceable in tests. */
   exit?: (code: number) => void;
+  /** The signals that trigger it (default SIGTERM and SIGINT; tests pass none). */
+  signals?: NodeJS.Signals[];
 }
 
 export interface Shutdown {
@@ -55,8 +57,7 @@ export function installShutdown(opts: ShutdownOptions): Shutdown {
   };
 
   const onSignal = (signal: NodeJS.Signals) => void trigger(signal);
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
+  for (const signal of opts.signals ?? ['SIGTERM', 'SIGINT']) process.on(signal, onSignal);
   return {
     trigger,
     get stopping() {
