@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** A random URL-safe token from the CSPRNG: 32 bytes give 256 bits, 43 characters. */
@@ -65,11 +65,17 @@ export function resolveSecretKey(configured: string | undefined, dataDir: string
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
   mkdirSync(dataDir, { recursive: true });
   const key = randomToken(32);
+  // Written whole to a temporary file, then linked into place: a process starting at the same
+  // moment sees either no file or the complete key, never a half-written one.
+  const temp = `${file}.${process.pid}.${randomToken(6)}`;
+  writeFileSync(temp, `${key}\n`, { mode: 0o600 });
   try {
-    writeFileSync(file, `${key}\n`, { mode: 0o600, flag: 'wx' });
+    linkSync(temp, file);
     return key;
   } catch {
     // Another process created it first: use theirs.
     return readFileSync(file, 'utf8').trim();
+  } finally {
+    unlinkSync(temp);
   }
 }

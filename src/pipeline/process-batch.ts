@@ -5,6 +5,9 @@ import type { DataPoint, QuarantinedMessage } from '../store/contract.ts';
 import { analyse, toDataPoints, type Analysis } from './harmonize.ts';
 import { quarantineIdOf, type RawMessage } from './raw-message.ts';
 
+/** Messages harmonized between two turns of the event loop. */
+const YIELD_EVERY = 20;
+
 export interface BatchOutcome {
   /** Points stored by this run (not counting those a redelivery found already stored). */
   stored: number;
@@ -25,7 +28,10 @@ export async function processBatch(services: Services, fanout: PushFanoutEnqueue
   const points: DataPoint[] = [];
   const failures: QuarantinedMessage[] = [];
   const recovered: string[] = [];
-  for (const msg of messages) {
+  for (const [i, msg] of messages.entries()) {
+    // Mapping is CPU-bound: give the event loop a turn now and then, so lock renewals, probes
+    // and the shutdown timer run while a large batch is harmonized.
+    if (i > 0 && i % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
     const adapter = adapters.get(msg.manufacturer);
     const analysis: Analysis = adapter
       ? await analyse(adapter, catalog, msg)

@@ -37,8 +37,8 @@ export function startHarmonizeWorker(services: Services, opts: HarmonizeWorkerOp
       connection: bullConnection(services.redisUrl, 'worker'),
       prefix: config.QUEUE_PREFIX,
       concurrency: opts.concurrency ?? config.PIPELINE_CONCURRENCY,
-      ...(opts.lockDuration !== undefined ? { lockDuration: opts.lockDuration } : {}),
-      ...(opts.stalledInterval !== undefined ? { stalledInterval: opts.stalledInterval } : {}),
+      lockDuration: opts.lockDuration ?? config.PIPELINE_LOCK_DURATION_MS,
+      stalledInterval: opts.stalledInterval ?? config.PIPELINE_STALLED_INTERVAL_MS,
       ...(opts.maxStalledCount !== undefined ? { maxStalledCount: opts.maxStalledCount } : {}),
     },
   );
