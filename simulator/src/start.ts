@@ -8,6 +8,7 @@ import { buildFleet } from './fleet.ts';
 import { PublishRounds } from './publish-round.ts';
 import { loadScenarios } from './scenario-load.ts';
 import { createSimClock } from './sim-clock.ts';
+import { withoutCredentials } from '../../src/runtime/broker-url.ts';
 
 /** What the simulator needs from the services: no store, no Redis, so it also runs alone. */
 export type SimulatorDeps = Pick<Services, 'config' | 'logger' | 'clock' | 'paths' | 'adapters'>;
@@ -26,7 +27,7 @@ export async function startSimulator(services: SimulatorDeps, mqttUrl: string): 
   const adapter = services.adapters.get('virtual');
   const credentials = adapter ? mqttCredentials(config, adapter) : undefined;
 
-  const client = mqtt.connect(mqttUrl, {
+  const client = mqtt.connect(credentials ? withoutCredentials(mqttUrl) : mqttUrl, {
     clientId: `virtual-simulator-${randomUUID().slice(0, 8)}`,
     clean: true,
     reconnectPeriod: 1000,

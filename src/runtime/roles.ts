@@ -60,7 +60,7 @@ export async function startRoles(services: Services, opts: StartRolesOptions = {
   // The simulator is a manufacturer, not the service: it must log in with the virtual
   // manufacturer's credentials, and mqtt.js lets credentials in the URL (MQTT_URL carries the
   // service's own `ingest` user) override the ones it is given.
-  if (roles.has('simulator') && config.SIMULATOR === 'on') add(...(await startSimulator(services, withoutCredentials(brokerUrl))));
+  if (roles.has('simulator') && config.SIMULATOR === 'on') add(...(await startSimulator(services, brokerUrl)));
   if (roles.has('api')) {
     const app = await buildApp(services);
     await app.listen({ port: config.PORT, host: config.HOST });
@@ -69,13 +69,6 @@ export async function startRoles(services: Services, opts: StartRolesOptions = {
   return running;
 }
 
-/** A broker URL without user and password. */
-export function withoutCredentials(url: string): string {
-  const u = new URL(url);
-  u.username = '';
-  u.password = '';
-  return u.toString().replace(/\/$/, '');
-}
 
 /** Thrown by {@link startRoles} when its signal was aborted (a shutdown came during the start). */
 export class StartAbortedError extends Error {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.ts';
-import { stopRoles, withoutCredentials } from '../../src/runtime/roles.ts';
+import { withoutCredentials } from '../../src/runtime/broker-url.ts';
+import { stopRoles } from '../../src/runtime/roles.ts';
 import { installShutdown } from '../../src/runtime/shutdown.ts';
 import type { Running } from '../../src/runtime/startable.ts';
 
