@@ -226,3 +226,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   cfg.portalUrl = cfg.PORTAL_URL ?? cfg.publicUrl;
   return cfg;
 }
+
+/**
+ * {@link loadConfig} for entry points: an invalid setting prints its message (naming the
+ * variable) and exits with 78 (EX_CONFIG) instead of a stack trace.
+ */
+export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): Config {
+  try {
+    return loadConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(78);
+    }
+    throw err;
+  }
+}

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { ConfigError, loadConfig } from './config.ts';
+import { loadConfigOrExit } from './config.ts';
 import { createLogger } from './logger.ts';
 import { seedDemo } from './runtime/demo-seed.ts';
 import { startPrivateRedis, type PrivateRedis } from './runtime/private-redis.ts';
@@ -14,16 +14,7 @@ import { closeServices, createServices, type Services } from './services.ts';
  * it, and /ready says "not ready" until it answers.
  */
 async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(err.message);
-      process.exit(78);
-    }
-    throw err;
-  }
+  const config = loadConfigOrExit();
   const logger = createLogger({ level: config.LOG_LEVEL, pretty: config.LOG_PRETTY });
 
   // Installed before anything starts: a SIGTERM while a role still waits for Redis stops

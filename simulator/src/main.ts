@@ -5,22 +5,13 @@
 import { loadAdapterRegistry } from '../../src/adapters/registry.ts';
 import { loadCatalog } from '../../src/catalog/load.ts';
 import { systemClock } from '../../src/clock.ts';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { loadConfigOrExit } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { defaultPaths } from '../../src/services.ts';
 import { startSimulator } from './start.ts';
 
 async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(err.message);
-      process.exit(78);
-    }
-    throw err;
-  }
+  const config = loadConfigOrExit();
   const logger = createLogger({ level: config.LOG_LEVEL, pretty: config.LOG_PRETTY });
   const paths = defaultPaths();
   const catalog = await loadCatalog(paths.catalog);
