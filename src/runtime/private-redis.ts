@@ -1,7 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
-import { createConnection } from 'node:net';
-import { freePort } from './free-port.ts';
+import { canConnect, freePort } from './free-port.ts';
 
 export class RedisBinaryMissingError extends Error {
   constructor() {
@@ -72,15 +71,4 @@ async function waitForPort(port: number, child: ChildProcess, stderr: () => stri
   }
   child.kill('SIGKILL');
   throw new Error(`redis-server did not listen on port ${port} within 10 s`);
-}
-
-function canConnect(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = createConnection({ port, host: '127.0.0.1' });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 }

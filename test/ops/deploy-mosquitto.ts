@@ -1,9 +1,8 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createConnection } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../../src/runtime/free-port.ts';
+import { canConnect, freePort } from '../../src/runtime/free-port.ts';
 import { ROOT } from './service-process.ts';
 
 export interface DeployMosquitto {
@@ -62,12 +61,4 @@ export async function startDeployMosquitto(): Promise<DeployMosquitto> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
-}
-
-function canConnect(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = createConnection({ port, host: '127.0.0.1' });
-    s.once('connect', () => (s.destroy(), resolve(true)));
-    s.once('error', () => resolve(false));
-  });
 }

@@ -1,9 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../../src/runtime/free-port.ts';
+import { canConnect, freePort } from '../../src/runtime/free-port.ts';
 
 export interface PrivateMosquitto {
   url: string;
@@ -34,12 +33,4 @@ export async function startMosquitto(): Promise<PrivateMosquitto> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
-}
-
-function canConnect(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = createConnection({ port, host: '127.0.0.1' });
-    s.once('connect', () => (s.destroy(), resolve(true)));
-    s.once('error', () => resolve(false));
-  });
 }
