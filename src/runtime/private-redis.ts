@@ -1,5 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { canConnect, freePort } from './free-port.ts';
 
 export class RedisBinaryMissingError extends Error {
@@ -43,18 +44,29 @@ export async function startPrivateRedis(opts: PrivateRedisOptions = {}): Promise
   const port = opts.port ?? (await freePort());
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--maxmemory-policy', 'noeviction', '--save', ''];
   if (opts.dir) {
-    mkdirSync(opts.dir, { recursive: true });
-    args.push('--dir', opts.dir, '--appendonly', 'yes', '--appendfsync', opts.appendfsync ?? 'everysec');
+    // Absolute: redis-server changes into --dir before it writes the pidfile.
+    const dir = resolve(opts.dir);
+    mkdirSync(dir, { recursive: true });
+    await stopStaleRedis(join(dir, PIDFILE));
+    args.push('--dir', dir, '--pidfile', join(dir, PIDFILE));
+    args.push('--appendonly', 'yes', '--appendfsync', opts.appendfsync ?? 'everysec');
   } else {
     args.push('--appendonly', 'no');
   }
   args.push(...(opts.args ?? []));
-  const child = spawn('redis-server', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  // The service's own persistent Redis runs in its own process group: a Ctrl-C in the terminal
+  // then reaches only the service, which drains its workers and stops Redis last. It is stopped
+  // when this process exits, and a stale one left by a killed service is stopped at next start.
+  const detached = opts.dir !== undefined;
+  const child = spawn('redis-server', args, { stdio: ['ignore', 'ignore', 'pipe'], detached });
+  const killOnExit = () => child.kill('SIGTERM');
+  if (detached) process.once('exit', killOnExit);
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
   await waitForPort(port, child, () => stderr);
   const stop = () =>
     new Promise<void>((resolve) => {
+      process.removeListener('exit', killOnExit);
       if (child.exitCode !== null || child.signalCode !== null) return resolve();
       child.once('exit', () => resolve());
       child.kill('SIGTERM');
@@ -71,4 +83,50 @@ async function waitForPort(port: number, child: ChildProcess, stderr: () => stri
   }
   child.kill('SIGKILL');
   throw new Error(`redis-server did not listen on port ${port} within 10 s`);
+}
+
+const PIDFILE = 'redis.pid';
+
+/** Thrown when another running service already uses this data directory's Redis. */
+export class DataDirInUseError extends Error {
+  constructor(dir: string, ownerPid: number) {
+    super(`DATA_DIR ${dir} is in use by another running service (process ${ownerPid}); stop it or use another DATA_DIR.`);
+    this.name = 'DataDirInUseError';
+  }
+}
+
+function cmdline(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+function parentOf(pid: number): number {
+  try {
+    // /proc/<pid>/stat: "pid (comm) state ppid …"; comm may hold spaces, so split after ")".
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * A redis-server that a killed service left running on this data directory is stopped (its
+ * parent, the service, is gone); one whose service still runs is left alone and the start fails.
+ */
+async function stopStaleRedis(pidfile: string): Promise<void> {
+  if (!existsSync(pidfile)) return;
+  const pid = Number(readFileSync(pidfile, 'utf8').trim());
+  const isRedis = () => Number.isInteger(pid) && pid > 0 && cmdline(pid).includes('redis-server');
+  if (isRedis()) {
+    const owner = parentOf(pid);
+    if (owner > 1 && cmdline(owner).includes('node')) throw new DataDirInUseError(join(pidfile, '..'), owner);
+    process.kill(pid, 'SIGTERM');
+    const deadline = Date.now() + 5000;
+    while (isRedis() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  }
+  rmSync(pidfile, { force: true });
 }
