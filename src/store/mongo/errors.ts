@@ -11,7 +11,6 @@ import {
   MongoWriteConcernError,
 } from 'mongodb';
 import { DuplicateKeyError, StoreUnavailableError } from '../contract/errors.ts';
-import { guardRepo as guardWith } from '../guard-repo.ts';
 
 /** E11000 (11001 and 12582 are older servers' and mongos' spellings of the same refusal). */
 const DUPLICATE_KEY_CODES = new Set([11000, 11001, 12582]);
@@ -63,9 +62,25 @@ export function toStoreError(err: unknown): unknown {
   return isTransient(err) ? new StoreUnavailableError(err) : err;
 }
 
-/** Wraps every method of a repository so that driver outages surface as StoreUnavailableError. */
+/**
+ * Wraps every method of a repository so that driver outages surface as StoreUnavailableError
+ * (callers retry those with backoff) while every other error passes through unchanged.
+ */
 export function guardRepo<T extends object>(repo: T): T {
-  return guardWith(repo, toStoreError);
+  const guarded: Record<string, unknown> = {};
+  for (const [name, method] of Object.entries(repo)) {
+    guarded[name] =
+      typeof method === 'function'
+        ? async (...args: unknown[]) => {
+            try {
+              return await (method as (...a: unknown[]) => Promise<unknown>).apply(repo, args);
+            } catch (err) {
+              throw toStoreError(err);
+            }
+          }
+        : method;
+  }
+  return guarded as T;
 }
 
 /**

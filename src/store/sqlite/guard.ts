@@ -1,5 +1,4 @@
 import { StoreUnavailableError } from '../contract/errors.ts';
-import { guardRepo } from '../guard-repo.ts';
 
 /**
  * SQLite result codes that mean "not now" rather than "never": another process held the write
@@ -14,5 +13,18 @@ export function isTransientSqliteError(err: unknown): boolean {
 
 /** Wraps every method of a repository so transient SQLite failures become StoreUnavailableError. */
 export function guardSqliteRepo<T extends object>(repo: T): T {
-  return guardRepo(repo, (err) => (isTransientSqliteError(err) ? new StoreUnavailableError(err) : err));
+  const guarded: Record<string, unknown> = {};
+  for (const [name, method] of Object.entries(repo)) {
+    guarded[name] =
+      typeof method === 'function'
+        ? async (...args: unknown[]) => {
+            try {
+              return await (method as (...a: unknown[]) => Promise<unknown>).apply(repo, args);
+            } catch (err) {
+              throw isTransientSqliteError(err) ? new StoreUnavailableError(err) : err;
+            }
+          }
+        : method;
+  }
+  return guarded as T;
 }
