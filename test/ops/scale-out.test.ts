@@ -145,7 +145,7 @@ describe('scaled out: two API processes, two worker processes, the simulator', (
   }, 30_000);
 
   it('both APIs deliver the same data, written by the simulator through mosquitto and the worker processes', async () => {
-    await eventually(async () => (await store.dataPoints.latest([V1], ['mileage', 'batteryvoltage'])).length === 2, 'simulator data for V1', 20_000, 200);
+    await eventually(async () => (await store.dataPoints.latest([V1], ['mileage', 'batteryvoltage'])).length === 2, 'simulator data for V1', 60_000, 200);
     const request = { version: '1.0', vehicles: [{ identifier: { type: 'VIN', value: V1 } }], dataItems: ['mileage', 'batteryvoltage', 'vehiclespeed'] };
     type Delivery = { inVehicleData: { identifier: unknown; response: Record<string, { dataPoint?: { timestamp: string } }> }[] };
     const [a, b] = await Promise.all(api.map((origin) => call<Delivery>(origin, consumer, 'POST', '/delivery/v1/in-vehicle', request)));
@@ -155,7 +155,7 @@ describe('scaled out: two API processes, two worker processes, the simulator', (
     const entry = a!.body.inVehicleData[0]!;
     expect(entry.identifier).toEqual({ type: 'VIN', value: V1 });
     expect(entry.response.mileage?.dataPoint?.timestamp).toMatch(/^2026-11-25T02:2[89]|^2026-11-25T02:30/);
-  }, 30_000);
+  }, 90_000);
 
   it('the api role alone serves HTTP ingest: a signed batch sent to each API is stored by the workers', async () => {
     const record = JSON.parse(readFileSync(join(ROOT, 'adapters', 'borealis', 'fixtures', 'borealis.vehicle-status.json'), 'utf8')) as unknown;
