@@ -56,10 +56,14 @@ describe('SQLite store shared by several processes', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('really raced: every phase was won in part by more than one process', () => {
+  // Whether one phase is shared depends on the OS scheduler (on a loaded 2-core machine one
+  // process can win a whole phase), so the check that a real race happened is over all phases.
+  it('really raced: the phases were won in part by more than one process', () => {
+    const winners = new Set<number>();
     for (const phase of ['keysWon', 'vinsWon', 'pointsWon'] as const) {
-      expect(results.filter((r) => r[phase].length > 0).length, phase).toBeGreaterThan(1);
+      results.forEach((r, i) => r[phase].length > 0 && winners.add(i));
     }
+    expect(winners.size).toBeGreaterThan(1);
   });
 
   it('gives each API key hash to exactly one process, the others a DuplicateKeyError', async () => {
