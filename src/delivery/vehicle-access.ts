@@ -15,7 +15,8 @@ export type VehicleAccess =
  * subscription), an active consent when the subscription's legal basis is CONSENT (905), then
  * the per-vehicle request limit (906; counted beforehand, in the same Redis call as the
  * subscription's limit, for every well-formed VIN of the request).
- * A store failure for a VIN is 907 for that VIN: the other vehicles still get their data.
+ * A failed store read is 907 for the vehicles it concerned (one read for all the activations,
+ * one for all the consents).
  * Nothing is cached: a deactivation or a revoked consent takes effect on the next request.
  */
 export async function checkVehicleAccess(
@@ -30,21 +31,20 @@ export async function checkVehicleAccess(
   const fail = (vin: string, code: VehicleErrorCode, retryAfterS?: number) =>
     out.set(vin, retryAfterS === undefined ? { ok: false, code } : { ok: false, code, retryAfterS });
 
-  const rows = await Promise.all(
-    vins.map((vin) =>
-      store.vehicles.get(subscriptionId, vin).catch((err: unknown) => {
-        logger.error({ err, vin: services.secrets.pseudonym(vin) }, 'vehicle lookup failed');
-        return 'failed' as const;
-      }),
-    ),
-  );
+  let rows: Map<string, { status: string; manufacturer: string | null }>;
+  try {
+    rows = new Map((await store.vehicles.getMany(subscriptionId, vins)).map((v) => [v.vin, v]));
+  } catch (err) {
+    logger.error({ err }, 'vehicle lookup failed');
+    for (const vin of vins) fail(vin, 'CAR.VE.907');
+    return out;
+  }
   let activated: { vin: string; manufacturer: string | null }[] = [];
-  rows.forEach((row, i) => {
-    const vin = vins[i]!;
-    if (row === 'failed') fail(vin, 'CAR.VE.907');
-    else if (!row || row.status !== 'ACTIVATED') fail(vin, 'CAR.VE.903');
+  for (const vin of vins) {
+    const row = rows.get(vin);
+    if (!row || row.status !== 'ACTIVATED') fail(vin, 'CAR.VE.903');
     else activated.push({ vin, manufacturer: row.manufacturer });
-  });
+  }
 
   if (subscription.legalBasis === 'CONSENT' && activated.length > 0) {
     try {

@@ -137,4 +137,17 @@ describe('POST /delivery/v1/in-vehicle', () => {
       t.services.store.dataPoints.latestPayloadsJson = original;
     }
   });
+
+  it('a failed activation lookup is CAR.VE.907 for every vehicle it concerned; malformed VINs keep their own code', async () => {
+    const original = t.services.store.vehicles.getMany;
+    t.services.store.vehicles.getMany = async () => {
+      throw new Error('disk on fire');
+    };
+    try {
+      const body = await deliver(deliveryBody([VIN1, 'NOT-A-VIN', VIN3], ['batteryvoltage']));
+      expect(body.inVehicleData.map((e: { error?: { code: string } }) => e.error?.code)).toEqual(['CAR.VE.907', 'CAR.VE.901', 'CAR.VE.907']);
+    } finally {
+      t.services.store.vehicles.getMany = original;
+    }
+  });
 });

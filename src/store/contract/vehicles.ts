@@ -22,6 +22,11 @@ export interface VehicleRepo {
   /** Inserts or replaces the (subscriptionId, vin) row. */
   upsert(vehicle: VehicleActivation): Promise<void>;
   get(subscriptionId: string, vin: string): Promise<VehicleActivation | null>;
+  /**
+   * The rows of these VINs in one subscription, in no particular order; VINs without a row are
+   * left out. One query for a whole delivery request instead of one per vehicle.
+   */
+  getMany(subscriptionId: string, vins: readonly string[]): Promise<VehicleActivation[]>;
   listBySubscription(subscriptionId: string): Promise<VehicleActivation[]>;
   /** Every subscription's row for this VIN (push fan-out, erasure). */
   listByVin(vin: string): Promise<VehicleActivation[]>;

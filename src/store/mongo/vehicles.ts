@@ -33,6 +33,11 @@ export async function createMongoVehicleRepo(db: Db): Promise<VehicleRepo> {
       const doc = await vehicles.findOne({ subscriptionId, vin }, noId);
       return doc ? toVehicle(doc) : null;
     },
+    async getMany(subscriptionId, vins) {
+      if (vins.length === 0) return [];
+      // Served by the unique (subscriptionId, vin) index.
+      return (await vehicles.find({ subscriptionId, vin: { $in: [...new Set(vins)] } }, noId).toArray()).map(toVehicle);
+    },
     async listBySubscription(subscriptionId) {
       return (await vehicles.find({ subscriptionId }, noId).sort({ createdAt: 1, vin: 1 }).toArray()).map(toVehicle);
     },

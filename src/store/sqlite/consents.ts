@@ -147,6 +147,13 @@ export function createSqliteConsentRepo(db: Database.Database): ConsentRepo {
   const activeOne = db.prepare<[string, string], { vin: string }>(
     `SELECT vin FROM consents WHERE subscription_id = ? AND vin = ? AND state IN (${ACTIVE_IN}) LIMIT 1`,
   );
+  // Many VINs as one JSON array parameter: one prepared statement for any count, no bound-parameter limit.
+  const activeMany = db
+    .prepare<[string, string], string>(
+      `SELECT DISTINCT vin FROM consents WHERE subscription_id = ? AND state IN (${ACTIVE_IN})
+       AND vin IN (SELECT value FROM json_each(?))`,
+    )
+    .pluck(true);
   const delByVin = db.prepare<[string]>('DELETE FROM consents WHERE vin = ?');
   const delBySubVin = db.prepare<[string, string]>('DELETE FROM consents WHERE subscription_id = ? AND vin = ?');
 
@@ -258,22 +265,11 @@ export function createSqliteConsentRepo(db: Database.Database): ConsentRepo {
       return row ? toRecord(row) : null;
     },
     async activeVins(subscriptionId, vins) {
-      const out = new Set<string>();
       const unique = [...new Set(vins)];
-      // One VIN (the push worker's check right before each send) takes a prepared statement.
-      if (unique.length === 1) return activeOne.get(subscriptionId, unique[0]!) ? new Set(unique) : out;
-      // Chunks keep the statement under SQLite's bound-parameter limit.
-      for (let i = 0; i < unique.length; i += 500) {
-        const chunk = unique.slice(i, i + 500);
-        const rows = db
-          .prepare<string[], { vin: string }>(
-            `SELECT DISTINCT vin FROM consents WHERE subscription_id = ? AND state IN (${ACTIVE_IN})
-             AND vin IN (${chunk.map(() => '?').join(', ')})`,
-          )
-          .all(subscriptionId, ...chunk);
-        for (const r of rows) out.add(r.vin);
-      }
-      return out;
+      if (unique.length === 0) return new Set();
+      // One VIN (the push worker's check right before each send) takes the simplest statement.
+      if (unique.length === 1) return activeOne.get(subscriptionId, unique[0]!) ? new Set(unique) : new Set();
+      return new Set(activeMany.all(subscriptionId, JSON.stringify(unique)));
     },
     async deleteByVin(vin) {
       return delByVin.run(vin).changes;

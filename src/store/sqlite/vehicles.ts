@@ -47,6 +47,9 @@ export function createSqliteVehicleRepo(db: Database.Database): VehicleRepo {
   const getOne = db.prepare<[string, string], VehicleRow>(
     'SELECT * FROM vehicles WHERE subscription_id = ? AND vin = ?',
   );
+  const manyOfSubscription = db.prepare<[string, string], VehicleRow>(
+    'SELECT * FROM vehicles WHERE subscription_id = ? AND vin IN (SELECT value FROM json_each(?))',
+  );
   const bySubscription = db.prepare<[string], VehicleRow>(
     'SELECT * FROM vehicles WHERE subscription_id = ? ORDER BY created_at, vin',
   );
@@ -68,6 +71,10 @@ export function createSqliteVehicleRepo(db: Database.Database): VehicleRepo {
     async get(subscriptionId, vin) {
       const row = getOne.get(subscriptionId, vin);
       return row ? toVehicle(row) : null;
+    },
+    async getMany(subscriptionId, vins) {
+      if (vins.length === 0) return [];
+      return manyOfSubscription.all(subscriptionId, JSON.stringify(vins)).map(toVehicle);
     },
     async listBySubscription(subscriptionId) {
       return bySubscription.all(subscriptionId).map(toVehicle);

@@ -52,6 +52,21 @@ const suite: ConformanceSuite = (open: StoreFactory) => {
       expect(await vehicles.listBySubscription('s-none')).toEqual([]);
     });
 
+    it('gets many VINs of one subscription at once, leaving out the ones without a row', async () => {
+      const { vehicles } = ctx.store;
+      const other = 'WVWZZZ1JZXW000002';
+      await vehicles.upsert(vehicle());
+      await vehicles.upsert(vehicle({ vin: other, status: 'ACTIVATED', manufacturer: null }));
+      await vehicles.upsert(vehicle({ subscriptionId: 's-2', vin: 'WVWZZZ1JZXW000003' }));
+      const found = await vehicles.getMany('s-1', [other, 'WVWZZZ1JZXW000003', VIN, 'WVWZZZ1JZXW999999', VIN]);
+      expect(found.sort((a, b) => a.vin.localeCompare(b.vin))).toEqual([
+        vehicle(),
+        vehicle({ vin: other, status: 'ACTIVATED', manufacturer: null }),
+      ]);
+      expect(await vehicles.getMany('s-2', [VIN])).toEqual([]);
+      expect(await vehicles.getMany('s-1', [])).toEqual([]);
+    });
+
     it('transitions only from an allowed status and returns the updated row', async () => {
       const { vehicles } = ctx.store;
       await vehicles.upsert(vehicle());
