@@ -41,9 +41,9 @@ export function openSqliteStore(file: string): Store {
       deliveries: createSqliteDeliveryRepo(db),
       audit: createSqliteAuditRepo(db),
       async purgeErased() {
-      db.pragma('wal_checkpoint(TRUNCATE)');
-    },
-    async ping() {
+        db.pragma('wal_checkpoint(TRUNCATE)');
+      },
+      async ping() {
         if (!db.open) throw new StoreUnavailableError('the SQLite store is closed');
         ping.get();
       },
