@@ -1,4 +1,5 @@
 import type { SecretBox } from '../crypto.ts';
+import { openJobData, sealJobData } from '../sealed-job.ts';
 import type { RawMessage } from './raw-message.ts';
 
 /**
@@ -14,14 +15,12 @@ export interface HarmonizeJobData {
 }
 
 export function encodeBatch(secrets: SecretBox, messages: RawMessage[]): HarmonizeJobData {
-  return { v: 1, n: messages.length, sealed: secrets.encrypt(JSON.stringify(messages)) };
+  return sealJobData(secrets, { n: messages.length }, messages);
 }
 
 /** Throws when the job is not one we wrote with this key (wrong SECRET_KEY, corrupted data). */
 export function decodeBatch(secrets: SecretBox, data: unknown): RawMessage[] {
-  const d = data as Partial<HarmonizeJobData> | null;
-  if (!d || d.v !== 1 || typeof d.sealed !== 'string') throw new Error('not a harmonize job (unknown format)');
-  const messages: unknown = JSON.parse(secrets.decrypt(d.sealed));
+  const messages = openJobData(secrets, data, 'harmonize');
   if (!Array.isArray(messages)) throw new Error('harmonize job does not hold a list of messages');
   return messages as RawMessage[];
 }
