@@ -1,21 +1,36 @@
+import type { Job } from 'bullmq';
+import { decodeActivationJob } from '../management/job-codec.ts';
 import { ACTIVATION_QUEUE, type ActivationJob } from '../management/queue.ts';
 import type { Services } from '../services.ts';
 import { sweepQueue, withQueue, type JobInspector } from './queue-sweep.ts';
 import type { QueueErasure } from './receipt.ts';
 
 /**
- * Removes the VIN's activation and deactivation jobs (they carry the VIN in clear), in every
- * subscription or in one. Nothing is lost: the activation rows they act on are erased too, and
- * the worker does nothing for a row that is gone.
+ * Removes the VIN's activation and deactivation jobs, in every subscription or in one. Jobs are
+ * sealed (src/management/job-codec.ts), so each is opened with the service's key to tell whose
+ * it is; one that cannot be opened is reported, like an unreadable pipeline batch. Nothing is
+ * lost: the activation rows they act on are erased too, and the worker does nothing for a row
+ * that is gone.
  */
 export async function eraseActivationJobs(services: Services, vin: string, subscriptionId: string | undefined, activeWaitMs: number): Promise<QueueErasure> {
-  const matches = (data: unknown) => {
-    const d = data as Partial<ActivationJob> | null;
-    return d?.vin === vin && (subscriptionId === undefined || d.subscriptionId === subscriptionId);
+  const open = (job: Job): ActivationJob | null => {
+    try {
+      return decodeActivationJob(services.secrets, job.data);
+    } catch {
+      return null;
+    }
   };
+  const matches = (d: ActivationJob) => d.vin === vin && (subscriptionId === undefined || d.subscriptionId === subscriptionId);
   const inspector: JobInspector = {
-    decide: async (job) => (matches(job.data) ? { kind: 'remove', messages: 0 } : { kind: 'keep' }),
-    concerns: async (job) => matches(job.data),
+    async decide(job) {
+      const d = open(job);
+      if (d === null) return { kind: 'unreadable' };
+      return matches(d) ? { kind: 'remove', messages: 0 } : { kind: 'keep' };
+    },
+    concerns: async (job) => {
+      const d = open(job);
+      return d !== null && matches(d);
+    },
   };
   return withQueue(services, ACTIVATION_QUEUE, (queue) => sweepQueue(queue, inspector, activeWaitMs));
 }

@@ -28,7 +28,7 @@ export interface ErasureReceipt {
   };
   /** What the erasure could not reach; all zero on a complete erasure. */
   notErased: {
-    /** Pipeline batches that cannot be opened with this service's key (foreign or corrupted). */
+    /** Pipeline batches and activation jobs that cannot be opened with this service's key (foreign or corrupted). */
     unreadableJobs: number;
     /** Jobs of the VIN still held by a worker when the erasure stopped waiting for them. */
     activeJobs: number;

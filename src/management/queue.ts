@@ -1,6 +1,7 @@
 import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
 import { redisOptions } from '../runtime/redis.ts';
 import type { Services } from '../services.ts';
+import { encodeActivationJob, type ActivationJobData } from './job-codec.ts';
 
 /** The BullMQ queue (prefixed with QUEUE_PREFIX) that carries activations to the manufacturers. */
 export const ACTIVATION_QUEUE = 'vehicle-activations';
@@ -8,7 +9,8 @@ export const ACTIVATION_QUEUE = 'vehicle-activations';
 /**
  * One activation or deactivation of one VIN in one subscription. The worker re-reads the row
  * and acts only if it is still in the pending status the job was queued for, so a job that is
- * stale, repeated or overtaken by a later action changes nothing.
+ * stale, repeated or overtaken by a later action changes nothing. Sealed in Redis
+ * (./job-codec.ts).
  */
 export interface ActivationJob {
   action: 'activate' | 'deactivate';
@@ -51,7 +53,7 @@ export function jobOptions(services: Services): JobsOptions {
 
 /** The producer side, used by the API process. Fails fast when Redis is down (the caller answers 503). */
 export function createActivationQueue(services: Services): ActivationQueue {
-  const queue = new Queue<ActivationJob, unknown, string>(ACTIVATION_QUEUE, {
+  const queue = new Queue<ActivationJobData, unknown, string>(ACTIVATION_QUEUE, {
     connection: bullConnection(services, 'producer'),
     prefix: services.config.QUEUE_PREFIX,
   });
@@ -62,7 +64,7 @@ export function createActivationQueue(services: Services): ActivationQueue {
       if (jobs.length === 0) return;
       try {
         await queue.addBulk(
-          jobs.map(({ job, delayMs }) => ({ name: job.action, data: job, opts: { ...defaults, delay: delayMs } })),
+          jobs.map(({ job, delayMs }) => ({ name: job.action, data: encodeActivationJob(services.secrets, job), opts: { ...defaults, delay: delayMs } })),
         );
       } catch (err) {
         throw new QueueUnavailableError(err);

@@ -1,19 +1,29 @@
-import { Worker } from 'bullmq';
+import { UnrecoverableError, Worker } from 'bullmq';
 import type { Running } from '../runtime/startable.ts';
 import type { Services } from '../services.ts';
+import { decodeActivationJob } from './job-codec.ts';
 import { createVinOwnership } from './manufacturer-policy.ts';
 import { processActivation } from './process-activation.ts';
-import { ACTIVATION_QUEUE, bullConnection, type ActivationJob } from './queue.ts';
+import { ACTIVATION_QUEUE, bullConnection } from './queue.ts';
 
 /**
  * Workers that carry out activations with the manufacturers (runs in the pipeline role).
- * A job fails only when the store is unreachable; BullMQ retries it with backoff.
+ * A job fails only when the store is unreachable; BullMQ retries it with backoff. A job it
+ * cannot open (wrong key, foreign format) fails at once without retries.
  */
 export async function startActivationWorkers(services: Services): Promise<Running[]> {
   const owns = createVinOwnership(services);
-  const worker = new Worker<ActivationJob, unknown, string>(
+  const worker = new Worker<unknown, unknown, string>(
     ACTIVATION_QUEUE,
-    async (job) => processActivation(services, owns, job.data),
+    async (job) => {
+      let data;
+      try {
+        data = decodeActivationJob(services.secrets, job.data);
+      } catch (err) {
+        throw new UnrecoverableError(`cannot open activation job: ${(err as Error).message}`);
+      }
+      return processActivation(services, owns, data);
+    },
     {
       connection: bullConnection(services, 'worker'),
       prefix: services.config.QUEUE_PREFIX,

@@ -1,0 +1,32 @@
+import type { SecretBox } from '../crypto.ts';
+import { openJobData, sealJobData, type SealedJobData } from '../sealed-job.ts';
+import type { ActivationJob } from './queue.ts';
+
+/**
+ * What an activation job carries in Redis: the whole job sealed (src/sealed-job.ts), so no VIN
+ * is readable there (reliability checklist K6) and a job altered in Redis (another subscription,
+ * another action) fails authentication. The job's name tells the action; its id is BullMQ's
+ * counter, never the VIN.
+ */
+export type ActivationJobData = SealedJobData<object>;
+
+export function encodeActivationJob(secrets: SecretBox, job: ActivationJob): ActivationJobData {
+  return sealJobData(secrets, {}, { action: job.action, subscriptionId: job.subscriptionId, vin: job.vin });
+}
+
+function isActivationJob(value: unknown): value is ActivationJob {
+  const j = value as Partial<ActivationJob> | null;
+  return (j?.action === 'activate' || j?.action === 'deactivate') && typeof j.subscriptionId === 'string' && typeof j.vin === 'string';
+}
+
+/**
+ * Opens an activation job; throws when it is not one we wrote with this key. A job queued in
+ * clear by a version before the sealing is still read: failed jobs stay in Redis for
+ * JOB_RETENTION_FAILED_S, and the erasure must find them as much as the worker may run them.
+ */
+export function decodeActivationJob(secrets: SecretBox, data: unknown): ActivationJob {
+  if (isActivationJob(data)) return { action: data.action, subscriptionId: data.subscriptionId, vin: data.vin };
+  const job = openJobData(secrets, data, 'activation');
+  if (!isActivationJob(job)) throw new Error('activation job does not hold an action, a subscription and a VIN');
+  return job;
+}
