@@ -25,10 +25,14 @@ async function scanDelete(redis: Redis, pattern: string, erase?: (key: string) =
 
 /**
  * Erases the short-lived Redis keys that name the VIN or its pseudonym: the per-vehicle rate
- * limit counters (src/rate-limit/limits.ts, the VIN in clear), the push update throttles
- * (src/push/update-throttle.ts, the pseudonym) and, VIN-wide only, the simulated manufacturers'
- * pending authorization codes that name the VIN (src/oem-virtual/codes.ts). They would expire
- * within minutes to hours anyway; erasure does not wait for that.
+ * limit counters (src/rate-limit/limits.ts) and the push update throttles
+ * (src/push/update-throttle.ts), both keyed by the pseudonym, and, VIN-wide only, the simulated
+ * manufacturers' pending authorization codes that name the VIN (src/oem-virtual/codes.ts). They
+ * would expire within minutes to hours anyway; erasure does not wait for that: a pseudonymised
+ * counter is still personal data (EDPB 01/2020), and it tells that the vehicle was read.
+ * Counters that an older version named with the VIN in clear are not looked for: each expires
+ * two windows (RATE_LIMIT_VEHICLE_WINDOW_S) after its first hit, so none outlives that version
+ * by more.
  *
  * SCAN visits one node: on a Redis Cluster this must run against every primary.
  */
@@ -37,10 +41,10 @@ export async function eraseRedisKeys(services: Services, vin: string, subscripti
   const prefix = literal(config.QUEUE_PREFIX);
   const sub = subscriptionId === undefined ? '*' : literal(subscriptionId);
   let n = 0;
-  // One counter per window: `<prefix>:rl:{<subscription>}:v:<VIN>:<window start>`.
-  const counter = new RegExp(`:v:${vin}(:\\d+)?$`);
-  n += await scanDelete(redis, `${prefix}:rl:{${sub}}:v:${literal(vin)}*`, async (key) => counter.test(key));
-  n += await scanDelete(redis, `${prefix}:push:throttle:${sub}:${literal(secrets.pseudonym(vin))}:*`);
+  const vehicle = literal(secrets.pseudonym(vin));
+  // One counter per window: `<prefix>:rl:{<subscription>}:v:<pseudonym>:<window start>`.
+  n += await scanDelete(redis, `${prefix}:rl:{${sub}}:v:${vehicle}:*`);
+  n += await scanDelete(redis, `${prefix}:push:throttle:${sub}:${vehicle}:*`);
   if (subscriptionId === undefined) {
     n += await scanDelete(redis, `${prefix}:oem:*:code:*`, async (key) => {
       const value = await redis.get(key);

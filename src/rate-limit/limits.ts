@@ -13,6 +13,8 @@ import { rateLimitHeaders } from './headers.ts';
  *   vehicle inside a 200 (or a 429 on the single-vehicle history call).
  *
  * Keys carry the subscription in a hash tag, so one decision's keys share a Redis Cluster slot.
+ * A vehicle's key names it by its pseudonym, never the VIN (reliability checklist K6); the GDPR
+ * erasure finds it by the same pseudonym (src/gdpr/redis-keys.ts).
  */
 export interface RateLimits {
   /**
@@ -34,7 +36,7 @@ export interface VehicleLimits {
 }
 
 export function createRateLimits(services: Services, limiter?: FixedWindowLimiter): RateLimits {
-  const { config } = services;
+  const { config, secrets } = services;
   const l = limiter ?? createFixedWindowLimiter(services.redis, services.clock, services.logger);
   const base = `${config.QUEUE_PREFIX}:rl`;
   const subscriptionCounter = (subscriptionId: string): Counter => ({
@@ -66,7 +68,7 @@ export function createRateLimits(services: Services, limiter?: FixedWindowLimite
       const counters = [
         subscriptionCounter(subscriptionId),
         ...distinct.map((vin) => ({
-          key: `${base}:{${subscriptionId}}:v:${vin}`,
+          key: `${base}:{${subscriptionId}}:v:${secrets.pseudonym(vin)}`,
           limit: config.RATE_LIMIT_VEHICLE_MAX,
           windowS: config.RATE_LIMIT_VEHICLE_WINDOW_S,
         })),
