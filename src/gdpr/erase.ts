@@ -1,6 +1,7 @@
 import type { Services } from '../services.ts';
 import { eraseActivationJobs } from './activation-jobs.ts';
 import { eraseFromPipelineBatches } from './pipeline-batches.ts';
+import { erasureRecipients, queueErasureNotices } from './erasure-notices.ts';
 import { erasePushJobs } from './push-jobs.ts';
 import { addQueueErasure, noQueueErasure, type ErasureReceipt } from './receipt.ts';
 import { eraseRedisKeys } from './redis-keys.ts';
@@ -21,16 +22,23 @@ const DEFAULT_ACTIVE_WAIT_MS = 15_000;
  *    for, so no worker stores points of the VIN after step 4 (VIN-wide only);
  * 2. activation jobs of the VIN;
  * 3. push jobs of the VIN's deliveries (they must be matched while the rows still exist);
- * 4. the store: data points and quarantine (VIN-wide only), consents, deliveries, activations;
- * 5. Redis keys naming the VIN or its pseudonym;
- * then an audit event that names the VIN only by its pseudonym.
+ * 4. a `vehicle.data_erased` notice queued to the webhook of each subscription that still holds
+ *    the VIN (GDPR Art. 19, checklist K3; src/gdpr/erasure-notices.ts), decided while the rows
+ *    exist and queued before they go, so a failure here loses no notice;
+ * 5. the store: data points and quarantine (VIN-wide only), consents, deliveries, activations;
+ * 6. Redis keys naming the VIN or its pseudonym;
+ * then an audit event that names the VIN only by its pseudonym and lists who was notified.
+ *
+ * The pending notices are the one place the VIN stays after the erasure: sealed in their queue
+ * jobs, until each is sent or dead-lettered (Art. 17(3)(b): kept to meet the duty of Art. 19).
  *
  * Subscription-scoped erasure leaves the data points and raw messages: they are the
  * manufacturer's harmonized data of the vehicle, shared by every subscription that has the
  * vehicle, and are erased by the VIN-wide call.
  *
  * Idempotent: repeating it (e.g. after a Redis or store outage stopped it half-way) erases
- * what is left and reports zero for the rest. Telemetry of the vehicle that arrives after the
+ * what is left and reports zero for the rest; it notifies only subscriptions that still held
+ * something of the VIN, so a repeat that finds nothing sends nothing. Telemetry of the vehicle that arrives after the
  * erasure is new data; it flows to no consumer, since consents and activations are gone.
  */
 export async function eraseVehicleData(services: Services, vin: string, opts: EraseOptions = {}): Promise<ErasureReceipt> {
@@ -42,6 +50,10 @@ export async function eraseVehicleData(services: Services, vin: string, opts: Er
   const activationJobs = await eraseActivationJobs(services, vin, scope, wait);
   const pushJobs = await erasePushJobs(services, vin, scope, wait);
   const jobs = addQueueErasure(addQueueErasure(batches, activationJobs), pushJobs);
+
+  const erasedAt = clock.now().toISOString();
+  const recipients = await erasureRecipients(services, vin, scope);
+  const notices = await queueErasureNotices(services, vin, recipients, scope === undefined ? 'VEHICLE' : 'SUBSCRIPTION', erasedAt);
 
   const erased: ErasureReceipt['erased'] = {
     dataPoints: scope === undefined ? await store.dataPoints.deleteByVin(vin) : 0,
@@ -58,13 +70,13 @@ export async function eraseVehicleData(services: Services, vin: string, opts: Er
   const receipt: ErasureReceipt = {
     vin,
     ...(scope === undefined ? {} : { subscriptionId: scope }),
-    erasedAt: clock.now().toISOString(),
+    erasedAt,
     erased,
     notErased: { unreadableJobs: jobs.unreadable, activeJobs: jobs.stillActive },
   };
 
   const vehicle = secrets.pseudonym(vin);
-  const details = { ...(scope === undefined ? {} : { subscriptionId: scope }), erased, notErased: receipt.notErased };
+  const details = { ...(scope === undefined ? {} : { subscriptionId: scope }), erased, notErased: receipt.notErased, notified: recipients, notices };
   await store.audit.record({ type: scope === undefined ? 'gdpr.erasure' : 'gdpr.erasure.subscription', at: receipt.erasedAt, subject: vehicle, details });
   logger.info({ vehicle, ...details }, 'vehicle data erased');
   return receipt;

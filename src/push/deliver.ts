@@ -5,6 +5,7 @@ import type { Services } from '../services.ts';
 import type { DeliveryAttempt, DeliveryRecord, WebhookRecord } from '../store/contract.ts';
 import { whyNotAllowed } from './eligibility.ts';
 import { envelopeBody } from './envelope.ts';
+import { erasureNoticeBody, NOTICE_VIN_NOT_HELD, openNoticeVin } from './erasure-notice.ts';
 import type { PushJob } from './queue.ts';
 import { nextDelayMs, parseRetryAfter } from './retry-policy.ts';
 import { postWebhook, type SendResult } from './sender.ts';
@@ -28,7 +29,8 @@ const IN_FLIGHT = ['PENDING', 'RETRYING'] as const;
  * The push worker's job: one attempt of one delivery (issue 7 items 3 and 4). Re-reads
  * everything at send time: the row (erased or finished meanwhile → nothing), the webhook
  * (removed → DROPPED, disabled → DEAD) and the right to send (vehicle ACTIVATED, item in the
- * subscription, consent active; otherwise DROPPED, checklist I12). Then signs the body it
+ * subscription, consent active; otherwise DROPPED, checklist I12) — except for an erasure
+ * notice, which reports that the vehicle is gone and takes its VIN from its job. Then signs the body it
  * serialized once and posts it. A 2xx ends it DELIVERED; 410 disables the webhook; anything
  * else is retried on the schedule until it is dead-lettered, and a webhook that has failed
  * for PUSH_DISABLE_AFTER_S without a success is disabled with a reason the consumer sees.
@@ -76,6 +78,18 @@ export function createDeliveryProcessor(services: Services, dispatcher: Dispatch
     throw new RetryLaterError(delay, error);
   }
 
+  /** A data push is sent only while the right to send holds (checklist I12). */
+  async function dataBody(d: DeliveryRecord, now: Date): Promise<string | { dropped: string }> {
+    const notAllowed = await whyNotAllowed(store, d.subscriptionId, d.vin, d.item);
+    return notAllowed ? { dropped: notAllowed } : envelopeBody(d, now);
+  }
+
+  /** An erasure notice is sent although the vehicle is gone (that is its news); its VIN comes from its job. */
+  function noticeBody(data: PushJob, d: DeliveryRecord, now: Date): string | { dropped: string } {
+    const vin = openNoticeVin(services.secrets, data);
+    return vin === null ? { dropped: NOTICE_VIN_NOT_HELD } : erasureNoticeBody(d, vin, now);
+  }
+
   return async function deliver(job: Job<PushJob>): Promise<string> {
     const d = await store.deliveries.get(job.data.transactionId);
     if (!d || !(IN_FLIGHT as readonly string[]).includes(d.status)) return 'nothing to do';
@@ -90,13 +104,11 @@ export function createDeliveryProcessor(services: Services, dispatcher: Dispatch
       await settle(d, 'DEAD', at, `webhook disabled: ${webhook.disabledReason ?? ''}`);
       return 'dead';
     }
-    const notAllowed = await whyNotAllowed(store, d.subscriptionId, d.vin, d.item);
-    if (notAllowed) {
-      await settle(d, 'DROPPED', at, notAllowed);
+    const body = d.kind === 'notice' ? noticeBody(job.data, d, now) : await dataBody(d, now);
+    if (typeof body !== 'string') {
+      await settle(d, 'DROPPED', at, body.dropped);
       return 'dropped';
     }
-
-    const body = envelopeBody(d, now);
     const timestamp = Math.floor(now.getTime() / 1000);
     const headers: Record<string, string> = {
       'content-type': 'application/json',

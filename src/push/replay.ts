@@ -42,6 +42,8 @@ export async function replayOne(services: Services, queue: PushQueue, subscripti
   const d = await services.store.deliveries.get(transactionId);
   // Another subscription's delivery is answered exactly like one that does not exist.
   if (!d || d.subscriptionId !== subscriptionId) throw apiErrors.notFound('Delivery not found.');
+  // Its VIN went with its job (src/push/erasure-notice.ts): there is nothing left to send.
+  if (d.kind === 'notice') throw apiErrors.conflict('An erasure notice cannot be sent again: the erased VIN is no longer held.');
   await requireEnabledWebhook(services, subscriptionId);
   if (!REPLAYABLE.includes(d.status) || !(await requeue(services, queue, d))) {
     throw apiErrors.conflict('The delivery is already scheduled.');
@@ -65,6 +67,6 @@ export async function replayDead(
     limit: MAX_BULK_REPLAY,
   });
   let replayed = 0;
-  for (const d of dead) if (await requeue(services, queue, d)) replayed++;
+  for (const d of dead) if (d.kind !== 'notice' && (await requeue(services, queue, d))) replayed++;
   return { replayed, more: dead.length === MAX_BULK_REPLAY };
 }

@@ -1,5 +1,6 @@
 import { Queue, UnrecoverableError, Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSecretBox } from '../../src/crypto.ts';
 import { issueCode } from '../../src/oem-virtual/codes.ts';
 import { encodeBatch } from '../../src/pipeline/job-codec.ts';
 import { bullConnection, createHarmonizeQueue, HARMONIZE_QUEUE } from '../../src/pipeline/queue.ts';
@@ -23,7 +24,8 @@ const VIN_TABLES = ['data_points', 'data_latest', 'quarantine', 'consents', 'del
  * harmonize worker, quarantine, push fan-out), the data API (rate-limit counters) and vehicle
  * management (activation jobs), and sit in every BullMQ state a batch can wait or end in. After
  * DELETE /admin/v1/vehicles/X/data, no SQLite table and no Redis key under the test's prefix
- * holds X — sealed pipeline batches are opened to check — while Y is untouched.
+ * holds X — sealed pipeline batches are opened to check — but the pending erasure notice to the
+ * one webhook (K3, test/gdpr/erasure-notices.test.ts), while Y is untouched.
  */
 describe('GDPR erasure of a VIN, end to end', () => {
   let t: TestApp;
@@ -42,6 +44,8 @@ describe('GDPR erasure of a VIN, end to end', () => {
       await queue.close();
     }
   };
+  const noticesOf = async (subscriptionId: string) =>
+    (await t.services.store.deliveries.list({ subscriptionId, limit: 1000 })).filter((d) => d.kind === 'notice');
   const pointsOf = async (vin: string) => (await t.services.store.dataPoints.latest([vin], t.services.catalog.list().map((e) => e.technicalName))).length;
 
   beforeAll(async () => {
@@ -147,8 +151,17 @@ describe('GDPR erasure of a VIN, end to end', () => {
     expect(receipt.erased.dataPoints).toBeGreaterThanOrEqual(before.points);
 
     expect(scanSqlite(t.dataDir, [X], services.secrets)).toEqual([]);
-    const redis = await scanRedis(services.redis, services.config.QUEUE_PREFIX, [X, services.secrets.pseudonym(X)], services.secrets);
-    expect(redis.hits).toEqual([]);
+    const prefix = services.config.QUEUE_PREFIX;
+    const needles = [X, services.secrets.pseudonym(X)];
+    // In clear, X is nowhere in Redis. Opened with the service's key, it is left only in the
+    // erasure notice that waits for A's webhook (GDPR Art. 19; no push worker runs here): A had
+    // X and a webhook, B had no webhook. The notice's row holds no VIN.
+    expect((await scanRedis(services.redis, prefix, needles, createSecretBox('not the service key'))).hits).toEqual([]);
+    const notices = await noticesOf(a.subscriptionId);
+    expect(notices).toEqual([expect.objectContaining({ vin: '', item: 'vehicle.data_erased', status: 'PENDING' })]);
+    expect(await noticesOf(b.subscriptionId)).toEqual([]);
+    const redis = await scanRedis(services.redis, prefix, needles, services.secrets);
+    expect(redis.hits.map((h) => h.where)).toEqual([`redis ${prefix}:push-deliveries:${notices[0]!.transactionId}`]);
     expect(redis.keys.length).toBeGreaterThan(10);
     expect(await pushJobsPresent(before.pushJobs)).toEqual([]);
 
@@ -182,6 +195,8 @@ describe('GDPR erasure of a VIN, end to end', () => {
     const res = await t.app.inject({ method: 'DELETE', url: `/admin/v1/vehicles/${X.toLowerCase()}/data`, headers: ADMIN });
     expect(res.statusCode).toBe(200);
     expect(Object.values(res.json().erased)).toEqual(Array(9).fill(0));
+    // Nothing was left to erase, so no one is notified again.
+    expect(await noticesOf(a.subscriptionId)).toHaveLength(1);
   });
 
   it('no log line at info level or above of the whole run names either VIN (reliability K6)', () => {

@@ -94,7 +94,7 @@ const delivery = {
     transactionId: { type: 'string' },
     vin: { type: 'string' },
     item: { type: 'string' },
-    kind: { type: 'string', enum: ['event', 'update'] },
+    kind: { type: 'string', enum: ['event', 'update', 'notice'] },
     status: { type: 'string', enum: [...DELIVERY_STATUSES] },
     attempts: {
       type: 'array',

@@ -10,8 +10,12 @@
 export const DELIVERY_STATUSES = ['PENDING', 'RETRYING', 'DELIVERED', 'DEAD', 'DROPPED'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
-/** `event`: a push item (accident calls…); `update`: a pull item a webhook asked to be pushed. */
-export type DeliveryKind = 'event' | 'update';
+/**
+ * `event`: a push item (accident calls…); `update`: a pull item a webhook asked to be pushed;
+ * `notice`: a `vehicle.data_erased` notice (src/push/erasure-notice.ts). A notice's row keeps no
+ * VIN (`vin` is empty), because it outlives the erasure it reports.
+ */
+export type DeliveryKind = 'event' | 'update' | 'notice';
 
 /** At most this many attempts are kept per delivery (the oldest go first). */
 export const MAX_STORED_ATTEMPTS = 50;
