@@ -147,6 +147,16 @@ export interface ConsentRepo {
   findActive(subscriptionId: string, vin: string): Promise<ConsentRecord | null>;
   /** shared: the subset of `vins` that have an active consent in the subscription. */
   activeVins(subscriptionId: string, vins: string[]): Promise<Set<string>>;
+  /**
+   * Retention (src/consent/sweep.ts): up to `limit` processes in one of `states` whose last
+   * state change is before `before` (ISO), oldest change first.
+   */
+  listChangedBefore(states: readonly ConsentState[], before: string, limit: number): Promise<ConsentRecord[]>;
+  /**
+   * Retention: deletes every process in one of `states` whose last state change is before
+   * `before` (ISO). Returns how many.
+   */
+  deleteChangedBefore(states: readonly ConsentState[], before: string): Promise<number>;
   /** shared: GDPR erasure of every consent process of the VIN. Returns how many. */
   deleteByVin(vin: string): Promise<number>;
   /** shared: GDPR erasure of the VIN's consent processes in one subscription. Returns how many. */

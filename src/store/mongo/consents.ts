@@ -42,6 +42,8 @@ export async function createMongoConsentRepo(db: Db): Promise<ConsentRepo> {
     },
     { key: { subscriptionId: 1, vin: 1, state: 1 }, name: 'subscription_vin_state' },
     { key: { vin: 1 }, name: 'vin_1' },
+    // The retention sweep looks processes up by state and age.
+    { key: { state: 1, stateChangedAt: 1 }, name: 'state_stateChangedAt' },
   ]);
 
   return {
@@ -104,6 +106,19 @@ export async function createMongoConsentRepo(db: Db): Promise<ConsentRepo> {
         state: { $in: [...ACTIVE_CONSENT_STATES] },
       });
       return new Set(found.filter((v): v is string => typeof v === 'string'));
+    },
+    async listChangedBefore(states, before, limit) {
+      if (states.length === 0 || limit <= 0) return [];
+      return col
+        .find({ state: { $in: [...states] }, stateChangedAt: { $lt: before } }, NO_ID)
+        .sort({ stateChangedAt: 1, consentId: 1 })
+        .limit(limit)
+        .toArray();
+    },
+    async deleteChangedBefore(states, before) {
+      if (states.length === 0) return 0;
+      const res = await col.deleteMany({ state: { $in: [...states] }, stateChangedAt: { $lt: before } });
+      return res.deletedCount;
     },
     async deleteByVin(vin) {
       const res = await col.deleteMany({ vin });

@@ -67,6 +67,8 @@ CREATE UNIQUE INDEX IF NOT EXISTS consents_code_hash_uq ON consents (code_hash);
 CREATE UNIQUE INDEX IF NOT EXISTS consents_oauth_state_hash_uq ON consents (oauth_state_hash);
 CREATE INDEX IF NOT EXISTS consents_subscription_vin_idx ON consents (subscription_id, vin, state);
 CREATE INDEX IF NOT EXISTS consents_vin_idx ON consents (vin);
+-- The retention sweep looks processes up by state and age.
+CREATE INDEX IF NOT EXISTS consents_state_changed_idx ON consents (state, state_changed_at);
 `;
 
 const UNIQUE_NAMES = {
@@ -124,6 +126,11 @@ const patchValue = (key: keyof ConsentPatch, value: unknown): unknown =>
   key === 'grantedItems' ? (value === null ? null : toJson(value)) : value;
 
 const ACTIVE_IN = ACTIVE_CONSENT_STATES.map((s) => `'${s}'`).join(', ');
+
+/** Retention deletes in chunks so a large purge never holds the write lock for long. */
+const PURGE_CHUNK = 1000;
+
+const placeholders = (n: number): string => Array.from({ length: n }, () => '?').join(', ');
 
 /** SQLite engine of the ConsentRepo. Creates its own tables and indexes. */
 export function createSqliteConsentRepo(db: Database.Database): ConsentRepo {
@@ -270,6 +277,31 @@ export function createSqliteConsentRepo(db: Database.Database): ConsentRepo {
       // One VIN (the push worker's check right before each send) takes the simplest statement.
       if (unique.length === 1) return activeOne.get(subscriptionId, unique[0]!) ? new Set(unique) : new Set();
       return new Set(activeMany.all(subscriptionId, JSON.stringify(unique)));
+    },
+    async listChangedBefore(states, before, limit) {
+      if (states.length === 0 || limit <= 0) return [];
+      const rows = db
+        .prepare<unknown[], ConsentRow>(
+          `SELECT * FROM consents WHERE state IN (${placeholders(states.length)}) AND state_changed_at < ?
+           ORDER BY state_changed_at, consent_id LIMIT ?`,
+        )
+        .all(...states, before, limit);
+      return rows.map(toRecord);
+    },
+    async deleteChangedBefore(states, before) {
+      if (states.length === 0) return 0;
+      const chunk = db.prepare<unknown[]>(
+        `DELETE FROM consents WHERE rowid IN (
+           SELECT rowid FROM consents WHERE state IN (${placeholders(states.length)}) AND state_changed_at < ? LIMIT ${PURGE_CHUNK})`,
+      );
+      let total = 0;
+      for (;;) {
+        const n = chunk.run(...states, before).changes;
+        total += n;
+        if (n < PURGE_CHUNK) return total;
+        // Let this process's other work (and other processes' writers) in between chunks.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
     },
     async deleteByVin(vin) {
       return delByVin.run(vin).changes;

@@ -199,6 +199,50 @@ const suite: ConformanceSuite = (open: StoreFactory) => {
       expect(await ctx.store.consents.listBySubscription('sub-none')).toEqual([]);
     });
 
+    it('lists processes in given states whose last state change is before a cutoff, oldest first, up to a limit', async () => {
+      const old = record({ state: 'STARTED', stateChangedAt: T0 });
+      const older = record({ state: 'AWAITING_MANUFACTURER', stateChangedAt: '2026-01-01T09:00:00.000Z', consentGivenAt: '2026-01-01T09:00:00.000Z' });
+      const atCutoff = record({ state: 'STARTED', stateChangedAt: T1 });
+      const otherState = record({ state: 'ACTIVE', stateChangedAt: T0 });
+      for (const r of [old, older, atCutoff, otherState]) await ctx.store.consents.create(r);
+      const pending = ['STARTED', 'AWAITING_MANUFACTURER', 'EXCHANGING_TOKEN'] as const;
+      const listed = await ctx.store.consents.listChangedBefore(pending, T1, 10);
+      expect(listed).toEqual([older, old]);
+      expect((await ctx.store.consents.listChangedBefore(pending, T1, 1)).map((r) => r.consentId)).toEqual([older.consentId]);
+      expect(await ctx.store.consents.listChangedBefore([], T2, 10)).toEqual([]);
+      expect(await ctx.store.consents.listChangedBefore(pending, T0, 10)).toEqual([older]);
+    });
+
+    it('deletes processes in given states whose last state change is before a cutoff, and nothing else', async () => {
+      const ended = ['REJECTED', 'FAILED', 'TIMED_OUT'] as const;
+      const gone = [
+        record({ state: 'REJECTED', stateChangedAt: T0 }),
+        record({ state: 'FAILED', stateChangedAt: T0, errorCode: 'access_denied' }),
+        record({ state: 'TIMED_OUT', stateChangedAt: T0, subscriptionId: 'sub-b' }),
+      ];
+      const kept = [
+        record({ state: 'TIMED_OUT', stateChangedAt: T1 }),
+        record({ state: 'REVOKED', stateChangedAt: T0 }),
+        record({ state: 'ACTIVE', stateChangedAt: T0, activatedAt: T0 }),
+        record({ state: 'STARTED', stateChangedAt: T0 }),
+      ];
+      for (const r of [...gone, ...kept]) await ctx.store.consents.create(r);
+      expect(await ctx.store.consents.deleteChangedBefore(ended, T1)).toBe(3);
+      for (const r of gone) expect(await ctx.store.consents.get(r.consentId)).toBeNull();
+      for (const r of kept) expect(await ctx.store.consents.get(r.consentId)).toEqual(r);
+      expect(await ctx.store.consents.deleteChangedBefore(ended, T1)).toBe(0);
+      expect(await ctx.store.consents.deleteChangedBefore([], T2)).toBe(0);
+    });
+
+    it('deletes more old processes than one chunk of the engine in one call', async () => {
+      const n = 2_345;
+      for (let i = 0; i < n; i++) await ctx.store.consents.create(record({ state: 'TIMED_OUT', stateChangedAt: T0 }));
+      await ctx.store.consents.create(record({ state: 'TIMED_OUT', stateChangedAt: T2 }));
+      expect(await ctx.store.consents.deleteChangedBefore(['TIMED_OUT'], T1)).toBe(n);
+      expect(await ctx.store.consents.listChangedBefore(['TIMED_OUT'], T2, 10)).toEqual([]);
+      expect(await ctx.store.consents.listChangedBefore(['TIMED_OUT'], '2026-01-02T00:00:00.000Z', 10)).toHaveLength(1);
+    });
+
     it('erases every process of a VIN and nothing else', async () => {
       await ctx.store.consents.create(record());
       await ctx.store.consents.create(record({ subscriptionId: 'sub-b', state: 'ACTIVE' }));
