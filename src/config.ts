@@ -160,7 +160,8 @@ export const DEFINITIONS = {
   MONGO_URL: def('', url(['mongodb:', 'mongodb+srv:']), 'Use MongoDB as the store. Default: embedded SQLite in DATA_DIR.'),
   MONGO_DB: def('cvd', str, 'MongoDB database name.'),
   HISTORY_RETENTION_DAYS: def('90', int(1), 'Data points older than this are purged.'),
-  HISTORY_PURGE_INTERVAL_S: def('3600', int(1), 'How often the pipeline role purges data points older than HISTORY_RETENTION_DAYS.'),
+  HISTORY_PURGE_INTERVAL_S: def('3600', int(1), 'How often the pipeline role purges data points older than HISTORY_RETENTION_DAYS (and sweeps consent processes).'),
+  CONSENT_PROCESS_RETENTION_DAYS: def('30', int(1), 'Consent processes that ended without a consent (REJECTED, FAILED, TIMED_OUT) are deleted this long after they ended; given and revoked consents stay.'),
   // --- MQTT
   MQTT_URL: def('', url(['mqtt:', 'mqtts:', 'tcp:', 'ws:', 'wss:']), 'External broker to use instead of the embedded one.'),
   MQTT_HOST: def('127.0.0.1', str, 'Listen address of the embedded broker.'),

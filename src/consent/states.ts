@@ -36,7 +36,15 @@ export const CONSENT_EVENTS = [
 ] as const;
 export type ConsentEvent = (typeof CONSENT_EVENTS)[number];
 
-const PENDING: readonly ConsentState[] = ['STARTED', 'AWAITING_MANUFACTURER', 'EXCHANGING_TOKEN'];
+/** States before the process became active: these time out. */
+export const PENDING_STATES: readonly ConsentState[] = ['STARTED', 'AWAITING_MANUFACTURER', 'EXCHANGING_TOKEN'];
+
+/**
+ * Terminal states of processes that never let data flow: the retention sweep deletes them
+ * after CONSENT_PROCESS_RETENTION_DAYS. REVOKED and SUPERSEDED stay (until erasure): they
+ * record a consent that was given, and how it ended.
+ */
+export const UNSUCCESSFUL_END_STATES: readonly ConsentState[] = ['REJECTED', 'FAILED', 'TIMED_OUT'];
 
 /** The table of legal transitions: event → the states it may start from and where it leads. */
 export const TRANSITIONS: Readonly<Record<ConsentEvent, { from: readonly ConsentState[]; to: ConsentState }>> = {
@@ -53,9 +61,9 @@ export const TRANSITIONS: Readonly<Record<ConsentEvent, { from: readonly Consent
   /** The consumer redeemed the confirmation code. */
   CONFIRM: { from: ['ACTIVE'], to: 'CONFIRMED' },
   /** Ten minutes passed without progress before the process became active. */
-  EXPIRE: { from: PENDING, to: 'TIMED_OUT' },
+  EXPIRE: { from: PENDING_STATES, to: 'TIMED_OUT' },
   /** Consent withdrawn: pending or active processes end at once. */
-  REVOKE: { from: [...PENDING, 'ACTIVE', 'CONFIRMED'], to: 'REVOKED' },
+  REVOKE: { from: [...PENDING_STATES, 'ACTIVE', 'CONFIRMED'], to: 'REVOKED' },
   /** A newer consent for the same subscription and VIN became active. */
   SUPERSEDE: { from: ACTIVE_CONSENT_STATES, to: 'SUPERSEDED' },
 };
@@ -88,7 +96,7 @@ export function isTerminal(state: ConsentState): boolean {
 
 /** States before the process became active: these time out. */
 export function isPending(state: ConsentState): boolean {
-  return PENDING.includes(state);
+  return PENDING_STATES.includes(state);
 }
 
 export function isActive(state: ConsentState): boolean {

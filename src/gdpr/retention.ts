@@ -1,3 +1,4 @@
+import { sweepConsentProcesses } from '../consent/sweep.ts';
 import type { Running } from '../runtime/startable.ts';
 import type { Services } from '../services.ts';
 
@@ -12,8 +13,10 @@ export interface Retention extends Running {
  * Storage limitation (GDPR Art. 5(1)(e), reliability checklist K5): every
  * HISTORY_PURGE_INTERVAL_S, data points older than HISTORY_RETENTION_DAYS (by their own
  * time, read from the injected clock) are erased; the latest value of each item stays, as the
- * store contract says. Runs in the pipeline role, first right at start. Several processes
- * may run it: the purge is an idempotent range delete, so overlapping runs only repeat work.
+ * store contract says; consent processes that never became a consent are swept as well
+ * (src/consent/sweep.ts, CONSENT_PROCESS_RETENTION_DAYS). Runs in the pipeline role, first
+ * right at start. Several processes may run it: the purge is an idempotent range delete, so
+ * overlapping runs only repeat work.
  * A failing purge (store down) is logged and tried again at the next interval.
  */
 export function startRetention(services: Services, opts: { intervalMs?: number } = {}): Retention {
@@ -27,7 +30,13 @@ export function startRetention(services: Services, opts: { intervalMs?: number }
     const deleted = await store.dataPoints.deleteOlderThan(cutoffMs);
     // Quarantined raw messages hold personal data too: same retention, by their last failure.
     const quarantined = await store.quarantine.deleteOlderThan(new Date(cutoffMs).toISOString());
-    logger.info({ deleted, quarantined, cutoff: new Date(cutoffMs).toISOString() }, 'history retention purge');
+    // Consent processes that never became a consent: timed out, then deleted after their own
+    // retention (CONSENT_PROCESS_RETENTION_DAYS).
+    const consents = await sweepConsentProcesses(services);
+    logger.info(
+      { deleted, quarantined, consentsTimedOut: consents.timedOut, consentsDeleted: consents.deleted, cutoff: new Date(cutoffMs).toISOString() },
+      'history retention purge',
+    );
     return deleted;
   };
   // One purge at a time in this process: a call during a purge shares its result.

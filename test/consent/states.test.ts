@@ -6,6 +6,8 @@ import {
   isActive,
   isTerminal,
   nextState,
+  TRANSITIONS,
+  UNSUCCESSFUL_END_STATES,
   type ConsentEvent,
   type ConsentState,
 } from '../../src/consent/states.ts';
@@ -44,6 +46,14 @@ describe('consent state machine', () => {
 
   it('ends in REJECTED, FAILED, TIMED_OUT, REVOKED and SUPERSEDED', () => {
     expect(CONSENT_STATES.filter(isTerminal)).toEqual(['REJECTED', 'FAILED', 'TIMED_OUT', 'REVOKED', 'SUPERSEDED']);
+  });
+
+  it('the retention sweep deletes exactly the terminal states no given consent can end in', () => {
+    // Kept: a terminal state an active consent can move to records how a given consent ended.
+    const endsOfGiven = new Set(Object.values(TRANSITIONS).filter((t) => t.from.some(isActive)).map((t) => t.to));
+    const deleted = CONSENT_STATES.filter((s) => isTerminal(s) && !endsOfGiven.has(s));
+    expect([...UNSUCCESSFUL_END_STATES].sort()).toEqual([...deleted].sort());
+    expect(deleted).toEqual(['REJECTED', 'FAILED', 'TIMED_OUT']);
   });
 
   it('lets data flow only in ACTIVE and CONFIRMED', () => {
