@@ -37,6 +37,9 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     // src/http/request-id.ts reads x-request-id itself, accepting only sane values.
     requestIdHeader: false,
     genReqId: requestId,
+    // Whose X-Forwarded-For gives request.ip (TRUST_PROXY; default: nobody's, the connection's
+    // address is the client's). The consent portal's per-client limit counts by it.
+    trustProxy: config.TRUST_PROXY,
     // Requests Node's parser refuses (e.g. huge headers → 431) get the contract's error body.
     clientErrorHandler,
     // So do URLs Fastify's router refuses (broken percent-encoding, over-long parameters).

@@ -1,3 +1,5 @@
+import ipaddr from 'ipaddr.js';
+
 /**
  * All settings of the service, in one place. Every key has a documented default and can be
  * overridden by the environment variable of the same name. `.env.example` mirrors this table;
@@ -71,6 +73,41 @@ const intList: Parser<number[]> = (raw, name) => {
   return parts.map(Number);
 };
 
+/**
+ * TRUST_PROXY, as Fastify's `trustProxy` takes it: false (the connection's address is the
+ * client's) or the proxies' addresses. Refused: `true` (the client would choose its own address
+ * with X-Forwarded-For) and hop counts (Fastify 5 no longer honours them: they cannot tell a
+ * proxy from a client that sends the header itself).
+ */
+export type TrustProxySetting = false | string[];
+
+const PROXY_RANGES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** A dotted-quad IPv4 or an IPv6 address, optionally with a /prefix that fits it. */
+function isAddressOrCidr(v: string): boolean {
+  const [address = '', prefix, ...rest] = v.split('/');
+  if (rest.length > 0) return false;
+  const bits = ipaddr.IPv4.isValidFourPartDecimal(address) ? 32 : ipaddr.IPv6.isValid(address) ? 128 : 0;
+  if (bits === 0) return false;
+  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits);
+}
+
+const trustProxy: Parser<TrustProxySetting> = (raw, name) => {
+  const v = raw.trim().toLowerCase();
+  if (v === '' || v === 'false' || v === 'off') return false;
+  const parts = v.split(',').map((p) => p.trim()).filter(Boolean);
+  for (const p of parts) {
+    if (!PROXY_RANGES.includes(p) && !isAddressOrCidr(p)) {
+      throw new ConfigError(
+        name,
+        `must be false or a comma-separated list of the proxies' addresses or CIDRs (or ${PROXY_RANGES.join(', ')}); ` +
+          `got "${p}" (neither "true" nor a hop count: both would let a client choose its own address)`,
+      );
+    }
+  }
+  return parts;
+};
+
 /** The simulator clock (SIM_CLOCK), parsed. `scaled` runs `factor` times faster from `anchor`. */
 export type SimClockSetting =
   | { kind: 'real' }
@@ -137,6 +174,7 @@ export const DEFINITIONS = {
   REQUEST_TIMEOUT_MS: def('30000', int(1000), 'Time after which a slow HTTP request is cut off.'),
   HTTP_HEADERS_TIMEOUT_MS: def('10000', int(1000), 'Time a client has to send the request headers (guards against slow-header attacks); capped at REQUEST_TIMEOUT_MS.'),
   HTTP_KEEP_ALIVE_TIMEOUT_MS: def('72000', int(1000), 'How long an idle keep-alive connection stays open (longer than common load balancers\' 60 s idle timeout).'),
+  TRUST_PROXY: def('false', trustProxy, 'Addresses/CIDRs of the proxies in front of the API (loopback, linklocal, uniquelocal allowed) whose X-Forwarded-For names the client, for the portal\'s per-client limit. false: the connection\'s address is the client\'s.'),
   // --- Process
   ROLES: def('all', roles, 'What this process runs: "all", or a list of api, broker, pipeline, push, simulator.'),
   LOG_LEVEL: def('info', oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const), 'pino log level.'),
@@ -190,6 +228,8 @@ export const DEFINITIONS = {
   RATE_LIMIT_SUBSCRIPTION_WINDOW_S: def('60', int(1), 'Window of the per-subscription limit.'),
   RATE_LIMIT_VEHICLE_MAX: def('120', int(1), 'Delivery requests per vehicle, subscription and window.'),
   RATE_LIMIT_VEHICLE_WINDOW_S: def('60', int(1), 'Window of the per-vehicle limit.'),
+  RATE_LIMIT_PORTAL_MAX: def('60', int(1), 'Requests per client address (IPv6: per /64) and window to the consent portal and callbacks (see TRUST_PROXY).'),
+  RATE_LIMIT_PORTAL_WINDOW_S: def('60', int(1), 'Window of the portal limit.'),
   // --- Push
   PUSH_ALLOW_PRIVATE_TARGETS: def('false', bool, 'Allow webhook URLs on loopback/private ranges and plain http (tests, local development).'),
   PUSH_RETRY_SCHEDULE_S: def('5,300,1800,7200,18000,36000,36000', intList, 'Delays between webhook attempts (about a day in all).'),

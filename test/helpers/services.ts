@@ -34,6 +34,9 @@ export async function createTestServices(
     SIMULATOR: 'off',
     DEMO_SEED: 'false',
     PORT: '0',
+    // Tests send hundreds of portal requests from 127.0.0.1 without moving the clock; the
+    // portal limit itself is tested with its own small values (test/consent/portal-limit.test.ts).
+    RATE_LIMIT_PORTAL_MAX: '1000000',
     ...opts.env,
   });
   const logs: string[] = [];

@@ -5,6 +5,7 @@ import { checkPortalRequest } from '../../consent/portal-request.ts';
 import { decide, startProcess } from '../../consent/portal-flow.ts';
 import { ensureSession, sessionHash } from '../../consent/session.ts';
 import type { RouteOptions } from '../route-options.ts';
+import { portalRateLimit } from './portal-limit.ts';
 import { sendErrorPage, sendOutcome } from './send-outcome.ts';
 
 /**
@@ -16,6 +17,9 @@ export default async function consentPages(app: FastifyInstance, opts: RouteOpti
   const { services } = opts;
   const secure = services.config.consentUrl.startsWith('https:');
   await app.register(cookie);
+
+  // Per client address, before anything is read or stored (src/routes/consent/portal-limit.ts).
+  app.addHook('onRequest', portalRateLimit(services));
 
   // Errors on these routes are pages, not the JSON error body of the API.
   app.setErrorHandler((err: Error & { statusCode?: number }, request, reply) => {
