@@ -77,7 +77,7 @@ export function createFanout(services: Services, queue: PushQueue): PushFanoutEn
 
   async function rowFor(point: DataPoint, subscription: Subscription, webhook: WebhookRecord): Promise<DeliveryRecord | null> {
     const kind = pushItems.has(point.item) ? 'event' : 'update';
-    const id = transactionId(subscription.subscriptionId, point.vin, point.item, point.timestampMs);
+    const id = transactionId(secrets, subscription.subscriptionId, point.vin, point.item, point.timestampMs);
     const disabled = webhook.status === 'DISABLED';
     // An update is worth nothing late; an event (an accident call) is kept even for a disabled
     // webhook, dead-lettered at once, so the consumer can replay it after re-enabling.

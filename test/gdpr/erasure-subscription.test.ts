@@ -27,7 +27,7 @@ describe('GDPR erasure of a VIN in one subscription', () => {
   const delivery = (subscriptionId: string): DeliveryRecord => {
     const at = t.services.clock.now().toISOString();
     return {
-      transactionId: transactionId(subscriptionId, X, 'accidentautomatic', 1),
+      transactionId: transactionId(t.services.secrets, subscriptionId, X, 'accidentautomatic', 1),
       subscriptionId,
       vin: X,
       item: 'accidentautomatic',

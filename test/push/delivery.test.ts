@@ -18,7 +18,7 @@ describe('push delivery of events', () => {
     expect(req!.at - handedOver).toBeLessThan(1000);
 
     const payload = new Webhook(h.secret).verify(req!.body, req!.headers as Record<string, string>) as Record<string, unknown>;
-    const id = transactionId(h.consumer.subscriptionId, S08, 'accidentautomatic', point.timestampMs);
+    const id = transactionId(h.t.services.secrets, h.consumer.subscriptionId, S08, 'accidentautomatic', point.timestampMs);
     expect(req!.headers).toMatchObject({ 'content-type': 'application/json', 'webhook-id': id, authorization: 'Bearer consumer-check' });
     expect(req!.headers['webhook-timestamp']).toMatch(/^\d{10}$/);
     expect(payload).toEqual({
@@ -105,7 +105,7 @@ describe('push delivery of events', () => {
     await h.fanout.enqueue([point]);
     await revokeConsent(h.t.services, h.consentId);
     await h.startWorkers();
-    const id = transactionId(h.consumer.subscriptionId, S08, 'accidentautomatic', point.timestampMs);
+    const id = transactionId(h.t.services.secrets, h.consumer.subscriptionId, S08, 'accidentautomatic', point.timestampMs);
     const row = await eventually(async () => {
       const d = await h.t.services.store.deliveries.get(id);
       return d?.status === 'DROPPED' ? d : undefined;
@@ -123,7 +123,7 @@ describe('push delivery of events', () => {
     await h.fanout.enqueue([point]);
     await seedVehicle(h.t.services, h.consumer.subscriptionId, S08, 'DEACTIVATED');
     await h.startWorkers();
-    const id = transactionId(h.consumer.subscriptionId, S08, 'accidentautomatic', point.timestampMs);
+    const id = transactionId(h.t.services.secrets, h.consumer.subscriptionId, S08, 'accidentautomatic', point.timestampMs);
     const row = await eventually(async () => {
       const d = await h.t.services.store.deliveries.get(id);
       return d?.status === 'DROPPED' ? d : undefined;

@@ -19,7 +19,7 @@ async function waitStatus(id: string, status: DeliveryRecord['status'], timeoutM
 async function send(): Promise<string> {
   const point = crashPoint();
   await h.fanout.enqueue([point]);
-  return transactionId(h.consumer.subscriptionId, S08, 'accidentautomatic', point.timestampMs);
+  return transactionId(h.t.services.secrets, h.consumer.subscriptionId, S08, 'accidentautomatic', point.timestampMs);
 }
 
 async function outcome(name: string): Promise<number> {
@@ -86,7 +86,7 @@ describe('push failures, retries, dead letters and replay', () => {
 
     const point = crashPoint(S08, new Date(Date.now() + 1000));
     await h.fanout.enqueue([point]);
-    const second = transactionId(h.consumer.subscriptionId, S08, 'accidentautomatic', point.timestampMs);
+    const second = transactionId(h.t.services.secrets, h.consumer.subscriptionId, S08, 'accidentautomatic', point.timestampMs);
     const unsent = await waitStatus(second, 'DEAD');
     expect(unsent.attempts).toHaveLength(0);
     expect(unsent.lastError).toContain('webhook disabled');

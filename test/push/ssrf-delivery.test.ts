@@ -41,7 +41,7 @@ async function deliverWith(atDelivery: string[]): Promise<{ error: string | null
   running.push({ name: 'fanout', close: () => fanout.close() });
   const point = crashPoint();
   await fanout.enqueue([point]);
-  const id = transactionId(c.subscriptionId, S08, 'accidentautomatic', point.timestampMs);
+  const id = transactionId(t.services.secrets, c.subscriptionId, S08, 'accidentautomatic', point.timestampMs);
   const dead = await eventually(async () => {
     const d = await t.services.store.deliveries.get(id);
     return d?.status === 'DEAD' ? d : undefined;

@@ -2,6 +2,7 @@ import { Webhook } from 'standardwebhooks';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { newSigningSecret, secretKey, sign, signatureHeader } from '../../src/push/signing.ts';
+import { createSecretBox } from '../../src/crypto.ts';
 import { transactionId } from '../../src/push/transaction-id.ts';
 import { verifyWebhook, WebhookVerificationError } from '../../src/push/verify-webhook.ts';
 
@@ -14,8 +15,10 @@ const VECTOR = {
   signature: 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=',
 };
 
+const box = createSecretBox('verify-webhook-test-key');
+
 function signed(secret: string, body: string, at = new Date()) {
-  const id = transactionId('sub', 'V1RTUALV1N0000S08', 'accidentautomatic', at.getTime());
+  const id = transactionId(box, 'sub', 'V1RTUALV1N0000S08', 'accidentautomatic', at.getTime());
   const timestamp = Math.floor(at.getTime() / 1000);
   return { id, timestamp, headers: { 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': sign(secretKey(secret), id, timestamp, body) } };
 }
@@ -139,13 +142,19 @@ describe('transaction ids', () => {
   it('are deterministic UUIDs with only hex and dashes (no "." for signing, no ":" for BullMQ)', () => {
     fc.assert(
       fc.property(fc.uuid(), fc.string(), fc.string(), fc.integer({ min: 0 }), (sub, vin, item, ts) => {
-        const id = transactionId(sub, vin, item, ts);
+        const id = transactionId(box, sub, vin, item, ts);
         expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-        expect(transactionId(sub, vin, item, ts)).toBe(id);
+        expect(transactionId(box, sub, vin, item, ts)).toBe(id);
       }),
       { numRuns: 200 },
     );
-    expect(transactionId('s', 'V', 'i', 1)).not.toBe(transactionId('s', 'V', 'i', 2));
-    expect(transactionId('s1', 'V', 'i', 1)).not.toBe(transactionId('s2', 'V', 'i', 1));
+    expect(transactionId(box, 's', 'V', 'i', 1)).not.toBe(transactionId(box, 's', 'V', 'i', 2));
+    expect(transactionId(box, 's1', 'V', 'i', 1)).not.toBe(transactionId(box, 's2', 'V', 'i', 1));
+    expect(transactionId(box, 's', 'V1', 'i', 1)).not.toBe(transactionId(box, 's', 'V2', 'i', 1));
+  });
+
+  it('depend on the service key, so nobody without it can test VINs against an id (K6)', () => {
+    const other = createSecretBox('another-deployment-key');
+    expect(transactionId(box, 's', 'V1RTUALV1N0000S08', 'i', 1)).not.toBe(transactionId(other, 's', 'V1RTUALV1N0000S08', 'i', 1));
   });
 });
