@@ -38,6 +38,11 @@ export function createIngest(services: Services, opts: { maxWaitMs?: number } = 
     }
   };
   void queue.waitUntilReady().catch(() => {});
+  // Ready means ingest is accepted: this producer's own connection reconnects on its own
+  // backoff, so the shared client answering is not enough (an HTTP batch would get 503).
+  services.readiness.set('ingest-queue', async () => {
+    await queue.getJobCounts('wait');
+  });
   const batcher = createBatcher<RawMessage>({
     size: config.PIPELINE_BATCH_SIZE,
     maxWaitMs: opts.maxWaitMs ?? config.PIPELINE_BATCH_MAX_WAIT_MS,
@@ -50,6 +55,7 @@ export function createIngest(services: Services, opts: { maxWaitMs?: number } = 
     enqueue: (m) => batcher.add(m),
     enqueueNow: (ms) => batcher.addNow(ms),
     async close() {
+      services.readiness.delete('ingest-queue');
       await batcher.flush();
       await queue.close();
     },

@@ -18,7 +18,7 @@ describe('/health and /ready', () => {
     const ready = await t.app.inject({ method: 'GET', url: '/ready' });
     expect(ready.statusCode).toBe(200);
     expect(ready.headers['cache-control']).toBe('no-store');
-    expect(ready.json()).toEqual({ status: 'ready', failing: [], checks: { store: 'ok', redis: 'ok' } });
+    expect(ready.json()).toEqual({ status: 'ready', failing: [], checks: { store: 'ok', redis: 'ok', 'ingest-queue': 'ok' } });
   });
 
   it('/ready is 503 naming the store when the store is closed; /health stays 200', async () => {
@@ -26,7 +26,7 @@ describe('/health and /ready', () => {
     await t.services.store.close();
     const ready = await t.app.inject({ method: 'GET', url: '/ready' });
     expect(ready.statusCode).toBe(503);
-    expect(ready.json()).toEqual({ status: 'not ready', failing: ['store'], checks: { store: 'unreachable', redis: 'ok' } });
+    expect(ready.json()).toEqual({ status: 'not ready', failing: ['store'], checks: { store: 'unreachable', redis: 'ok', 'ingest-queue': 'ok' } });
     expect((await t.app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200);
     // The reason is logged for operators, not shown to the public.
     const logged = t.logs
@@ -62,7 +62,7 @@ describe('/health and /ready', () => {
     });
     const ready = await t.app.inject({ method: 'GET', url: '/ready' });
     expect(ready.statusCode).toBe(503);
-    expect(ready.json()).toEqual({ status: 'not ready', failing: ['mqtt'], checks: { store: 'ok', redis: 'ok', mqtt: 'unreachable' } });
+    expect(ready.json()).toEqual({ status: 'not ready', failing: ['mqtt'], checks: { store: 'ok', redis: 'ok', 'ingest-queue': 'ok', mqtt: 'unreachable' } });
   });
 });
 

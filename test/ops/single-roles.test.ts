@@ -67,7 +67,9 @@ describe('each role alone in its own process', () => {
       readyUrls.map(async (u) => Object.keys(((await (await fetch(u)).json()) as { checks: Record<string, string> }).checks).sort()),
     );
     const common = ['redis', 'redis-policy', 'store'];
-    expect(checks).toEqual([[...common, 'mqtt-broker'].sort(), common, common, common]);
+    // The broker and the API take raw messages in, so their readiness includes the ingest queue.
+    const ingesting = [...common, 'ingest-queue'];
+    expect(checks).toEqual([[...ingesting, 'mqtt-broker'].sort(), common, common, ingesting.sort()]);
   });
 
   it('a crash published to the broker process reaches the webhook through the pipeline and push processes', async () => {

@@ -20,8 +20,9 @@ const DEFAULT_TOLERANCE_S = 300;
 export default async function routes(app: FastifyInstance, opts: RouteOptions): Promise<void> {
   const { services } = opts;
   const { config, adapters, clock, logger } = services;
-  // Created on first use: an API process that never ingests opens no queue connection.
-  let ingest: Ingest | undefined;
+  // Opened with the routes when a manufacturer ingests over HTTP, so the process's readiness
+  // covers the queue connection batches go through from the first request on.
+  const ingest: Ingest | undefined = adapters.list().some((a) => a.manifest.transport.kind === 'http') ? createIngest(services) : undefined;
   app.addHook('onClose', async () => ingest?.close());
   // Scoped to this plugin: JSON bodies arrive as bytes.
   app.removeAllContentTypeParsers();
@@ -64,7 +65,8 @@ export default async function routes(app: FastifyInstance, opts: RouteOptions): 
     });
 
     try {
-      await (ingest ??= createIngest(services)).enqueueNow(messages);
+      if (!ingest) throw new Error('no ingest queue: no adapter ingests over HTTP');
+      await ingest.enqueueNow(messages);
     } catch (err) {
       metrics.ingestRejected.inc({ manufacturer, reason: 'queue_unavailable' }, messages.length);
       logger.warn({ manufacturer, err: (err as Error).message }, 'queue refused an HTTP batch; answering 503');
