@@ -8,7 +8,7 @@
  * BENCH_INGEST_RATE (data points/s written meanwhile, default 5000), REDIS_URL (default: a
  * private redis-server).
  */
-import Fastify from 'fastify';
+import Fastify, { type FastifyReply } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,6 +22,7 @@ import { closeServices, createServices } from '../src/services.ts';
 import type { LoadResult, LoadSpec } from './delivery-load.ts';
 import type { IngestSpec } from './delivery-ingest.ts';
 import { BENCH_ITEM_NAMES } from './delivery-payloads.ts';
+import { createFixedWindowLimiter } from '../src/rate-limit/fixed-window.ts';
 import { BENCH_VINS, seedBench } from './delivery-seed.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -69,15 +70,26 @@ async function main(): Promise<void> {
     const check = await app.inject({ method: 'POST', url: '/delivery/v1/in-vehicle', headers, payload: body });
 
     // Baselines on a bare Fastify: hello-world, and (for reference) the same route returning a
-    // real delivery answer as a constant, to show what moving 21 KB per request costs by itself.
+    // real delivery answer as a constant, to show what moving 21 KB per request costs by itself;
+    // then the floor: that plus the one Redis rate-limit call (subscription + 10 vehicles) every
+    // delivery must make, i.e. what any implementation pays before authentication and data.
     const hello = Fastify({ logger: false });
     hello.get('/', async () => ({ hello: 'world' }));
-    hello.post('/static', async (_req, reply) => reply.type('application/json; charset=utf-8').send(check.body));
+    const constantAnswer = (reply: FastifyReply) => reply.type('application/json; charset=utf-8').send(check.body);
+    hello.post('/static', async (_req, reply) => constantAnswer(reply));
+    const limiter = createFixedWindowLimiter(services.redis, services.clock, services.logger);
+    const counters = ['s', ...BENCH_VINS].map((k) => ({ key: `${config.QUEUE_PREFIX}:floor:${k}`, limit: 1e9, windowS: 60 }));
+    hello.post('/floor', async (_req, reply) => {
+      await limiter.hit(counters);
+      return constantAnswer(reply);
+    });
     const helloOrigin = await hello.listen({ port: 0, host: '127.0.0.1' });
     console.log(`hello-world baseline: ${SECONDS} s, ${CONNECTIONS} connections ...`);
     const baseline = await load({ ...common, origin: helloOrigin, method: 'GET', path: '/', headers: {} });
     console.log(`static answer of ${check.body.length} bytes (reference): ${SECONDS} s ...`);
     const staticAnswer = await load({ ...common, origin: helloOrigin, method: 'POST', path: '/static', headers: { 'content-type': 'application/json' }, body });
+    console.log(`floor: the constant answer after the Redis rate-limit call (reference): ${SECONDS} s ...`);
+    const floor = await load({ ...common, origin: helloOrigin, method: 'POST', path: '/floor', headers: { 'content-type': 'application/json' }, body });
     await hello.close();
 
     const entries = check.json().inVehicleData as { response?: Record<string, { dataPoint?: unknown }> }[];
@@ -100,6 +112,7 @@ async function main(): Promise<void> {
     console.log('');
     console.log(`hello-world  ${fmt(baseline)}`);
     console.log(`static 21 KB ${fmt(staticAnswer)}`);
+    console.log(`floor        ${fmt(floor)}  (${((floor.perSecond / baseline.perSecond) * 100).toFixed(1)} % of hello-world, no ingestion)`);
     console.log(`delivery     ${fmt(delivery)}`);
     console.log(`ingestion    ${ingested.perSecond.toFixed(0)} data points/s written meanwhile (${ingested.written} in all)`);
     console.log(`ratio        ${(ratio * 100).toFixed(1)} % of hello-world (target ≥ 25 %): ${ratio >= 0.25 ? 'met' : 'NOT met'}`);
