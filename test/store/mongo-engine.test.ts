@@ -3,7 +3,8 @@ import { MongoBulkWriteError, MongoNetworkError, MongoServerError } from 'mongod
 import { describe, expect, it } from 'vitest';
 import { freePort } from '../../src/runtime/free-port.ts';
 import { DuplicateKeyError, StoreUnavailableError } from '../../src/store/contract.ts';
-import { duplicateIndexes, duplicateKeyError, guardRepo, isTransient, toStoreError, upsertRetrying } from '../../src/store/mongo/errors.ts';
+import { guardRepo } from '../../src/store/guard-store.ts';
+import { duplicateIndexes, duplicateKeyError, isTransient, toStoreError, upsertRetrying } from '../../src/store/mongo/errors.ts';
 import { MONGO_CLIENT_OPTIONS, openMongoStore } from '../../src/store/mongo/open.ts';
 
 // No MongoDB server runs here, so the conformance suite cannot reach the engine (see
@@ -93,7 +94,7 @@ describe('MongoDB engine without a server', () => {
         throw bug;
       },
       ok: async (n: number) => n + 1,
-    });
+    }, toStoreError);
     await expect(repo.down()).rejects.toBeInstanceOf(StoreUnavailableError);
     await expect(repo.dup()).rejects.toBe(refusal);
     await expect(repo.bad()).rejects.toBe(bug);

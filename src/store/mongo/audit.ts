@@ -1,6 +1,5 @@
 import type { Db, Filter } from 'mongodb';
 import type { AuditEvent, AuditRepo } from '../contract.ts';
-import { guardRepo } from './errors.ts';
 
 /** A stored event: the contract's fields plus `atDate`, the same time as a Date (TTL-ready). */
 interface AuditDoc extends AuditEvent {
@@ -18,7 +17,7 @@ export async function createMongoAuditRepo(db: Db): Promise<AuditRepo> {
     { key: { at: 1 }, name: 'audit_events_at_idx' },
   ]);
 
-  return guardRepo<AuditRepo>({
+  return {
     async record(event) {
       await events.insertOne({ ...toEvent(event), atDate: new Date(event.at) });
     },
@@ -30,5 +29,5 @@ export async function createMongoAuditRepo(db: Db): Promise<AuditRepo> {
       const docs = await events.find(query, { projection: { _id: 0, atDate: 0 } }).sort({ at: 1, _id: 1 }).toArray();
       return docs.map(toEvent);
     },
-  });
+  };
 }

@@ -1,6 +1,6 @@
 import type { Db } from 'mongodb';
 import type { ApiKeyRecord, Consumer, ConsumerRepo } from '../contract.ts';
-import { duplicateKeyError, guardRepo, isDuplicateKey } from './errors.ts';
+import { duplicateKeyError, isDuplicateKey } from './errors.ts';
 
 /** Contract names of the unique indexes, by the fields of the E11000's keyPattern. */
 const NAMES: Record<string, string> = {
@@ -46,7 +46,7 @@ export async function createMongoConsumerRepo(db: Db): Promise<ConsumerRepo> {
   ]);
   const noId = { projection: { _id: 0 } } as const;
 
-  return guardRepo<ConsumerRepo>({
+  return {
     async create(consumer) {
       await insertUnique(() => consumers.insertOne(toConsumer(consumer)));
     },
@@ -75,5 +75,5 @@ export async function createMongoConsumerRepo(db: Db): Promise<ConsumerRepo> {
       const result = await keys.updateOne({ consumerId, keyId, revokedAt: null }, { $set: { revokedAt: at } });
       return result.modifiedCount === 1;
     },
-  });
+  };
 }

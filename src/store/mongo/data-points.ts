@@ -1,7 +1,7 @@
 import type { AnyBulkWriteOperation, Db } from 'mongodb';
 import type { DataPoint, DataPointRepo } from '../contract.ts';
 import { checkHistoryLimit, decodeHistoryCursor, encodeHistoryCursor } from '../history-cursor.ts';
-import { duplicateIndexes, guardRepo } from './errors.ts';
+import { duplicateIndexes } from './errors.ts';
 
 /** A stored point: the contract's fields plus `at`, the point's time as a Date, for a TTL index. */
 interface PointDoc extends DataPoint {
@@ -79,7 +79,7 @@ export async function createMongoDataPointRepo(db: Db): Promise<DataPointRepo> {
     }
   }
 
-  return guardRepo<DataPointRepo>({
+  return {
     async insertMany(points) {
       if (points.length === 0) return [];
       let refused = new Set<number>();
@@ -129,5 +129,5 @@ export async function createMongoDataPointRepo(db: Db): Promise<DataPointRepo> {
     async count() {
       return history.countDocuments({});
     },
-  });
+  };
 }

@@ -63,27 +63,6 @@ export function toStoreError(err: unknown): unknown {
 }
 
 /**
- * Wraps every method of a repository so that driver outages surface as StoreUnavailableError
- * (callers retry those with backoff) while every other error passes through unchanged.
- */
-export function guardRepo<T extends object>(repo: T): T {
-  const guarded: Record<string, unknown> = {};
-  for (const [name, method] of Object.entries(repo)) {
-    guarded[name] =
-      typeof method === 'function'
-        ? async (...args: unknown[]) => {
-            try {
-              return await (method as (...a: unknown[]) => Promise<unknown>).apply(repo, args);
-            } catch (err) {
-              throw toStoreError(err);
-            }
-          }
-        : method;
-  }
-  return guarded as T;
-}
-
-/**
  * The indexes of a bulk write's operations that a unique index refused. Any other failure
  * (another write error, a missed write concern, a network error) is rethrown: only "already
  * there" is an expected outcome.

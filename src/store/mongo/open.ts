@@ -6,6 +6,7 @@ import { createMongoConsentRepo } from './consents.ts';
 import { createMongoConsumerRepo } from './consumers.ts';
 import { createMongoDataPointRepo } from './data-points.ts';
 import { createMongoDeliveryRepo } from './deliveries.ts';
+import { guardRepos } from '../guard-store.ts';
 import { toStoreError } from './errors.ts';
 import { createMongoQuarantineRepo } from './quarantine.ts';
 import { createMongoSubscriptionRepo } from './subscriptions.ts';
@@ -45,21 +46,15 @@ export async function openMongoStore(url: string, dbName: string): Promise<Store
         createMongoDeliveryRepo(db),
         createMongoAuditRepo(db),
       ]);
+    // Every repository's driver outages become StoreUnavailableError.
+    const repos = guardRepos({ consumers, subscriptions, vehicles, consents, dataPoints, quarantine, webhooks, deliveries, audit }, toStoreError);
     return {
       engine: 'mongo',
-      consumers,
-      subscriptions,
-      vehicles,
-      consents,
-      dataPoints,
-      quarantine,
-      webhooks,
-      deliveries,
-      audit,
+      ...repos,
       async purgeErased() {
-      // Deleted documents are gone from the collections; the journal and oplog age out.
-    },
-    async ping() {
+        // Deleted documents are gone from the collections; the journal and oplog age out.
+      },
+      async ping() {
         try {
           await db.command({ ping: 1 });
         } catch (err) {

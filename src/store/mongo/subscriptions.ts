@@ -1,6 +1,6 @@
 import type { Db } from 'mongodb';
 import type { Subscription, SubscriptionRepo } from '../contract.ts';
-import { duplicateKeyError, guardRepo, isDuplicateKey } from './errors.ts';
+import { duplicateKeyError, isDuplicateKey } from './errors.ts';
 
 const toSubscription = (d: Subscription): Subscription => ({
   subscriptionId: d.subscriptionId,
@@ -23,7 +23,7 @@ export async function createMongoSubscriptionRepo(db: Db): Promise<SubscriptionR
   const noId = { projection: { _id: 0 } } as const;
   const order = { createdAt: 1, subscriptionId: 1 } as const;
 
-  return guardRepo<SubscriptionRepo>({
+  return {
     async create(subscription) {
       try {
         await subscriptions.insertOne(toSubscription(subscription));
@@ -46,5 +46,5 @@ export async function createMongoSubscriptionRepo(db: Db): Promise<SubscriptionR
       // Equality on an array field matches an element exactly (never a substring).
       return (await subscriptions.find({ dataItems: item }, noId).sort(order).toArray()).map(toSubscription);
     },
-  });
+  };
 }

@@ -1,6 +1,6 @@
 import type { Db } from 'mongodb';
 import type { VehicleActivation, VehicleRepo } from '../contract.ts';
-import { guardRepo, upsertRetrying } from './errors.ts';
+import { upsertRetrying } from './errors.ts';
 
 const toVehicle = (d: VehicleActivation): VehicleActivation => ({
   subscriptionId: d.subscriptionId,
@@ -21,7 +21,7 @@ export async function createMongoVehicleRepo(db: Db): Promise<VehicleRepo> {
   ]);
   const noId = { projection: { _id: 0 } } as const;
 
-  return guardRepo<VehicleRepo>({
+  return {
     async upsert(vehicle) {
       const doc = toVehicle(vehicle);
       // Upsert only on the uniquely indexed filter; a lost insert race is retried as an update.
@@ -60,5 +60,5 @@ export async function createMongoVehicleRepo(db: Db): Promise<VehicleRepo> {
     async deleteBySubscriptionAndVin(subscriptionId, vin) {
       return (await vehicles.deleteMany({ subscriptionId, vin })).deletedCount;
     },
-  });
+  };
 }

@@ -1,6 +1,5 @@
 import type Database from 'better-sqlite3';
 import type { AuditEvent, AuditRepo } from '../contract.ts';
-import { guardSqliteRepo } from './guard.ts';
 import { fromJson, toJson } from './json-column.ts';
 
 interface AuditRow {
@@ -42,7 +41,7 @@ export function createSqliteAuditRepo(db: Database.Database): AuditRepo {
   const bySubject = db.prepare<[string], AuditRow>(`${cols} WHERE subject = ? ORDER BY at, id`);
   const byBoth = db.prepare<[string, string], AuditRow>(`${cols} WHERE type = ? AND subject = ? ORDER BY at, id`);
 
-  return guardSqliteRepo<AuditRepo>({
+  return {
     async record(event) {
       insert.run(event.type, event.at, event.subject ?? null, toJson(event.details ?? {}));
     },
@@ -58,5 +57,5 @@ export function createSqliteAuditRepo(db: Database.Database): AuditRepo {
               : all.all();
       return rows.map(toEvent);
     },
-  });
+  };
 }

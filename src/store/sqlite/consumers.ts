@@ -1,6 +1,5 @@
 import type Database from 'better-sqlite3';
 import type { ApiKeyRecord, Consumer, ConsumerRepo } from '../contract.ts';
-import { guardSqliteRepo } from './guard.ts';
 import { withDuplicateKey } from './unique-violation.ts';
 
 interface ConsumerRow {
@@ -72,7 +71,7 @@ export function createSqliteConsumerRepo(db: Database.Database): ConsumerRepo {
     'UPDATE api_keys SET revoked_at = ? WHERE consumer_id = ? AND key_id = ? AND revoked_at IS NULL',
   );
 
-  return guardSqliteRepo<ConsumerRepo>({
+  return {
     async create(consumer) {
       withDuplicateKey({ 'consumers.consumer_id': 'consumers.consumerId' }, () => insertConsumer.run(consumer));
     },
@@ -99,5 +98,5 @@ export function createSqliteConsumerRepo(db: Database.Database): ConsumerRepo {
     async revokeApiKey(consumerId, keyId, at) {
       return revokeKey.run(at, consumerId, keyId).changes === 1;
     },
-  });
+  };
 }

@@ -1,7 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { DataPoint, DataPointRepo } from '../contract.ts';
 import { checkHistoryLimit, decodeHistoryCursor, encodeHistoryCursor } from '../history-cursor.ts';
-import { guardSqliteRepo } from './guard.ts';
 import { fromJson, toJson } from './json-column.ts';
 
 interface PointRow {
@@ -132,7 +131,7 @@ export function createSqliteDataPointRepo(db: Database.Database): DataPointRepo 
     return deleteHistoryOfVin.run(vin).changes;
   });
 
-  return guardSqliteRepo<DataPointRepo>({
+  return {
     async insertMany(points) {
       if (points.length === 0) return [];
       // IMMEDIATE takes the write lock up front, so a second process waits (busy_timeout)
@@ -174,5 +173,5 @@ export function createSqliteDataPointRepo(db: Database.Database): DataPointRepo 
     async count() {
       return countHistory.get()?.n ?? 0;
     },
-  });
+  };
 }

@@ -11,20 +11,7 @@ export function isTransientSqliteError(err: unknown): boolean {
   return err instanceof Error && TRANSIENT.test(String((err as Error & { code?: unknown }).code));
 }
 
-/** Wraps every method of a repository so transient SQLite failures become StoreUnavailableError. */
-export function guardSqliteRepo<T extends object>(repo: T): T {
-  const guarded: Record<string, unknown> = {};
-  for (const [name, method] of Object.entries(repo)) {
-    guarded[name] =
-      typeof method === 'function'
-        ? async (...args: unknown[]) => {
-            try {
-              return await (method as (...a: unknown[]) => Promise<unknown>).apply(repo, args);
-            } catch (err) {
-              throw isTransientSqliteError(err) ? new StoreUnavailableError(err) : err;
-            }
-          }
-        : method;
-  }
-  return guarded as T;
+/** The SQLite engine's error translation for the store's repository guard (src/store/guard-store.ts). */
+export function toSqliteStoreError(err: unknown): unknown {
+  return isTransientSqliteError(err) ? new StoreUnavailableError(err) : err;
 }

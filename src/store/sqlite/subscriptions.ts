@@ -1,6 +1,5 @@
 import type Database from 'better-sqlite3';
 import type { LegalBasis, Subscription, SubscriptionRepo } from '../contract.ts';
-import { guardSqliteRepo } from './guard.ts';
 import { fromJson, toJson } from './json-column.ts';
 import { withDuplicateKey } from './unique-violation.ts';
 
@@ -72,7 +71,7 @@ export function createSqliteSubscriptionRepo(db: Database.Database): Subscriptio
     for (const item of s.dataItems) insertItem.run(item, s.subscriptionId);
   });
 
-  return guardSqliteRepo<SubscriptionRepo>({
+  return {
     async create(subscription) {
       withDuplicateKey({ 'subscriptions.subscription_id': 'subscriptions.subscriptionId' }, () =>
         createTx.immediate(subscription),
@@ -91,5 +90,5 @@ export function createSqliteSubscriptionRepo(db: Database.Database): Subscriptio
     async listContainingItem(item) {
       return listWithItem.all(item).map(toSubscription);
     },
-  });
+  };
 }

@@ -1,6 +1,5 @@
 import type Database from 'better-sqlite3';
 import type { VehicleActivation, VehicleRepo, VehicleStatus } from '../contract.ts';
-import { guardSqliteRepo } from './guard.ts';
 
 interface VehicleRow {
   subscription_id: string;
@@ -64,7 +63,7 @@ export function createSqliteVehicleRepo(db: Database.Database): VehicleRepo {
   const deleteVin = db.prepare<[string]>('DELETE FROM vehicles WHERE vin = ?');
   const deleteSubVin = db.prepare<[string, string]>('DELETE FROM vehicles WHERE subscription_id = ? AND vin = ?');
 
-  return guardSqliteRepo<VehicleRepo>({
+  return {
     async upsert(vehicle) {
       upsert.run({ ...vehicle, manufacturer: vehicle.manufacturer ?? null });
     },
@@ -93,5 +92,5 @@ export function createSqliteVehicleRepo(db: Database.Database): VehicleRepo {
     async deleteBySubscriptionAndVin(subscriptionId, vin) {
       return deleteSubVin.run(subscriptionId, vin).changes;
     },
-  });
+  };
 }
