@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import type { TestConsumer } from '../helpers/app.ts';
+import { activeConsentRecord } from '../helpers/consents.ts';
 import type { TestServices } from '../helpers/services.ts';
-import type { ConsentRecord, DataPoint, VehicleStatus } from '../../src/store/contract.ts';
+import type { DataPoint, VehicleStatus } from '../../src/store/contract.ts';
 
 /** Virtual VINs used across the delivery tests. */
 export const VIN1 = 'V1RTUALV1N0000001';
@@ -27,46 +27,14 @@ export async function setVehicle(t: TestServices, c: TestConsumer, vin: string, 
  * consent flow leaves it after the manufacturer step. Returns its id (for revocation).
  */
 export async function giveConsent(t: TestServices, c: TestConsumer, vin: string): Promise<string> {
-  const at = t.services.clock.now().toISOString();
-  const consentId = randomUUID();
-  const record: ConsentRecord = {
-    consentId,
+  const record = activeConsentRecord(t.services.clock.now().toISOString(), {
     consumerId: c.consumerId,
     subscriptionId: c.subscriptionId,
     vin,
-    state: 'ACTIVE',
-    stateChangedAt: at,
-    createdAt: at,
     manufacturer: t.services.adapters.forVin(vin)?.manifest.id ?? null,
-    dataItems: [],
-    redirectUrl: null,
-    consumerState: null,
-    firstName: null,
-    lastName: null,
-    email: null,
-    consentGivenAt: at,
-    activatedAt: at,
-    confirmedAt: null,
-    errorCode: null,
-    grantedItems: [],
-    history: [{ state: 'ACTIVE', at }],
-    sessionHash: randomUUID(),
-    csrfHash: randomUUID(),
-    oauthStateHash: null,
-    pkceVerifierSealed: null,
-    codeHash: null,
-    consumerCodeChallenge: null,
-  };
+  });
   await t.services.store.consents.create(record);
-  return consentId;
-}
-
-export async function revokeConsent(t: TestServices, consentId: string): Promise<void> {
-  const done = await t.services.store.consents.transition(
-    { consentId },
-    { from: ['ACTIVE', 'CONFIRMED'], to: 'REVOKED', at: t.services.clock.now().toISOString() },
-  );
-  if (!done) throw new Error('consent was not active');
+  return record.consentId;
 }
 
 /** A valid catalog payload for a few pull items, at a given time. */

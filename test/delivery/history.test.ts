@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addConsumer, createTestApp, type TestApp, type TestConsumer } from '../helpers/app.ts';
-import { giveConsent, revokeConsent, seedPoints, setVehicle, VIN1, VIN2, VIN3 } from './fixtures.ts';
+import { revokeConsent } from '../helpers/consents.ts';
+import { giveConsent, seedPoints, setVehicle, VIN1, VIN2, VIN3 } from './fixtures.ts';
 
 describe('GET /delivery/v1/history/{vin}/{item}', () => {
   let t: TestApp;
@@ -80,7 +81,7 @@ describe('GET /delivery/v1/history/{vin}/{item}', () => {
 
   it('stops at once when consent is revoked', async () => {
     expect((await get(`${VIN1}/batteryvoltage?limit=1`)).statusCode).toBe(200);
-    await revokeConsent(t, consentId);
+    await revokeConsent(t.services, consentId);
     expect((await get(`${VIN1}/batteryvoltage?limit=1`)).statusCode).toBe(403);
   });
 });

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.ts';
 import { addConsumer, createTestApp, type TestApp, type TestConsumer } from '../helpers/app.ts';
-import { deliveryBody, giveConsent, payloadFor, revokeConsent, seedPoints, setVehicle, VIN1, VIN2, VIN3, VIN4 } from './fixtures.ts';
+import { revokeConsent } from '../helpers/consents.ts';
+import { deliveryBody, giveConsent, payloadFor, seedPoints, setVehicle, VIN1, VIN2, VIN3, VIN4 } from './fixtures.ts';
 
 const ITEMS = ['batteryvoltage', 'coolanttemperature', 'sochighlevel'];
 
@@ -101,7 +102,7 @@ describe('POST /delivery/v1/in-vehicle', () => {
     const consentId = await giveConsent(t, c, vin);
     await seedPoints(t, vin, ['sochighlevel'], new Date('2026-03-01T09:00:00.000Z'), 90);
     expect((await deliver(deliveryBody([vin], ['sochighlevel']))).inVehicleData[0].response.sochighlevel.dataPoint.value).toBe(90);
-    await revokeConsent(t, consentId);
+    await revokeConsent(t.services, consentId);
     expect((await deliver(deliveryBody([vin], ['sochighlevel']))).inVehicleData[0].error.code).toBe('CAR.VE.905');
   });
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sha256Hex } from '../../src/crypto.ts';
 import { addConsumer, type TestApp } from '../helpers/app.ts';
+import { activeConsentRecord } from '../helpers/consents.ts';
 import type { FuzzContext } from './requests.ts';
 
 export const FUZZ_VINS = ['V1RTUALV1N0000001', 'V1RTUALV1N0000S06', 'BRLAU1EV0N1000001'];
@@ -20,12 +21,12 @@ export async function fuzzContext(t: TestApp): Promise<FuzzContext> {
     await store.vehicles.upsert({ subscriptionId: a.subscriptionId, vin, manufacturer, status: 'ACTIVATED', createdAt: at, updatedAt: at });
     const consentId = randomUUID();
     ids.push(consentId);
-    await store.consents.create({
-      consentId, consumerId: a.consumerId, subscriptionId: a.subscriptionId, vin, state: 'ACTIVE', stateChangedAt: at, createdAt: at, manufacturer,
-      dataItems: ['mileage'], redirectUrl: null, consumerState: null, firstName: null, lastName: null, email: null, consentGivenAt: at, activatedAt: at,
-      confirmedAt: null, errorCode: null, grantedItems: ['mileage'], history: [{ state: 'STARTED', at }, { state: 'ACTIVE', at }],
-      sessionHash: sha256Hex(randomUUID()), csrfHash: sha256Hex(randomUUID()), oauthStateHash: null, pkceVerifierSealed: null, codeHash: sha256Hex(consentId), consumerCodeChallenge: null,
-    });
+    await store.consents.create(
+      activeConsentRecord(at, {
+        consentId, consumerId: a.consumerId, subscriptionId: a.subscriptionId, vin, manufacturer,
+        dataItems: ['mileage'], grantedItems: ['mileage'], codeHash: sha256Hex(consentId),
+      }),
+    );
     await store.dataPoints.insertMany([
       { vin, item: 'mileage', timestampMs: Date.parse(at) - 60_000, payload: { value: 1234.5, unit: 'km', timestamp: new Date(Date.parse(at) - 60_000).toISOString() }, manufacturer, mappingVersion: 'fuzz', receivedAt: at },
     ]);

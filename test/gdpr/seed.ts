@@ -6,6 +6,7 @@ import { adapterSecret } from '../../src/adapters/secrets.ts';
 import { sha256Hex } from '../../src/crypto.ts';
 import { defaultPaths, type Services } from '../../src/services.ts';
 import type { ConsentRecord } from '../../src/store/contract.ts';
+import { activeConsentRecord } from '../helpers/consents.ts';
 
 const fixtures = join(defaultPaths().root, 'adapters', 'borealis', 'fixtures');
 
@@ -40,40 +41,24 @@ export function borealisBatch(services: Services, records: unknown[]) {
   };
 }
 
-/** An ACTIVE consent with the personal data the portal collects. */
+/** An ACTIVE consent with the personal data the portal collects and the flow's spent secrets. */
 export async function seedConsent(services: Services, consumerId: string, subscriptionId: string, vin: string): Promise<ConsentRecord> {
-  const at = services.clock.now().toISOString();
-  const record: ConsentRecord = {
-    consentId: randomUUID(),
+  const items = ['accidentautomatic', 'mileage'];
+  const record = activeConsentRecord(services.clock.now().toISOString(), {
     consumerId,
     subscriptionId,
     vin,
-    state: 'ACTIVE',
-    stateChangedAt: at,
-    createdAt: at,
     manufacturer: 'borealis',
-    dataItems: ['accidentautomatic', 'mileage'],
+    dataItems: items,
+    grantedItems: items,
     redirectUrl: 'https://app.example.com/cb',
-    consumerState: null,
     firstName: 'Erika',
     lastName: 'Mustermann',
     email: 'erika@example.com',
-    consentGivenAt: at,
-    activatedAt: at,
-    confirmedAt: null,
-    errorCode: null,
-    grantedItems: ['accidentautomatic', 'mileage'],
-    history: [
-      { state: 'STARTED', at },
-      { state: 'ACTIVE', at },
-    ],
-    sessionHash: sha256Hex(randomUUID()),
-    csrfHash: sha256Hex(randomUUID()),
     oauthStateHash: sha256Hex(randomUUID()),
     pkceVerifierSealed: services.secrets.encrypt(randomUUID()),
     codeHash: sha256Hex(randomUUID()),
-    consumerCodeChallenge: null,
-  };
+  });
   await services.store.consents.create(record);
   return record;
 }

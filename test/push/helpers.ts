@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Services } from '../../src/services.ts';
-import type { ConsentRecord, DataPoint, VehicleStatus } from '../../src/store/contract.ts';
-import { sha256Hex } from '../../src/crypto.ts';
+import type { DataPoint, VehicleStatus } from '../../src/store/contract.ts';
+import { activeConsentRecord, revokeConsent } from '../helpers/consents.ts';
 
 export const S08 = 'V1RTUALV1N0000S08';
 
@@ -13,51 +13,15 @@ export async function seedVehicle(services: Services, subscriptionId: string, vi
   await services.store.vehicles.upsert({ subscriptionId, vin, manufacturer: 'virtual', status, createdAt: at, updatedAt: at });
 }
 
-/** An ACTIVE consent, written through the consent repo as the consent flow leaves it. */
+/** An ACTIVE consent for the accident event, written through the consent repo as the consent flow leaves it. */
 export async function seedConsent(services: Services, consumerId: string, subscriptionId: string, vin: string): Promise<string> {
-  const at = services.clock.now().toISOString();
-  const consentId = randomUUID();
-  const record: ConsentRecord = {
-    consentId,
-    consumerId,
-    subscriptionId,
-    vin,
-    state: 'ACTIVE',
-    stateChangedAt: at,
-    createdAt: at,
-    manufacturer: 'virtual',
-    dataItems: ['accidentautomatic'],
-    redirectUrl: null,
-    consumerState: null,
-    firstName: null,
-    lastName: null,
-    email: null,
-    consentGivenAt: at,
-    activatedAt: at,
-    confirmedAt: null,
-    errorCode: null,
-    grantedItems: ['accidentautomatic'],
-    history: [
-      { state: 'STARTED', at },
-      { state: 'ACTIVE', at },
-    ],
-    sessionHash: sha256Hex(randomUUID()),
-    csrfHash: sha256Hex(randomUUID()),
-    oauthStateHash: null,
-    pkceVerifierSealed: null,
-    codeHash: null,
-    consumerCodeChallenge: null,
-  };
+  const items = ['accidentautomatic'];
+  const record = activeConsentRecord(services.clock.now().toISOString(), { consumerId, subscriptionId, vin, dataItems: items, grantedItems: items });
   await services.store.consents.create(record);
-  return consentId;
+  return record.consentId;
 }
 
-/** Revokes a consent the way the consent API does (one conditional transition). */
-export async function revokeConsent(services: Services, consentId: string) {
-  const at = services.clock.now().toISOString();
-  const done = await services.store.consents.transition({ consentId }, { from: ['ACTIVE', 'CONFIRMED'], to: 'REVOKED', at });
-  if (!done) throw new Error('consent was not active');
-}
+export { revokeConsent };
 
 /** An accident event as the pipeline hands it over. */
 export function crashPoint(vin = S08, at = new Date()): DataPoint {
