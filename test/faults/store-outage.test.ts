@@ -4,11 +4,10 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { createIngest } from '../../src/pipeline/ingest.ts';
 import { bullConnection, HARMONIZE_QUEUE } from '../../src/pipeline/queue.ts';
-import { freePort } from '../../src/runtime/free-port.ts';
 import { createTestServices, type TestServices } from '../helpers/services.ts';
 import { ITEMS_PER_TELEMETRY, telemetryMessages } from '../ops/raw-messages.ts';
 import { deployment, type Deployment } from '../ops/service-env.ts';
-import { eventually, startService, waitForHttp, type ServiceProcess } from '../ops/service-process.ts';
+import { eventually, startWorker, type ServiceProcess } from '../ops/service-process.ts';
 
 const MESSAGES = 300;
 const LOCK_MS = 8_000;
@@ -38,10 +37,7 @@ describe('store unavailable for a while', () => {
   it('retries with backoff and stores every message exactly once, nothing quarantined', async () => {
     d = deployment(inject('redisUrl'), { PIPELINE_BATCH_SIZE: '50', LOG_LEVEL: 'warn' });
     t = await createTestServices({ env: d.env() });
-    const probe = await freePort();
-    const worker = startService('worker', { env: d.env({ ROLES: 'pipeline', PROBE_PORT: String(probe) }) });
-    procs.push(worker);
-    await waitForHttp(`http://127.0.0.1:${probe}/ready`, 200, 30_000, worker);
+    const worker = await startWorker(d, procs);
 
     const ingest = createIngest(t.services);
     // A first part goes through while the store is fine.

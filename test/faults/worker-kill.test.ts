@@ -2,11 +2,10 @@ import { Queue } from 'bullmq';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { createIngest } from '../../src/pipeline/ingest.ts';
 import { bullConnection, HARMONIZE_QUEUE } from '../../src/pipeline/queue.ts';
-import { freePort } from '../../src/runtime/free-port.ts';
 import { createTestServices, type TestServices } from '../helpers/services.ts';
 import { ITEMS_PER_TELEMETRY, telemetryMessages } from '../ops/raw-messages.ts';
 import { deployment, type Deployment } from '../ops/service-env.ts';
-import { eventually, startService, waitForHttp, type ServiceProcess } from '../ops/service-process.ts';
+import { eventually, startWorker, type ServiceProcess } from '../ops/service-process.ts';
 
 const ROUNDS = 12;
 const PER_ROUND = 50;
@@ -43,13 +42,7 @@ describe('a worker process killed mid-batch under load', () => {
       LOG_LEVEL: 'warn',
     });
     t = await createTestServices({ env: d.env() });
-    const worker = async (name: string) => {
-      const probe = await freePort();
-      const p = startService(name, { env: d!.env({ ROLES: 'pipeline', PROBE_PORT: String(probe) }) });
-      procs.push(p);
-      await waitForHttp(`http://127.0.0.1:${probe}/ready`, 200, 30_000, p);
-      return p;
-    };
+    const worker = (name: string) => startWorker(d!, procs, { name });
     const first = await worker('worker-1');
     const queue = new Queue(HARMONIZE_QUEUE, { connection: bullConnection(t.services.redisUrl, 'worker'), prefix: t.services.config.QUEUE_PREFIX });
     const ingest = createIngest(t.services);

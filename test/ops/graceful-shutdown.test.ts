@@ -9,7 +9,7 @@ import type { Running } from '../../src/runtime/startable.ts';
 import { createTestServices, type TestServices } from '../helpers/services.ts';
 import { ITEMS_PER_TELEMETRY, telemetryMessages } from './raw-messages.ts';
 import { borealisRecord, borealisRequest, deployment, type Deployment } from './service-env.ts';
-import { eventually, startService, waitForHttp, type ServiceProcess } from './service-process.ts';
+import { eventually, startService, startWorker, waitForHttp, type ServiceProcess } from './service-process.ts';
 
 /**
  * Issue 8 item 3 and reliability checklist G5: on SIGTERM a process stops taking work,
@@ -31,6 +31,16 @@ describe('graceful shutdown on SIGTERM', () => {
 
   const queueOf = (t: TestServices) =>
     new Queue(HARMONIZE_QUEUE, { connection: bullConnection(t.services.redisUrl, 'worker'), prefix: t.services.config.QUEUE_PREFIX });
+
+  /** Queues `count` telemetry messages and waits until a worker runs the first batch of them. */
+  const batchRunning = async (t: TestServices, count: number): Promise<Queue> => {
+    const ingest = createIngest(t.services);
+    await ingest.enqueueNow(telemetryMessages(0, count));
+    await ingest.close();
+    const queue = queueOf(t);
+    await eventually(async () => (await queue.getActiveCount()) === 1, 'the batch to be active', 20_000, 10);
+    return queue;
+  };
 
   it('an API process finishes a request still being uploaded, refuses new connections, and exits 0', async () => {
     d = deployment(inject('redisUrl'));
@@ -86,16 +96,9 @@ describe('graceful shutdown on SIGTERM', () => {
     const COUNT = 500;
     d = deployment(inject('redisUrl'), { PIPELINE_BATCH_SIZE: String(COUNT), SHUTDOWN_TIMEOUT_MS: '60000' });
     t = await createTestServices({ env: d.env() });
-    const probe = await freePort();
-    const worker = startService('worker', { env: d.env({ ROLES: 'pipeline', PROBE_PORT: String(probe) }) });
-    procs.push(worker);
-    await waitForHttp(`http://127.0.0.1:${probe}/ready`, 200, 30_000, worker);
+    const worker = await startWorker(d, procs);
 
-    const ingest = createIngest(t.services);
-    await ingest.enqueueNow(telemetryMessages(0, COUNT));
-    await ingest.close();
-    const queue = queueOf(t);
-    await eventually(async () => (await queue.getActiveCount()) === 1, 'the batch to be active', 20_000, 10);
+    const queue = await batchRunning(t, COUNT);
     worker.signal('SIGTERM');
     const exit = await worker.exited;
     expect(exit).toEqual({ code: 0, signal: null });
@@ -123,15 +126,8 @@ describe('graceful shutdown on SIGTERM', () => {
     const COUNT = 2_000;
     d = deployment(inject('redisUrl'), { PIPELINE_BATCH_SIZE: String(COUNT / 4), PIPELINE_CONCURRENCY: '1', SHUTDOWN_TIMEOUT_MS: '300' });
     t = await createTestServices({ env: d.env() });
-    const probe = await freePort();
-    const worker = startService('worker', { env: d.env({ ROLES: 'pipeline', PROBE_PORT: String(probe) }) });
-    procs.push(worker);
-    await waitForHttp(`http://127.0.0.1:${probe}/ready`, 200, 30_000, worker);
-    const ingest = createIngest(t.services);
-    await ingest.enqueueNow(telemetryMessages(0, COUNT));
-    await ingest.close();
-    const queue = queueOf(t);
-    await eventually(async () => (await queue.getActiveCount()) === 1, 'the batch to be active', 20_000, 10);
+    const worker = await startWorker(d, procs);
+    const queue = await batchRunning(t, COUNT);
     const signalled = Date.now();
     worker.signal('SIGTERM');
     expect(await worker.exited).toEqual({ code: 1, signal: null });
@@ -147,10 +143,7 @@ describe('graceful shutdown on SIGTERM', () => {
 
   it('a SIGTERM while the process still waits for Redis at start ends it at once with 0', async () => {
     d = deployment(`redis://127.0.0.1:${await freePort()}`);
-    const probe = await freePort();
-    const worker = startService('worker', { env: d.env({ ROLES: 'pipeline,push', PROBE_PORT: String(probe) }) });
-    procs.push(worker);
-    await waitForHttp(`http://127.0.0.1:${probe}/ready`, 503, 30_000, worker);
+    const worker = await startWorker(d, procs, { roles: 'pipeline,push', readyStatus: 503 });
     const signalled = Date.now();
     worker.signal('SIGTERM');
     expect(await worker.exited).toEqual({ code: 0, signal: null });

@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { freePort } from '../../src/runtime/free-port.ts';
 import { defaultPaths } from '../../src/services.ts';
+import type { Deployment } from './service-env.ts';
 
 export const ROOT = defaultPaths().root;
 
@@ -98,6 +100,23 @@ export function startService(name: string, opts: StartOptions): ServiceProcess {
       return exit;
     },
   };
+}
+
+/**
+ * A worker process of deployment `d` with these ROLES on a free probe port, once its /ready
+ * answers `readyStatus`. It joins `procs` before the wait, so the test's afterEach stops it
+ * even when it never gets ready.
+ */
+export async function startWorker(
+  d: Deployment,
+  procs: ServiceProcess[],
+  opts: { roles?: string; name?: string; readyStatus?: number } = {},
+): Promise<ServiceProcess> {
+  const probe = await freePort();
+  const worker = startService(opts.name ?? 'worker', { env: d.env({ ROLES: opts.roles ?? 'pipeline', PROBE_PORT: String(probe) }) });
+  procs.push(worker);
+  await waitForHttp(`http://127.0.0.1:${probe}/ready`, opts.readyStatus ?? 200, 30_000, worker);
+  return worker;
 }
 
 /** Polls an HTTP URL until it answers `status` (e.g. /ready → 200). */
