@@ -7,6 +7,7 @@ import type { Running } from '../../src/runtime/startable.ts';
 import { startSimulator } from '../../simulator/src/start.ts';
 import { Browser, consumerWith, runFlow, startLiveApp, type LiveApp } from '../consent/harness.ts';
 import type { TestConsumer } from '../helpers/app.ts';
+import { consumerCall, waitFor } from './live-calls.ts';
 
 /*
  * The whole path over real sockets: the simulator publishes the thirteen virtual vehicles
@@ -41,16 +42,6 @@ interface Delivery {
   inVehicleData: Entry[];
 }
 
-async function waitFor<T>(check: () => Promise<T | null | false>, what: string, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 describe('end to end: simulator → pipeline → activation → consent → delivery', () => {
   const clock = new ManualClock('2026-11-25T02:30:00.000Z');
   let t: LiveApp;
@@ -59,14 +50,7 @@ describe('end to end: simulator → pipeline → activation → consent → deli
   let b: TestConsumer;
   const consents = new Map<string, string>();
 
-  async function api<T>(c: TestConsumer, method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
-    const res = await fetch(`${t.origin}${path}`, {
-      method,
-      headers: { 'content-type': 'application/json', 'x-api-key': c.apiKey, 'x-subscription-id': c.subscriptionId },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return { status: res.status, body: (await res.json()) as T };
-  }
+  const api = <T>(c: TestConsumer, method: string, path: string, body?: unknown) => consumerCall<T>(t, c, method, path, body);
   const vehicles = (c: TestConsumer) => api<Vehicle[]>(c, 'GET', '/management/v1/vehicles');
   const vehicle = (c: TestConsumer, vin: string) => api<Vehicle>(c, 'GET', `/management/v1/vehicles/${vin}`);
   const change = (c: TestConsumer, action: string, vins: string[]) => api<Vehicle[]>(c, 'PUT', '/management/v1/vehicles', { action, vins });

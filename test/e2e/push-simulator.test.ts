@@ -10,6 +10,7 @@ import { startSimulator } from '../../simulator/src/start.ts';
 import { Browser, consumerWith, REDIRECT, runFlow, startLiveApp, type LiveApp } from '../consent/harness.ts';
 import type { TestConsumer } from '../helpers/app.ts';
 import { startReceiver, type Receiver } from '../push/helpers.ts';
+import { consumerCall, waitFor } from './live-calls.ts';
 
 /*
  * The whole push path over real sockets and real parts: consumers activate V1RTUALV1N0000S08
@@ -22,16 +23,6 @@ import { startReceiver, type Receiver } from '../push/helpers.ts';
 const S08 = 'V1RTUALV1N0000S08';
 const ITEMS = ['accidentautomatic', 'crashseverity'];
 
-async function waitFor<T>(check: () => Promise<T | null | false>, what: string, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 describe('end to end: simulator crash → MQTT → pipeline → push → signed webhook', () => {
   let t: LiveApp;
   const running: Running[] = [];
@@ -39,14 +30,8 @@ describe('end to end: simulator crash → MQTT → pipeline → push → signed 
   const consumers: Record<keyof typeof receivers, TestConsumer> = {} as never;
   const secrets: Partial<Record<keyof typeof receivers, string>> = {};
 
-  async function api(c: TestConsumer, method: string, path: string, body?: unknown) {
-    const res = await fetch(`${t.origin}${path}`, {
-      method,
-      headers: { 'content-type': 'application/json', 'x-api-key': c.apiKey, 'x-subscription-id': c.subscriptionId },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return { status: res.status, body: (await res.json()) as Record<string, unknown> & { status?: string } };
-  }
+  const api = (c: TestConsumer, method: string, path: string, body?: unknown) =>
+    consumerCall<Record<string, unknown> & { status?: string }>(t, c, method, path, body);
 
   beforeAll(async () => {
     t = await startLiveApp({
