@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { transactionId } from '../../src/push/transaction-id.ts';
 import { addConsumer } from '../helpers/app.ts';
 import { startPushHarness, type PushHarness } from './harness.ts';
-import { crashPoint, eventually, revokeConsent, S08, seedVehicle } from './helpers.ts';
+import { crashPoint, deliveryWithStatus, revokeConsent, S08, seedVehicle } from './helpers.ts';
 
 let h: PushHarness;
 afterEach(async () => h?.stop());
@@ -34,10 +34,7 @@ describe('push delivery of events', () => {
     // The payload is valid against the catalog schema of the item.
     expect(h.t.services.catalog.validate('accidentautomatic', point.payload)).toEqual({ valid: true });
 
-    const row = await eventually(async () => {
-      const d = await h.t.services.store.deliveries.get(id);
-      return d?.status === 'DELIVERED' ? d : undefined;
-    });
+    const row = await deliveryWithStatus(h.t.services, id, 'DELIVERED');
     expect(row.attempts).toEqual([{ at: expect.any(String), statusCode: 200, error: null, durationMs: expect.any(Number) }]);
     const listed = await h.t.app.inject({ method: 'GET', url: '/push/v1/deliveries?status=DELIVERED', headers: h.consumer.headers });
     expect(listed.json()).toEqual([expect.objectContaining({ transactionId: id, status: 'DELIVERED', item: 'accidentautomatic', kind: 'event', vin: S08 })]);
@@ -106,10 +103,7 @@ describe('push delivery of events', () => {
     await revokeConsent(h.t.services, h.consentId);
     await h.startWorkers();
     const id = transactionId(h.t.services.secrets, h.consumer.subscriptionId, S08, 'accidentautomatic', point.timestampMs);
-    const row = await eventually(async () => {
-      const d = await h.t.services.store.deliveries.get(id);
-      return d?.status === 'DROPPED' ? d : undefined;
-    });
+    const row = await deliveryWithStatus(h.t.services, id, 'DROPPED');
     expect(row.lastError).toBe('no active consent');
     expect(h.receiver.requests).toHaveLength(0);
     // Once revoked, later events are not even fanned out.
@@ -124,10 +118,7 @@ describe('push delivery of events', () => {
     await seedVehicle(h.t.services, h.consumer.subscriptionId, S08, 'DEACTIVATED');
     await h.startWorkers();
     const id = transactionId(h.t.services.secrets, h.consumer.subscriptionId, S08, 'accidentautomatic', point.timestampMs);
-    const row = await eventually(async () => {
-      const d = await h.t.services.store.deliveries.get(id);
-      return d?.status === 'DROPPED' ? d : undefined;
-    });
+    const row = await deliveryWithStatus(h.t.services, id, 'DROPPED');
     expect(row.lastError).toBe('vehicle not activated');
     expect(h.receiver.requests).toHaveLength(0);
   });

@@ -4,17 +4,12 @@ import { metrics } from '../../src/metrics/metrics.ts';
 import { transactionId } from '../../src/push/transaction-id.ts';
 import type { DeliveryRecord } from '../../src/store/contract.ts';
 import { startPushHarness, type PushHarness } from './harness.ts';
-import { crashPoint, eventually, S08 } from './helpers.ts';
+import { crashPoint, deliveryWithStatus, S08 } from './helpers.ts';
 
 let h: PushHarness;
 afterEach(async () => h?.stop());
 
-async function waitStatus(id: string, status: DeliveryRecord['status'], timeoutMs = 10_000): Promise<DeliveryRecord> {
-  return eventually(async () => {
-    const d = await h.t.services.store.deliveries.get(id);
-    return d?.status === status ? d : undefined;
-  }, timeoutMs, `delivery ${status}`);
-}
+const waitStatus = (id: string, status: DeliveryRecord['status'], timeoutMs?: number) => deliveryWithStatus(h.t.services, id, status, timeoutMs);
 
 async function send(): Promise<string> {
   const point = crashPoint();

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Services } from '../../src/services.ts';
-import type { DataPoint, VehicleStatus } from '../../src/store/contract.ts';
+import type { DataPoint, DeliveryRecord, VehicleStatus } from '../../src/store/contract.ts';
 import { activeConsentRecord, revokeConsent } from '../helpers/consents.ts';
 
 export const S08 = 'V1RTUALV1N0000S08';
@@ -114,4 +114,16 @@ export async function eventually<T>(check: () => Promise<T | undefined | false>,
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
     await new Promise((res) => setTimeout(res, 20));
   }
+}
+
+/** The delivery row `id`, polled until it has `status`. */
+export function deliveryWithStatus(services: Services, id: string, status: DeliveryRecord['status'], timeoutMs = 10_000): Promise<DeliveryRecord> {
+  return eventually(
+    async () => {
+      const d = await services.store.deliveries.get(id);
+      return d?.status === status ? d : undefined;
+    },
+    timeoutMs,
+    `delivery ${status}`,
+  );
 }

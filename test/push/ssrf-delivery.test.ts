@@ -8,7 +8,7 @@ import { putWebhook } from '../../src/push/webhook-config.ts';
 import type { Running } from '../../src/runtime/startable.ts';
 import { addConsumer } from '../helpers/app.ts';
 import { createTestServices, type TestServices } from '../helpers/services.ts';
-import { crashPoint, eventually, S08, seedConsent, seedVehicle, startReceiver, type Receiver } from './helpers.ts';
+import { crashPoint, deliveryWithStatus, S08, seedConsent, seedVehicle, startReceiver, type Receiver } from './helpers.ts';
 
 /*
  * The SSRF guard on the whole delivery path with the DEFAULT setting (private targets refused):
@@ -42,10 +42,7 @@ async function deliverWith(atDelivery: string[]): Promise<{ error: string | null
   const point = crashPoint();
   await fanout.enqueue([point]);
   const id = transactionId(t.services.secrets, c.subscriptionId, S08, 'accidentautomatic', point.timestampMs);
-  const dead = await eventually(async () => {
-    const d = await t.services.store.deliveries.get(id);
-    return d?.status === 'DEAD' ? d : undefined;
-  });
+  const dead = await deliveryWithStatus(t.services, id, 'DEAD');
   return { error: dead.lastError, connections: stub.connections };
 }
 
