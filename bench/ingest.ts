@@ -14,7 +14,6 @@
  * publisher connections, default 8), PIPELINE_CONCURRENCY (default 2), REDIS_URL (default: a
  * private redis-server), BENCH_PROFILE (a directory: CPU profiles of the child processes).
  */
-import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,6 +24,7 @@ import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { startPrivateRedis } from '../src/runtime/private-redis.ts';
 import { closeServices, createServices } from '../src/services.ts';
+import { forkChild, takeCounts } from './bench-child.ts';
 import { bullmqAloneRates, mappingAloneRate } from './ingest-baselines.ts';
 import { ITEMS_PER_MESSAGE } from './ingest-message.ts';
 
@@ -37,22 +37,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 interface WorkerTake { messages: number; items: number; latencies: number[] }
 interface PublisherTake { sent: number; acked: number }
 
-function child(file: string, env: Record<string, string>): Promise<ChildProcess> {
-  // BENCH_PROFILE=<dir> writes a CPU profile of every child process there (node --cpu-prof).
-  const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-  const c = fork(join(import.meta.dirname, file), [], { execArgv: ['--import', 'tsx', ...profile], env: { ...process.env, ...env }, stdio: 'inherit' });
-  return new Promise((resolve, reject) => {
-    c.once('message', () => resolve(c));
-    c.once('exit', (code) => reject(new Error(`${file} exited (${code})`)));
-  });
-}
-
-function ask<T>(c: ChildProcess): Promise<T> {
-  return new Promise((resolve) => {
-    c.once('message', (m) => resolve(m as T));
-    c.send({ cmd: 'take' });
-  });
-}
+// BENCH_PROFILE=<dir> writes a CPU profile of every child process there (node --cpu-prof).
+const PROFILE = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
 
 const pct = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : NaN);
 
@@ -83,8 +69,8 @@ async function main(): Promise<void> {
 
   const broker = await startEmbeddedBroker(services, { port: 0 });
   const creds = mqttCredentials(config, virtual);
-  const workers = await Promise.all(Array.from({ length: WORKERS }, () => child('ingest-worker.ts', env)));
-  const publisher = await child('ingest-publisher.ts', { BROKER_URL: broker.url, MQTT_USERNAME: creds.username, MQTT_PASSWORD: creds.password, CONNECTIONS: String(CONNECTIONS) });
+  const workers = await Promise.all(Array.from({ length: WORKERS }, () => forkChild('ingest-worker.ts', env, PROFILE)));
+  const publisher = await forkChild('ingest-publisher.ts', { BROKER_URL: broker.url, MQTT_USERNAME: creds.username, MQTT_PASSWORD: creds.password, CONNECTIONS: String(CONNECTIONS) }, PROFILE);
 
   const waiting = async () => {
     const { Queue } = await import('bullmq');
@@ -97,13 +83,13 @@ async function main(): Promise<void> {
   async function step(rate: number, seconds: number) {
     publisher.send({ cmd: 'rate', rate });
     await sleep(1500);
-    await ask<PublisherTake>(publisher);
-    await Promise.all(workers.map((w) => ask<WorkerTake>(w)));
+    await takeCounts<PublisherTake>(publisher);
+    await Promise.all(workers.map((w) => takeCounts<WorkerTake>(w)));
     const t0 = performance.now();
     await sleep(seconds * 1000);
     const dt = (performance.now() - t0) / 1000;
-    const pub = await ask<PublisherTake>(publisher);
-    const takes = await Promise.all(workers.map((w) => ask<WorkerTake>(w)));
+    const pub = await takeCounts<PublisherTake>(publisher);
+    const takes = await Promise.all(workers.map((w) => takeCounts<WorkerTake>(w)));
     publisher.send({ cmd: 'rate', rate: 0 });
     const messages = takes.reduce((a, t) => a + t.messages, 0);
     const items = takes.reduce((a, t) => a + t.items, 0);
@@ -119,7 +105,7 @@ async function main(): Promise<void> {
       if (c.waiting + c.active === 0) break;
       await sleep(200);
     }
-    await Promise.all(workers.map((w) => ask<WorkerTake>(w)));
+    await Promise.all(workers.map((w) => takeCounts<WorkerTake>(w)));
     return r;
   }
 

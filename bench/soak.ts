@@ -12,7 +12,6 @@
  * workers can take, counting what gets stored. `--rate` sets the soak rate directly.
  * Loss: messages acknowledged (PUBACK) minus messages stored, once the backlog has drained.
  */
-import { fork, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,6 +22,7 @@ import { freePort } from '../src/runtime/free-port.ts';
 import { startPrivateRedis } from '../src/runtime/private-redis.ts';
 import { openStore } from '../src/store/open-store.ts';
 import { startService, waitForHttp, type ServiceProcess } from '../test/ops/service-process.ts';
+import { forkChild, takeCounts } from './bench-child.ts';
 import { ITEMS_PER_MESSAGE } from './ingest-message.ts';
 import { cliOptions, fmt, rssMiB, sleep } from './soak-probe.ts';
 
@@ -56,7 +56,7 @@ async function main(): Promise<void> {
   process.once('exit', stopAll);
   const ready = [brokerProbe, probe1, probe2, apiPort].map((p) => `http://127.0.0.1:${p}/ready`);
   await Promise.all(ready.map((u, i) => waitForHttp(u, 200, 60_000, procs[i])));
-  const publisher = await child('ingest-publisher.ts', { BROKER_URL: `mqtt://127.0.0.1:${mqttPort}`, MQTT_USERNAME: 'virtual', MQTT_PASSWORD: PASSWORD, CONNECTIONS: '8' });
+  const publisher = await forkChild('ingest-publisher.ts', { BROKER_URL: `mqtt://127.0.0.1:${mqttPort}`, MQTT_USERNAME: 'virtual', MQTT_PASSWORD: PASSWORD, CONNECTIONS: '8' });
   process.once('exit', () => publisher.kill('SIGKILL'));
   const pids = new Map<string, number>([['redis', redis.process.pid!], ['publisher', publisher.pid!]]);
   for (const p of procs) pids.set(p.name, await p.serverPid());
@@ -75,7 +75,7 @@ async function main(): Promise<void> {
   let sent = 0;
   let acked = 0;
   const take = async () => {
-    const t = await ask<PublisherTake>(publisher);
+    const t = await takeCounts<PublisherTake>(publisher);
     sent += t.sent;
     acked += t.acked;
   };
@@ -152,21 +152,6 @@ async function main(): Promise<void> {
   await redis.stop();
   rmSync(dir, { recursive: true, force: true });
   process.exit(0);
-}
-
-function child(file: string, env: Record<string, string>): Promise<ChildProcess> {
-  const c = fork(join(import.meta.dirname, file), [], { execArgv: ['--import', 'tsx'], env: { ...process.env, ...env }, stdio: 'inherit' });
-  return new Promise((resolve, reject) => {
-    c.once('message', () => resolve(c));
-    c.once('exit', (code) => reject(new Error(`${file} exited (${code})`)));
-  });
-}
-
-function ask<T>(c: ChildProcess): Promise<T> {
-  return new Promise((resolve) => {
-    c.once('message', (m) => resolve(m as T));
-    c.send({ cmd: 'take' });
-  });
 }
 
 main().catch((err: unknown) => {
