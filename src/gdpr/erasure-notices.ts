@@ -1,8 +1,6 @@
-import { randomUUID } from 'node:crypto';
-import { noticeDelivery, noticeJob, type ErasureScope } from '../push/erasure-notice.ts';
-import { PUSH_QUEUE, pushJobOptions } from '../push/queue.ts';
+import { ERASURE_NOTICE_TYPE, type ErasureScope } from '../push/erasure-notice.ts';
+import { queueNotices } from '../push/notice-queue.ts';
 import type { Services } from '../services.ts';
-import { withQueue } from './queue-sweep.ts';
 
 /**
  * The subscriptions to tell of an erasure (GDPR Art. 19, reliability checklist K3): those that
@@ -27,16 +25,13 @@ export async function erasureRecipients(services: Services, vin: string, scope: 
 }
 
 /**
- * Queues one `vehicle.data_erased` notice per recipient through the push delivery machinery
- * (signing, retries, SSRF checks, deliveries log): a deliveries row without the VIN, then a
- * job that carries the VIN sealed. The job goes when the notice is sent or dead
- * (removeOnComplete), and also when it failed for another reason (removeOnFail): the VIN is
- * held only while the notice is pending. A fresh transactionId each time, so a repeated
- * erasure that still found rows sends a notice of its own.
+ * Queues one `vehicle.data_erased` notice per recipient (src/push/notice-queue.ts): the VIN is
+ * held, sealed in the notice's job, only while the notice is pending. A fresh transactionId each
+ * time, so a repeated erasure that still found rows sends a notice of its own.
  *
  * Called before the store rows are erased: if Redis refuses the jobs, the erasure stops with
- * nothing erased and can be repeated, and no notice is lost. The rows of jobs that could not
- * be queued are dropped, so the consumer's log shows no notice pending for ever.
+ * nothing erased and can be repeated, and no notice is lost (the rows of the jobs that could not
+ * be queued are dropped).
  */
 export async function queueErasureNotices(
   services: Services,
@@ -45,19 +40,6 @@ export async function queueErasureNotices(
   scope: ErasureScope,
   erasedAt: string,
 ): Promise<string[]> {
-  if (recipients.length === 0) return [];
-  const { store, secrets } = services;
-  const rows = recipients.map((subscriptionId) => noticeDelivery(randomUUID(), subscriptionId, { scope, erasedAt }));
-  await Promise.all(rows.map((r) => store.deliveries.insertIfAbsent(r)));
-  const opts = { ...pushJobOptions(services), removeOnFail: true };
-  try {
-    await withQueue(services, PUSH_QUEUE, (queue) =>
-      queue.addBulk(rows.map((r) => ({ name: 'notice', data: noticeJob(secrets, r.transactionId, vin), opts: { ...opts, jobId: r.transactionId } }))),
-    );
-  } catch (err) {
-    const at = services.clock.now().toISOString();
-    await Promise.all(rows.map((r) => store.deliveries.transition(r.transactionId, ['PENDING'], 'DROPPED', at, 'not queued: the erasure stopped and is to be repeated')));
-    throw err;
-  }
-  return rows.map((r) => r.transactionId);
+  const notice = { type: ERASURE_NOTICE_TYPE, facts: { scope, erasedAt } } as const;
+  return queueNotices(services, vin, recipients, notice, erasedAt, 'not queued: the erasure stopped and is to be repeated');
 }

@@ -5,7 +5,7 @@ import type { Services } from '../services.ts';
 import type { DeliveryAttempt, DeliveryRecord, WebhookRecord } from '../store/contract.ts';
 import { whyNotAllowed } from './eligibility.ts';
 import { envelopeBody } from './envelope.ts';
-import { erasureNoticeBody, NOTICE_VIN_NOT_HELD, openNoticeVin } from './erasure-notice.ts';
+import { NOTICE_VIN_NOT_HELD, noticeBody as buildNoticeBody, openNoticeVin } from './notice.ts';
 import type { PushJob } from './queue.ts';
 import { nextDelayMs, parseRetryAfter } from './retry-policy.ts';
 import { postWebhook, type SendResult } from './sender.ts';
@@ -29,8 +29,8 @@ const IN_FLIGHT = ['PENDING', 'RETRYING'] as const;
  * The push worker's job: one attempt of one delivery (issue 7 items 3 and 4). Re-reads
  * everything at send time: the row (erased or finished meanwhile → nothing), the webhook
  * (removed → DROPPED, disabled → DEAD) and the right to send (vehicle ACTIVATED, item in the
- * subscription, consent active; otherwise DROPPED, checklist I12) — except for an erasure
- * notice, which reports that the vehicle is gone and takes its VIN from its job. Then signs the body it
+ * subscription, consent active; otherwise DROPPED, checklist I12) — except for a notice
+ * (src/push/notice.ts), which reports that consent or vehicle is gone and takes its VIN from its job. Then signs the body it
  * serialized once and posts it. A 2xx ends it DELIVERED; 410 disables the webhook; anything
  * else is retried on the schedule until it is dead-lettered, and a webhook that has failed
  * for PUSH_DISABLE_AFTER_S without a success is disabled with a reason the consumer sees.
@@ -84,10 +84,11 @@ export function createDeliveryProcessor(services: Services, dispatcher: Dispatch
     return notAllowed ? { dropped: notAllowed } : envelopeBody(d, now);
   }
 
-  /** An erasure notice is sent although the vehicle is gone (that is its news); its VIN comes from its job. */
+  /** A notice is sent although consent or vehicle is gone (that is its news); its VIN comes from its job. */
   function noticeBody(data: PushJob, d: DeliveryRecord, now: Date): string | { dropped: string } {
     const vin = openNoticeVin(services.secrets, data);
-    return vin === null ? { dropped: NOTICE_VIN_NOT_HELD } : erasureNoticeBody(d, vin, now);
+    if (vin === null) return { dropped: NOTICE_VIN_NOT_HELD };
+    return buildNoticeBody(d, vin, now) ?? { dropped: `unknown notice type ${d.item}` };
   }
 
   return async function deliver(job: Job<PushJob>): Promise<string> {

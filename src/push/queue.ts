@@ -11,12 +11,12 @@ export const PUSH_BACKOFF = 'webhook-schedule';
 /**
  * A delivery job carries only the transactionId: the VIN and the data point stay in the
  * deliveries row (reliability checklist G8), so Redis never holds personal data. The one
- * exception is an erasure notice, whose row keeps no VIN: its job carries the VIN sealed, and
- * only until the notice is sent or dead (src/push/erasure-notice.ts).
+ * exception is a notice (erasure, revocation), whose row keeps no VIN: its job carries the VIN
+ * sealed, and only until the notice is sent or dead (src/push/notice.ts).
  */
 export interface PushJob {
   transactionId: string;
-  /** Erasure notices only (noticeJob): the VIN, sealed, and the sealing's format version. */
+  /** Notices only (noticeJob): the VIN, sealed, and the sealing's format version. */
   sealed?: string;
   v?: 1;
 }

@@ -42,8 +42,8 @@ export async function replayOne(services: Services, queue: PushQueue, subscripti
   const d = await services.store.deliveries.get(transactionId);
   // Another subscription's delivery is answered exactly like one that does not exist.
   if (!d || d.subscriptionId !== subscriptionId) throw apiErrors.notFound('Delivery not found.');
-  // Its VIN went with its job (src/push/erasure-notice.ts): there is nothing left to send.
-  if (d.kind === 'notice') throw apiErrors.conflict('An erasure notice cannot be sent again: the erased VIN is no longer held.');
+  // Its VIN went with its job (src/push/notice.ts): there is nothing left to send.
+  if (d.kind === 'notice') throw apiErrors.conflict('A notice cannot be sent again: its VIN is no longer held.');
   await requireEnabledWebhook(services, subscriptionId);
   if (!REPLAYABLE.includes(d.status) || !(await requeue(services, queue, d))) {
     throw apiErrors.conflict('The delivery is already scheduled.');

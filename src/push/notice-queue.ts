@@ -1,0 +1,41 @@
+import { randomUUID } from 'node:crypto';
+import { withQueue } from '../gdpr/queue-sweep.ts';
+import type { Services } from '../services.ts';
+import { noticeDelivery, noticeJob, type Notice } from './notice.ts';
+import { PUSH_QUEUE, pushJobOptions } from './queue.ts';
+
+/**
+ * Queues one notice per recipient subscription through the push delivery machinery (signing,
+ * retries, SSRF checks, deliveries log): a deliveries row without the VIN, then a job that
+ * carries the VIN sealed. The job goes when the notice is sent or dead (removeOnComplete), and
+ * also when it failed for another reason (removeOnFail): the VIN is held only while the notice
+ * is pending. A fresh transactionId each time.
+ *
+ * If Redis refuses the jobs, the rows are marked DROPPED with `notQueued` as the reason (so the
+ * consumer's log shows no notice pending for ever) and the error is thrown to the caller.
+ * Returns the transactionIds.
+ */
+export async function queueNotices(
+  services: Services,
+  vin: string,
+  recipients: readonly string[],
+  notice: Notice,
+  at: string,
+  notQueued: string,
+): Promise<string[]> {
+  if (recipients.length === 0) return [];
+  const { store, secrets } = services;
+  const rows = recipients.map((subscriptionId) => noticeDelivery(randomUUID(), subscriptionId, notice, at));
+  await Promise.all(rows.map((r) => store.deliveries.insertIfAbsent(r)));
+  const opts = { ...pushJobOptions(services), removeOnFail: true };
+  try {
+    await withQueue(services, PUSH_QUEUE, (queue) =>
+      queue.addBulk(rows.map((r) => ({ name: 'notice', data: noticeJob(secrets, r.transactionId, vin), opts: { ...opts, jobId: r.transactionId } }))),
+    );
+  } catch (err) {
+    const now = services.clock.now().toISOString();
+    await Promise.all(rows.map((r) => store.deliveries.transition(r.transactionId, ['PENDING'], 'DROPPED', now, notQueued)));
+    throw err;
+  }
+  return rows.map((r) => r.transactionId);
+}

@@ -1,0 +1,81 @@
+import type { SecretBox } from '../crypto.ts';
+import { openJobData, sealJobData } from '../sealed-job.ts';
+import type { DeliveryRecord } from '../store/contract.ts';
+import { ERASURE_NOTICE_TYPE, erasureNoticePart, type ErasureNoticeFacts } from './erasure-notice.ts';
+import type { PushJob } from './queue.ts';
+import { REVOCATION_NOTICE_TYPE, revocationNoticePart, type RevocationNoticeFacts } from './revocation-notice.ts';
+
+/**
+ * Notices: webhook messages about a vehicle rather than its data (`vehicle.data_erased`,
+ * `consent.revoked`). They share one shape and one path: a deliveries row of kind `notice` that
+ * keeps no VIN (it may outlive the vehicle's data), a queue job that carries the VIN sealed and
+ * only while the notice is pending, and the push worker's signing, retries and SSRF checks.
+ * Consent and activation are not checked before sending: their end is what a notice reports.
+ */
+export type Notice =
+  | { type: typeof ERASURE_NOTICE_TYPE; facts: ErasureNoticeFacts }
+  | { type: typeof REVOCATION_NOTICE_TYPE; facts: RevocationNoticeFacts };
+
+/** Each type's part of the body, after the envelope; keyed by the row's `item`. */
+const PARTS: Record<Notice['type'], (facts: never, vin: string) => Record<string, unknown>> = {
+  [ERASURE_NOTICE_TYPE]: erasureNoticePart,
+  [REVOCATION_NOTICE_TYPE]: revocationNoticePart,
+};
+
+/** Why a notice cannot be sent: its job does not carry the VIN (a replay), or not one sealed for it. */
+export const NOTICE_VIN_NOT_HELD = 'the VIN is no longer held: a notice is sent only from its own job';
+
+/**
+ * The queue job of a notice: the transactionId, and the VIN sealed with the service's key
+ * (src/sealed-job.ts, as the pipeline's batches), bound to that transactionId so that a job whose
+ * data was swapped with another notice's cannot name a VIN to the wrong consumer.
+ */
+export function noticeJob(secrets: SecretBox, transactionId: string, vin: string): PushJob {
+  return sealJobData(secrets, { transactionId }, { transactionId, vin });
+}
+
+/** The VIN of the notice, or null when the job carries none for this transactionId (a replay, a foreign key). */
+export function openNoticeVin(secrets: SecretBox, job: PushJob): string | null {
+  try {
+    const opened = openJobData(secrets, job, 'notice') as { transactionId?: unknown; vin?: unknown } | null;
+    return opened?.transactionId === job.transactionId && typeof opened.vin === 'string' ? opened.vin : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The body of a notice: the envelope of every push (forwardedAt, transactionId, subscriptionId)
+ * with `type` and the type's part instead of `inVehicleResponse`. The VIN and nothing else
+ * personal. Serialized once: those bytes are signed and sent. Null for a row of an unknown type.
+ */
+export function noticeBody(delivery: DeliveryRecord, vin: string, now: Date): string | null {
+  const part = (PARTS as Record<string, ((facts: unknown, vin: string) => Record<string, unknown>) | undefined>)[delivery.item];
+  if (!part) return null;
+  return JSON.stringify({
+    forwardedAt: now.toISOString(),
+    transactionId: delivery.transactionId,
+    subscriptionId: delivery.subscriptionId,
+    type: delivery.item,
+    ...part(delivery.payload, vin),
+  });
+}
+
+/** The deliveries row of a notice: PENDING, `vin` empty, the facts as its payload. */
+export function noticeDelivery(transactionId: string, subscriptionId: string, notice: Notice, at: string): DeliveryRecord {
+  return {
+    transactionId,
+    subscriptionId,
+    vin: '',
+    item: notice.type,
+    kind: 'notice',
+    timestampMs: Date.parse(at),
+    payload: { ...notice.facts },
+    status: 'PENDING',
+    attempts: [],
+    lastError: null,
+    nextAttemptAt: null,
+    createdAt: at,
+    updatedAt: at,
+  };
+}

@@ -1,0 +1,23 @@
+/** The `type` of the notice body, and the `item` of its deliveries row. */
+export const REVOCATION_NOTICE_TYPE = 'consent.revoked';
+
+/**
+ * Who withdrew. Only DATA_SUBJECT is ever sent: a consumer that revokes through the API knows
+ * already, so its own revocations send no notice.
+ */
+export type RevokedBy = 'CONSUMER' | 'DATA_SUBJECT';
+
+/** What the notice's deliveries row keeps as its payload (no VIN, as every notice row). */
+export interface RevocationNoticeFacts {
+  consentId: string;
+  revokedAt: string;
+  by: RevokedBy;
+}
+
+/**
+ * The part of a `consent.revoked` notice (GDPR Art. 7(3), reliability checklist K1) that
+ * follows the envelope (src/push/notice.ts): which consent of which vehicle ended, when, by whom.
+ */
+export function revocationNoticePart(facts: RevocationNoticeFacts, vin: string): Record<string, unknown> {
+  return { consentRevoked: { consentId: facts.consentId, identifier: { type: 'VIN', value: vin }, revokedAt: facts.revokedAt, by: facts.by } };
+}
