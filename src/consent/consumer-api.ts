@@ -2,6 +2,8 @@ import type { Services } from '../services.ts';
 import type { ConsentHistoryEntry, ConsentRecord, ConsentState } from '../store/contract.ts';
 import { shouldExpire } from './deadlines.ts';
 import { applyEvent } from './process.ts';
+import { noticeOfWithdrawal } from './withdrawal-notice.ts';
+import type { RevokedBy } from '../push/revocation-notice.ts';
 
 /** A consent process as the consumer sees it (GET /consent/v1/consents). No secrets, no names. */
 export interface ConsentView {
@@ -63,8 +65,17 @@ export async function listConsents(services: Services, subscriptionId: string, v
  * Revokes one process of the subscription (→ REVOKED). Delivery and push ask the store for an
  * active consent on every request, so data stops at once. Another subscription's process is
  * reported exactly like a missing one (null). A process that already ended is returned as is.
+ *
+ * `by`: the consumer through its API (it knows: no notice), or the data subject at the portal
+ * (src/consent/withdrawal-flow.ts): then the consumer gets a `consent.revoked` notice. Only the
+ * call that revoked sends it, so a repeated withdrawal sends nothing again.
  */
-export async function revokeConsent(services: Services, subscriptionId: string, consentId: string): Promise<ConsentView | null> {
+export async function revokeConsent(
+  services: Services,
+  subscriptionId: string,
+  consentId: string,
+  by: RevokedBy = 'CONSUMER',
+): Promise<ConsentView | null> {
   const record = consentId.length <= 64 ? await services.store.consents.get(consentId) : null;
   if (!record || record.subscriptionId !== subscriptionId) return null;
   const now = services.clock.now();
@@ -73,11 +84,12 @@ export async function revokeConsent(services: Services, subscriptionId: string, 
     const current = await services.store.consents.get(consentId);
     return current ? consentView(current) : null;
   }
+  const notice = by === 'DATA_SUBJECT' ? await noticeOfWithdrawal(services, revoked, now.toISOString()) : null;
   await services.store.audit.record({
     type: 'consent.revoked',
     at: now.toISOString(),
     subject: consentId,
-    details: { subscriptionId, vin: revoked.vin === null ? null : services.secrets.pseudonym(revoked.vin) },
+    details: { subscriptionId, vin: revoked.vin === null ? null : services.secrets.pseudonym(revoked.vin), by, notice },
   });
   return consentView(revoked);
 }

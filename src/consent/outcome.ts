@@ -11,7 +11,7 @@ export type Outcome =
 
 export const page = (status: number, title: string, ...paragraphs: string[]): Outcome => ({ kind: 'page', status, title, paragraphs });
 
-const PAGE_STATUS: Record<FlowError['code'], number> = {
+export const PAGE_STATUS: Record<FlowError['code'], number> = {
   rejected: 200,
   access_denied: 200,
   scope_mismatch: 400,

@@ -82,6 +82,7 @@ export function portalView(
     entered,
     errors,
     returnsToConsumer: record.redirectUrl !== null,
+    withdrawUrl: `${services.config.consentUrl}/withdraw`,
   };
 }
 

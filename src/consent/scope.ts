@@ -10,3 +10,9 @@ export function requestedItems(subscriptionItems: readonly string[], adapter: Ad
   const supplied = new Set(adapter.manifest.items);
   return subscriptionItems.filter((i) => supplied.has(i));
 }
+
+/**
+ * The scope a withdrawal asks a manufacturer for: proof that the user controls the vehicle, and
+ * no data. A manufacturer connected to this service must offer it (the simulated servers do).
+ */
+export const VERIFY_SCOPE = 'vehicle:verify';

@@ -1,3 +1,4 @@
+import { VERIFY_SCOPE } from '../consent/scope.ts';
 import type { Realm, RegisteredClient } from './realm.ts';
 
 /** A checked authorization request of the simulated server. */
@@ -45,7 +46,8 @@ export function checkAuthorizeRequest(realm: Realm, q: Record<string, unknown>):
   if (one(q, 'code_challenge_method') !== 'S256' || !challenge || !/^[A-Za-z0-9_-]{43}$/.test(challenge)) {
     return err('invalid_request', 'PKCE with code_challenge_method=S256 is required.');
   }
-  const scope = (one(q, 'scope') ?? '').split(' ').filter((s) => realm.items.has(s));
+  // Besides its items, the server offers the proof of control of a vehicle (a withdrawal's scope).
+  const scope = (one(q, 'scope') ?? '').split(' ').filter((s) => realm.items.has(s) || s === VERIFY_SCOPE);
   if (scope.length === 0) return err('invalid_scope', 'None of the requested items is available.');
   return { ok: true, request: { client, redirectUri, state, codeChallenge: challenge, scope: [...new Set(scope)], vin: one(q, 'vin') ?? '' } };
 }

@@ -336,6 +336,13 @@ export const PUBLIC_ROUTES: { method: string; route: string; prefix?: true; why:
   { method: 'GET', route: '/provision', why: 'consent portal page (user-facing HTML)' },
   { method: 'POST', route: '/provision', why: 'consent portal form: bound to its session cookie and CSRF token' },
   { method: 'GET', route: '/callback/:manufacturer', why: "manufacturer's OAuth redirect: bound to state, PKCE and the session" },
+  // Withdrawing consent at the portal (test/consent/withdrawal.test.ts): no API key; the user
+  // is authenticated by the manufacturer round trip (state bound to the session, PKCE, the VIN
+  // in the token response), and only the VIN so proved is ever shown or withdrawn.
+  { method: 'GET', route: '/withdraw', why: 'withdrawal start page (user-facing HTML, asks for the VIN)' },
+  { method: 'POST', route: '/withdraw', why: "withdrawal start form: session cookie + CSRF token, then the manufacturer's login" },
+  { method: 'GET', route: '/withdraw/consents', why: 'consents of the VIN this browser session proved at the manufacturer' },
+  { method: 'POST', route: '/withdraw/consents', why: 'withdraw one of them: session cookie + CSRF token + the proved VIN' },
   { method: 'GET', route: '/demo/callback', why: "the demo consumer's redirect target: shows only what its query carries" },
   // The simulated manufacturers' OAuth servers: their own client authentication (src/oem-virtual).
   ...['/oem/virtual', '/oem/borealis'].flatMap((prefix) => [

@@ -25,6 +25,8 @@ export interface PortalView {
   entered: Partial<Record<UserField, string>>;
   errors: Partial<Record<UserField | 'form', string>>;
   returnsToConsumer: boolean;
+  /** The portal's withdrawal page (GET /withdraw). */
+  withdrawUrl: string;
 }
 
 const AUTOCOMPLETE: Record<UserField, string> = { vin: 'off', firstName: 'given-name', lastName: 'family-name', email: 'email' };
@@ -70,7 +72,8 @@ vehicle. It flows only while your consent is active.</p>
 <h2>Your rights</h2>
 <ul>
 <li>Access: you may ask what data about you and your vehicle is processed.</li>
-<li>Withdrawal: you may withdraw your consent at any time, through ${view.consumerName}; data stops flowing at once.
+<li>Withdrawal: you may withdraw your consent at any time, here at <a href="${view.withdrawUrl}">${view.withdrawUrl}</a>
+or through ${view.consumerName}; data stops flowing at once.
 Withdrawal does not affect processing that took place before.</li>
 <li>Erasure: you may ask for the data linked to your vehicle to be erased.</li>
 <li>Complaint: you may lodge a complaint with a data protection supervisory authority.</li>

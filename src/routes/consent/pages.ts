@@ -4,13 +4,15 @@ import { handleCallback } from '../../consent/callback-flow.ts';
 import { checkPortalRequest } from '../../consent/portal-request.ts';
 import { decide, startProcess } from '../../consent/portal-flow.ts';
 import { ensureSession, sessionHash } from '../../consent/session.ts';
+import { handleWithdrawalCallback, isWithdrawalState } from '../../consent/withdrawal-flow.ts';
 import type { RouteOptions } from '../route-options.ts';
 import { portalRateLimit } from './portal-limit.ts';
 import { sendErrorPage, sendOutcome } from './send-outcome.ts';
+import withdrawal from './withdrawal.ts';
 
 /**
- * The browser-facing part of the consent flow: the portal (GET and POST /provision) and the
- * manufacturers' callbacks (GET /callback/:manufacturer). Server-rendered HTML that needs no
+ * The browser-facing part of the consent flow: the portal (GET and POST /provision), the
+ * manufacturers' callbacks (GET /callback/:manufacturer) and the withdrawal pages (withdrawal.ts). Server-rendered HTML that needs no
  * JavaScript; every answer, errors included, carries the page security headers.
  */
 export default async function consentPages(app: FastifyInstance, opts: RouteOptions): Promise<void> {
@@ -41,7 +43,13 @@ export default async function consentPages(app: FastifyInstance, opts: RouteOpti
   });
 
   app.get<{ Params: { manufacturer: string } }>('/callback/:manufacturer', { schema: { hide: true } }, async (request, reply) => {
-    const outcome = await handleCallback(services, request.params.manufacturer, request.query as Record<string, unknown>, sessionHash(request, secure));
+    const query = request.query as Record<string, unknown>;
+    // One registered redirect URI per manufacturer: a withdrawal's answer is told apart by its state.
+    const handle = isWithdrawalState(query) ? handleWithdrawalCallback : handleCallback;
+    const outcome = await handle(services, request.params.manufacturer, query, sessionHash(request, secure));
     return sendOutcome(services, reply, outcome);
   });
+
+  // Withdrawing consent (GET/POST /withdraw, /withdraw/consents): same session, limit and error pages.
+  await app.register(withdrawal, opts);
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Socket } from 'node:net';
 import { pageHeaders } from '../../consent/pages/headers.ts';
+import { VERIFY_SCOPE } from '../../consent/scope.ts';
 import { renderMessagePage } from '../../consent/pages/message-page.ts';
 import { renderAuthorizePage, type AuthorizeView } from '../../oem-virtual/authorize-page.ts';
 import { checkAuthorizeRequest, clientRedirect, type AuthorizeRequest } from '../../oem-virtual/authorize.ts';
@@ -10,6 +11,8 @@ import { realmAt, type Realm } from '../../oem-virtual/realm.ts';
 import { exchange } from '../../oem-virtual/token.ts';
 import type { Services } from '../../services.ts';
 import type { RouteOptions } from '../route-options.ts';
+
+const VERIFY_LABEL = 'Confirm that you control this vehicle (no vehicle data is shared)';
 
 /** How long the `timeout` fault holds a token request (the client gives up long before). */
 const TIMEOUT_FAULT_HOLD_MS = 30_000;
@@ -143,7 +146,7 @@ function authorizePage(
     hidden,
     vin,
     username,
-    items: req.scope.map((t) => ({ technicalName: t, name: services.catalog.get(t)?.name ?? t, checked: checked.has(t) })),
+    items: req.scope.map((t) => ({ technicalName: t, name: t === VERIFY_SCOPE ? VERIFY_LABEL : (services.catalog.get(t)?.name ?? t), checked: checked.has(t) })),
     error,
   };
   // The answer to this form redirects to the client's callback and on to the consumer, and

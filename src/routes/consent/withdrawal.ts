@@ -1,0 +1,44 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { ensureSession, sessionHash } from '../../consent/session.ts';
+import { pageHeaders } from '../../consent/pages/headers.ts';
+import { renderWithdrawList, renderWithdrawStart } from '../../consent/pages/withdrawal-pages.ts';
+import { showConsents, withdraw, type ListOutcome } from '../../consent/withdrawal-consents.ts';
+import { showStart, startProof, type WithdrawOutcome } from '../../consent/withdrawal-flow.ts';
+import type { Services } from '../../services.ts';
+import type { RouteOptions } from '../route-options.ts';
+import { portalFormActions, sendOutcome } from './send-outcome.ts';
+
+/**
+ * Withdrawing consent at the portal (docs/consent-flow.md "Withdrawing consent"): GET and POST
+ * /withdraw (the VIN, then the manufacturer), GET and POST /withdraw/consents (the list, one
+ * withdrawal). The manufacturer's answer arrives at the consent callback, which hands it on by
+ * its state (pages.ts). Registered inside the pages plugin: the session cookie, the per-client
+ * limit and the HTML error pages are the portal's.
+ */
+export default async function withdrawalPages(app: FastifyInstance, opts: RouteOptions): Promise<void> {
+  const { services } = opts;
+  const secure = services.config.consentUrl.startsWith('https:');
+  const formOf = (body: unknown) => (typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {});
+
+  app.get('/withdraw', { schema: { hide: true } }, async (request, reply) =>
+    send(services, reply, await showStart(services, ensureSession(request, reply, secure))),
+  );
+  app.post('/withdraw', { schema: { hide: true } }, async (request, reply) =>
+    send(services, reply, await startProof(services, formOf(request.body), sessionHash(request, secure))),
+  );
+  app.get('/withdraw/consents', { schema: { hide: true } }, async (request, reply) =>
+    send(services, reply, await showConsents(services, sessionHash(request, secure))),
+  );
+  app.post('/withdraw/consents', { schema: { hide: true } }, async (request, reply) =>
+    send(services, reply, await withdraw(services, formOf(request.body), sessionHash(request, secure))),
+  );
+}
+
+function send(services: Services, reply: FastifyReply, outcome: WithdrawOutcome | ListOutcome): FastifyReply {
+  if (outcome.kind === 'withdraw-start') {
+    // Its form's answer is a 303 to a manufacturer: form-action must allow their origins.
+    return reply.code(outcome.status).headers(pageHeaders(portalFormActions(services, null))).send(renderWithdrawStart(outcome.view));
+  }
+  if (outcome.kind === 'withdraw-list') return reply.code(outcome.status).headers(pageHeaders([])).send(renderWithdrawList(outcome.view));
+  return sendOutcome(services, reply, outcome);
+}
