@@ -13,7 +13,7 @@
  * | REJECTED              | the user rejected at the portal (terminal)                              |
  * | FAILED                | the manufacturer step failed; `errorCode` holds the spec 7.2 code      |
  * | TIMED_OUT             | no progress for 10 minutes before the process became active (terminal) |
- * | REVOKED               | the consumer (or the user through it) withdrew the consent (terminal)  |
+ * | REVOKED               | the consumer, or the user at the portal, withdrew the consent (terminal) |
  * | SUPERSEDED            | a newer consent for the same subscription and VIN replaced it          |
  *
  * Only ACTIVE and CONFIRMED let data flow ({@link ACTIVE_CONSENT_STATES}).
