@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { MongoBulkWriteError, MongoNetworkError, MongoServerError } from 'mongodb';
+import { MongoBulkWriteError, MongoNetworkError, MongoServerError, MongoServerSelectionError } from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import { freePort } from '../../src/runtime/free-port.ts';
 import { DuplicateKeyError, StoreUnavailableError } from '../../src/store/contract.ts';
@@ -41,6 +41,13 @@ function bulkError(n: number, writeErrors: Array<{ index: number; code: number }
     : new MongoBulkWriteError(wce[0] as never, result);
 }
 
+/** What the bulk executor has gathered when the first batch fails before any answer. */
+const nothingWritten = () =>
+  new BulkWriteResult(
+    { ok: 1, writeErrors: [], writeConcernErrors: [], insertedIds: [], nInserted: 0, nUpserted: 0, nMatched: 0, nModified: 0, nRemoved: 0, upserted: [] },
+    false,
+  );
+
 describe('MongoDB engine without a server', () => {
   it('writes with majority and journaling, reads majority, retries writes (checklist H2)', () => {
     expect(MONGO_CLIENT_OPTIONS.writeConcern).toEqual({ w: 'majority', journal: true });
@@ -63,6 +70,18 @@ describe('MongoDB engine without a server', () => {
     expect(toStoreError(bulkError(3, [], 64))).toBeInstanceOf(StoreUnavailableError);
     const plain = new Error('boom');
     expect(() => duplicateIndexes(plain)).toThrow(plain);
+  });
+
+  it('sees an outage through the MongoBulkWriteError that insertMany and bulkWrite wrap it in', () => {
+    // lib/bulk/common.js executeCommands: a batch that failed with anything but a write concern
+    // error is rethrown as new MongoBulkWriteError(thrownError, <result so far>).
+    for (const outage of [new MongoNetworkError('connection reset'), new MongoServerSelectionError('Server selection timed out after 5000 ms', {} as never)]) {
+      const wrapped = new MongoBulkWriteError(outage as never, nothingWritten());
+      expect(() => duplicateIndexes(wrapped)).toThrow(wrapped);
+      expect(toStoreError(wrapped)).toBeInstanceOf(StoreUnavailableError);
+    }
+    const notAnOutage = new MongoBulkWriteError(new MongoServerError({ message: 'bad value', code: 2 }) as never, nothingWritten());
+    expect(toStoreError(notAnOutage)).toBe(notAnOutage);
   });
 
   it('classifies outages as transient and refusals as not', () => {

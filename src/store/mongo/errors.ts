@@ -42,6 +42,12 @@ export function isTransient(err: unknown): boolean {
   }
   // A bulk write whose documents were all accepted can still miss its write concern (majority).
   if (err instanceof MongoBulkWriteError && err.result?.getWriteConcernError()) return true;
+  // insertMany and bulkWrite run through the driver's bulk executor, which wraps an outage that
+  // stopped a batch (network error, no primary to select) in a MongoBulkWriteError without
+  // write errors; the original error is its errorResponse.
+  if (err instanceof MongoBulkWriteError && err.errorResponse instanceof Error && err.errorResponse !== err) {
+    return isTransient(err.errorResponse);
+  }
   if (!(err instanceof MongoError)) return false;
   return TRANSIENT_LABELS.some((label) => err.hasErrorLabel(label)) || TRANSIENT_CODES.has(Number(err.code));
 }
