@@ -27,18 +27,27 @@ async function withDuplicateKey<T>(write: () => Promise<T>): Promise<T> {
 
 const NO_ID = { projection: { _id: 0 } } as const;
 
+/**
+ * A lookup by code or OAuth state hash. Their unique indexes are partial (strings only), and the
+ * planner uses a partial index only for a query that contains its filter expression (MongoDB
+ * manual, partial indexes, "Query Coverage"); an equality alone does not imply `$type`, so
+ * without it every OAuth callback and code confirmation would scan the whole collection.
+ */
+const STRINGS_ONLY = { $type: 'string' } as const;
+const hashLookup = (hash: string) => ({ $eq: hash, ...STRINGS_ONLY });
+
 /** MongoDB engine of the ConsentRepo. Creates its indexes before it is used. */
 export async function createMongoConsentRepo(db: Db): Promise<ConsentRepo> {
   const col = db.collection<ConsentDoc>('consents');
   await col.createIndexes([
     { key: { consentId: 1 }, name: 'consentId_1', unique: true },
     // Partial: many processes have no code or state yet; only real values must be unique.
-    { key: { codeHash: 1 }, name: 'codeHash_1', unique: true, partialFilterExpression: { codeHash: { $type: 'string' } } },
+    { key: { codeHash: 1 }, name: 'codeHash_1', unique: true, partialFilterExpression: { codeHash: STRINGS_ONLY } },
     {
       key: { oauthStateHash: 1 },
       name: 'oauthStateHash_1',
       unique: true,
-      partialFilterExpression: { oauthStateHash: { $type: 'string' } },
+      partialFilterExpression: { oauthStateHash: STRINGS_ONLY },
     },
     { key: { subscriptionId: 1, vin: 1, state: 1 }, name: 'subscription_vin_state' },
     { key: { vin: 1 }, name: 'vin_1' },
@@ -55,10 +64,10 @@ export async function createMongoConsentRepo(db: Db): Promise<ConsentRepo> {
       return col.findOne({ consentId }, NO_ID);
     },
     async findByOAuthStateHash(hash) {
-      return col.findOne({ oauthStateHash: hash }, NO_ID);
+      return col.findOne({ oauthStateHash: hashLookup(hash) }, NO_ID);
     },
     async findByCodeHash(hash) {
-      return col.findOne({ codeHash: hash }, NO_ID);
+      return col.findOne({ codeHash: hashLookup(hash) }, NO_ID);
     },
     async listBySubscription(subscriptionId, filter) {
       const query: Filter<ConsentDoc> = { subscriptionId };
@@ -69,7 +78,7 @@ export async function createMongoConsentRepo(db: Db): Promise<ConsentRepo> {
       if (change.from.length === 0) return null;
       const query: Filter<ConsentDoc> =
         'codeHash' in selector
-          ? { codeHash: selector.codeHash, consumerId: selector.consumerId }
+          ? { codeHash: hashLookup(selector.codeHash), consumerId: selector.consumerId }
           : { consentId: selector.consentId };
       query.state = { $in: [...change.from] };
       if (change.notBefore !== undefined) {
