@@ -6,6 +6,8 @@ import { DuplicateKeyError, StoreUnavailableError } from '../../src/store/contra
 import { guardRepo } from '../../src/store/guard-store.ts';
 import { duplicateIndexes, duplicateKeyError, isTransient, toStoreError, upsertRetrying } from '../../src/store/mongo/errors.ts';
 import { MONGO_CLIENT_OPTIONS, openMongoStore } from '../../src/store/mongo/open.ts';
+import { quarantineUpsert } from '../../src/store/mongo/quarantine.ts';
+import type { QuarantinedMessage } from '../../src/store/contract.ts';
 
 // No MongoDB server runs here, so the conformance suite cannot reach the engine (see
 // mongo.test.ts). These tests cover what can be checked without one: the client options and
@@ -128,6 +130,21 @@ describe('MongoDB engine without a server', () => {
     calls = 0;
     await expect(upsertRetrying(async () => (++calls, Promise.reject(e11000)))).rejects.toBe(e11000);
     expect(calls).toBe(3);
+  });
+
+  it('quarantine: a later failure that learned the VIN records it; one that did not keeps the stored VIN', () => {
+    const message = (vin: string | null): QuarantinedMessage => ({
+      id: 'q1', manufacturer: 'virtual', messageType: 'telemetry', code: 'SCHEMA_VIOLATION', reason: 'r', mappingVersion: 'v2', vin,
+      topic: null, raw: 'AAEC', rawEncoding: 'base64', receivedAt: 'T0', quarantinedAt: 'T1', lastFailedAt: 'T1', failures: 1,
+    });
+    const known = quarantineUpsert(message('V1RTUALV1N0000001')).update;
+    expect(known.$set).toMatchObject({ vin: 'V1RTUALV1N0000001', lastFailedAt: 'T1' });
+    expect(known.$setOnInsert).not.toHaveProperty('vin');
+    const unknown = quarantineUpsert(message(null));
+    expect(unknown.update.$set).not.toHaveProperty('vin');
+    expect(unknown.update.$setOnInsert).toMatchObject({ vin: null, quarantinedAt: 'T1' });
+    // The same report again (same lastFailedAt) matches nothing, so it is not counted twice.
+    expect(unknown.filter).toEqual({ _id: 'q1', lastFailedAt: { $ne: 'T1' } });
   });
 
   it('fails to open on an unreachable server with StoreUnavailableError', async () => {

@@ -1,6 +1,7 @@
-import type { Db, Filter } from 'mongodb';
+import type { Db, Filter, UpdateFilter } from 'mongodb';
 import type { QuarantinedMessage, QuarantineRepo } from '../contract.ts';
 import { checkQuarantineLimit, decodeQuarantineCursor, encodeQuarantineCursor } from '../quarantine-cursor.ts';
+import { isDuplicateKey, upsertRetrying } from './errors.ts';
 
 type Doc = Omit<QuarantinedMessage, 'id'> & { _id: string };
 
@@ -8,6 +9,25 @@ const toMessage = ({ _id, ...rest }: Doc): QuarantinedMessage => ({ id: _id, ...
 
 /** Escapes a string for use as a literal inside a regular expression. */
 const literal = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * The upsert of a put. The _id is the content hash, so it never makes a second entry; the filter
+ * on lastFailedAt keeps a redelivered batch's identical report from counting twice. A VIN that a
+ * later failure learned (a reprocess that now maps far enough) is kept, as SQLite's coalesce
+ * does, so a GDPR erasure by VIN finds the entry even when its raw text does not hold the VIN.
+ */
+export function quarantineUpsert(m: QuarantinedMessage): { filter: Filter<Doc>; update: UpdateFilter<Doc> } {
+  const { id, code, reason, mappingVersion, lastFailedAt, vin, ...first } = m;
+  const { manufacturer, messageType, topic, raw, rawEncoding, receivedAt, quarantinedAt } = first;
+  return {
+    filter: { _id: id, lastFailedAt: { $ne: lastFailedAt } },
+    update: {
+      $set: { code, reason, mappingVersion, lastFailedAt, ...(vin !== null ? { vin } : {}) },
+      $inc: { failures: 1 },
+      $setOnInsert: { manufacturer, messageType, topic, raw, rawEncoding, receivedAt, quarantinedAt, ...(vin === null ? { vin } : {}) },
+    },
+  };
+}
 
 /** MongoDB engine of the QuarantineRepo. Creates its indexes before it is used. */
 export async function createMongoQuarantineRepo(db: Db): Promise<QuarantineRepo> {
@@ -20,33 +40,14 @@ export async function createMongoQuarantineRepo(db: Db): Promise<QuarantineRepo>
 
   return {
     async put(m) {
-      const { id, quarantinedAt, ...rest } = m;
-      // The _id is the content hash, so an upsert never makes a second entry; the filter on
-      // lastFailedAt keeps a redelivered batch's identical report from counting twice.
+      const { filter, update } = quarantineUpsert(m);
+      // E11000: the entry exists but the filter missed it. Either it holds this very report
+      // (same lastFailedAt: nothing to change) or a concurrent put inserted it first; one more
+      // run then counts this failure, and a second E11000 means the same report again.
       try {
-        await col.updateOne(
-          { _id: id, lastFailedAt: { $ne: m.lastFailedAt } },
-          {
-            $set: { code: rest.code, reason: rest.reason, mappingVersion: rest.mappingVersion, lastFailedAt: rest.lastFailedAt },
-            $inc: { failures: 1 },
-            $setOnInsert: {
-              manufacturer: rest.manufacturer,
-              messageType: rest.messageType,
-              vin: rest.vin,
-              topic: rest.topic,
-              raw: rest.raw,
-              rawEncoding: rest.rawEncoding,
-              receivedAt: rest.receivedAt,
-              quarantinedAt,
-            },
-          },
-          { upsert: true },
-        );
+        await upsertRetrying(() => col.updateOne(filter, update, { upsert: true }), 2);
       } catch (err) {
-        // E11000: the entry exists with the same lastFailedAt (the filter missed it, the
-        // upsert collided on _id): the same report again, nothing to change.
-        if ((err as { code?: number }).code === 11000) return;
-        throw err;
+        if (!isDuplicateKey(err)) throw err;
       }
     },
     async get(ids) {
