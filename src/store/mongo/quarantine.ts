@@ -34,7 +34,8 @@ export async function createMongoQuarantineRepo(db: Db): Promise<QuarantineRepo>
   const col = db.collection<Doc>('quarantine');
   await col.createIndexes([
     { key: { lastFailedAt: -1, _id: -1 }, name: 'quarantine_failed_idx' },
-    { key: { manufacturer: 1, lastFailedAt: -1 }, name: 'quarantine_manufacturer_idx' },
+    // With the page's whole sort key (lastFailedAt, _id), so a page by manufacturer stops after `limit`.
+    { key: { manufacturer: 1, lastFailedAt: -1, _id: -1 }, name: 'quarantine_manufacturer_idx' },
     { key: { vin: 1 }, name: 'quarantine_vin_idx' },
   ]);
 
