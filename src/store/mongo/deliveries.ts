@@ -1,13 +1,12 @@
-import { MongoServerError, type Db, type Filter } from 'mongodb';
+import type { Db, Filter } from 'mongodb';
 import type { DeliveryRecord, DeliveryRepo } from '../contract.ts';
 import { MAX_STORED_ATTEMPTS } from '../contract/deliveries.ts';
+import { isDuplicateKey } from './errors.ts';
 
 /** `_id` is the transactionId: the primary key is the durable dedup of fan-out. */
 type DeliveryDoc = Omit<DeliveryRecord, 'transactionId'> & { _id: string };
 
 const toRecord = ({ _id, ...rest }: DeliveryDoc): DeliveryRecord => ({ transactionId: _id, ...rest });
-
-const isDuplicateKey = (err: unknown): boolean => err instanceof MongoServerError && err.code === 11000;
 
 /** MongoDB engine of the DeliveryRepo. Creates its indexes before it is used. */
 export async function createMongoDeliveryRepo(db: Db): Promise<DeliveryRepo> {
