@@ -9,8 +9,9 @@ const toRecord = ({ _id, ...rest }: WebhookDoc): WebhookRecord => ({ subscriptio
 /** MongoDB engine of the WebhookRepo. Creates its indexes before it is used. */
 export async function createMongoWebhookRepo(db: Db): Promise<WebhookRepo> {
   const col = db.collection<WebhookDoc>('webhooks');
-  // The fan-out's watch list reads only webhooks that ask for update pushes.
-  await col.createIndex({ items: 1 }, { name: 'webhooks_items' });
+  // No secondary index: the collection holds one document per subscription, and the only query
+  // beyond _id (listWatching's `items.0` test, which a multikey index on `items` cannot serve)
+  // scans it, once per PUSH_WATCH_CACHE_MS and process.
 
   return {
     async get(subscriptionId) {
