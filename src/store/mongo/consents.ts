@@ -1,27 +1,23 @@
-import { MongoServerError, type Db, type Filter } from 'mongodb';
+import type { Db, Filter } from 'mongodb';
 import type { ConsentRecord, ConsentRepo } from '../contract.ts';
 import { ACTIVE_CONSENT_STATES } from '../contract/consents.ts';
-import { DuplicateKeyError } from '../contract/errors.ts';
+import { duplicateKeyError, isDuplicateKey } from './errors.ts';
 
 type ConsentDoc = ConsentRecord;
 
-/** Logical index names, the same both engines report in a DuplicateKeyError. */
+/** Logical names of the unique indexes by their key fields, the same both engines report in a DuplicateKeyError. */
 const INDEX_NAMES: Record<string, string> = {
-  consentId_1: 'consents.consentId',
-  codeHash_1: 'consents.codeHash',
-  oauthStateHash_1: 'consents.oauthStateHash',
+  consentId: 'consents.consentId',
+  codeHash: 'consents.codeHash',
+  oauthStateHash: 'consents.oauthStateHash',
 };
 
-/** Turns E11000 (a unique index refused the write) into the contract's DuplicateKeyError. */
+/** Turns a unique-index refusal (E11000) into the contract's DuplicateKeyError. */
 async function withDuplicateKey<T>(write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } catch (err) {
-    if (err instanceof MongoServerError && err.code === 11000) {
-      const index = /index: (\S+)/.exec(err.message)?.[1] ?? 'unknown';
-      throw new DuplicateKeyError(INDEX_NAMES[index] ?? index);
-    }
-    throw err;
+    throw isDuplicateKey(err) ? duplicateKeyError(err, INDEX_NAMES) : err;
   }
 }
 
