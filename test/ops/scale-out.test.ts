@@ -98,19 +98,22 @@ describe('scaled out: two API processes, two worker processes, the simulator', (
     // One worker subscribes to the external broker (one persistent session); both harmonize and push.
     procs.push(startService('worker-1', { script: 'start:worker', env: { ...base, MQTT_SUBSCRIBER: 'on', PROBE_PORT: String(probes[0]) } }));
     procs.push(startService('worker-2', { script: 'start:worker', env: { ...base, PROBE_PORT: String(probes[1]) } }));
-    // A fixed simulated instant: the simulator publishes its catch-up minutes once, then the data stands still.
+    // The simulator starts once worker-1's persistent session exists at the broker (its readiness
+    // includes the subscriber): a broker keeps QoS 1 messages only for a session it already knows,
+    // and with a fixed clock the simulator publishes its catch-up minutes once, then stands still.
+    const serviceUrls = [...api.map((a) => `${a}/ready`), ...probes.slice(0, 2).map((p) => `http://127.0.0.1:${p}/ready`)];
+    await Promise.all(serviceUrls.map((u, i) => waitForHttp(u, 200, 45_000, procs[i])));
     procs.push(
       startService('simulator', {
         script: 'start:simulator',
         env: { ...base, SIMULATOR: 'on', SIM_CLOCK: 'fixed:2026-11-25T02:30:00Z', SIM_MAX_CATCHUP_MINUTES: '2', SIM_TICK_MS: '500', PROBE_PORT: String(probes[2]) },
       }),
     );
-    const urls = [...api.map((a) => `${a}/ready`), ...probes.map((p) => `http://127.0.0.1:${p}/ready`)];
-    await Promise.all(urls.map((u, i) => waitForHttp(u, 200, 45_000, procs[i])));
+    await waitForHttp(`http://127.0.0.1:${probes[2]}/ready`, 200, 45_000, procs.at(-1));
     lb = await startRoundRobin(api, lbPort);
     store = await openStore({ MONGO_URL: undefined, MONGO_DB: 'cvd', DATA_DIR: dataDir });
     consumer = await provision();
-  }, 60_000);
+  }, 90_000);
 
   afterAll(async () => {
     await Promise.all(procs.map((p) => p.stop()));
