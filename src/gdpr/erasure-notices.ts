@@ -7,21 +7,14 @@ import type { Services } from '../services.ts';
  * hold the VIN — an activation or a consent process of it, in any state — and have a webhook
  * (enabled or not: a disabled one gets its notice dead-lettered like any push). Must run BEFORE
  * the rows are erased. A repeated erasure that finds no rows left tells no one again.
- *
- * The store has no consent lookup by VIN across subscriptions, so each subscription with a
- * webhook is asked: one read per subscription, fine for an operator's call.
  */
 export async function erasureRecipients(services: Services, vin: string, scope: string | undefined): Promise<string[]> {
   const { store } = services;
-  const candidates = scope !== undefined ? [scope] : (await store.subscriptions.list()).map((s) => s.subscriptionId);
-  const activated = new Set((await store.vehicles.listByVin(vin)).map((v) => v.subscriptionId));
-  const held = await Promise.all(
-    candidates.map(async (id) => {
-      if (!(await store.webhooks.get(id))) return false;
-      return activated.has(id) || (await store.consents.listBySubscription(id, { vin })).length > 0;
-    }),
-  );
-  return candidates.filter((_, i) => held[i]);
+  const [activations, consents] = await Promise.all([store.vehicles.listByVin(vin), store.consents.listByVin(vin)]);
+  const holders = new Set([...activations, ...consents].map((r) => r.subscriptionId));
+  const candidates = [...holders].filter((id) => scope === undefined || id === scope);
+  const withWebhook = await Promise.all(candidates.map(async (id) => (await store.webhooks.get(id)) !== null));
+  return candidates.filter((_, i) => withWebhook[i]);
 }
 
 /**

@@ -127,6 +127,8 @@ export interface ConsentRepo {
   findByCodeHash(hash: string): Promise<ConsentRecord | null>;
   /** The subscription's processes, newest first. */
   listBySubscription(subscriptionId: string, filter?: ConsentListFilter): Promise<ConsentRecord[]>;
+  /** Every subscription's processes for the VIN, newest first (erasure notices, withdrawal at the portal). */
+  listByVin(vin: string): Promise<ConsentRecord[]>;
   /**
    * Applies a transition with ONE conditional update: the process changes only if it matches
    * the selector, is in a `from` state and meets `notBefore`. Returns the updated process, or

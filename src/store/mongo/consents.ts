@@ -70,6 +70,10 @@ export async function createMongoConsentRepo(db: Db): Promise<ConsentRepo> {
       if (filter?.vin !== undefined) query.vin = filter.vin;
       return col.find(query, NO_ID).sort({ createdAt: -1, consentId: 1 }).toArray();
     },
+    async listByVin(vin) {
+      // Served by the vin_1 index; a VIN has few processes, so the sort is in memory.
+      return col.find({ vin }, NO_ID).sort({ createdAt: -1, consentId: 1 }).toArray();
+    },
     async transition(selector, change) {
       if (change.from.length === 0) return null;
       const query: Filter<ConsentDoc> =

@@ -147,6 +147,7 @@ export function createSqliteConsentRepo(db: Database.Database): ConsentRepo {
   const bySubVin = db.prepare<[string, string], ConsentRow>(
     'SELECT * FROM consents WHERE subscription_id = ? AND vin = ? ORDER BY created_at DESC, consent_id',
   );
+  const byVin = db.prepare<[string], ConsentRow>('SELECT * FROM consents WHERE vin = ? ORDER BY created_at DESC, consent_id');
   const active = db.prepare<[string, string], ConsentRow>(
     `SELECT * FROM consents WHERE subscription_id = ? AND vin = ? AND state IN (${ACTIVE_IN})
      ORDER BY activated_at DESC, consent_id LIMIT 1`,
@@ -239,6 +240,9 @@ export function createSqliteConsentRepo(db: Database.Database): ConsentRepo {
     async listBySubscription(subscriptionId, filter) {
       const rows = filter?.vin !== undefined ? bySubVin.all(subscriptionId, filter.vin) : bySub.all(subscriptionId);
       return rows.map(toRecord);
+    },
+    async listByVin(vin) {
+      return byVin.all(vin).map(toRecord);
     },
     async transition(selector, change) {
       if (change.from.length === 0) return null;

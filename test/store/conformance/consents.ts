@@ -199,6 +199,16 @@ const suite: ConformanceSuite = (open: StoreFactory) => {
       expect(await ctx.store.consents.listBySubscription('sub-none')).toEqual([]);
     });
 
+    it('lists every subscription\'s processes of one VIN, newest first', async () => {
+      const a = record({ createdAt: T0 });
+      const b = record({ createdAt: T2, subscriptionId: 'sub-b' });
+      const c = record({ createdAt: T1, state: 'REVOKED' });
+      const otherVin = record({ createdAt: T2, vin: 'V1RTUALV1N0000002' });
+      for (const r of [a, b, c, otherVin]) await ctx.store.consents.create(r);
+      expect((await ctx.store.consents.listByVin(a.vin!)).map((r) => r.consentId)).toEqual([b.consentId, c.consentId, a.consentId]);
+      expect(await ctx.store.consents.listByVin('V1RTUALV1N0000009')).toEqual([]);
+    });
+
     it('lists processes in given states whose last state change is before a cutoff, oldest first, up to a limit', async () => {
       const old = record({ state: 'STARTED', stateChangedAt: T0 });
       const older = record({ state: 'AWAITING_MANUFACTURER', stateChangedAt: '2026-01-01T09:00:00.000Z', consentGivenAt: '2026-01-01T09:00:00.000Z' });
