@@ -22,23 +22,21 @@ function provedVin(services: Services, session: WithdrawalSession | null): strin
   return session?.proof && fresh(services, session.proof.at) ? session.proof.vin : null;
 }
 
-/** Active consents for the VIN: one per subscription that has the vehicle. */
+/**
+ * The VIN's active consents, in every subscription: the ones that let a consumer read its data
+ * now or once the vehicle is activated there.
+ */
 async function consentsOf(services: Services, vin: string): Promise<WithdrawableConsent[]> {
   const { store, catalog } = services;
-  const subscriptions = [...new Set((await store.vehicles.listByVin(vin)).map((v) => v.subscriptionId))];
-  const out: WithdrawableConsent[] = [];
-  for (const subscriptionId of subscriptions) {
-    const consent = await store.consents.findActive(subscriptionId, vin);
-    if (!consent) continue;
-    const consumer = await store.consumers.get(consent.consumerId);
-    out.push({
+  const active = (await store.consents.listByVin(vin)).filter((c) => isActive(c.state));
+  return Promise.all(
+    active.map(async (consent) => ({
       consentId: consent.consentId,
-      consumerName: consumer?.name ?? 'A data consumer',
+      consumerName: (await store.consumers.get(consent.consumerId))?.name ?? 'A data consumer',
       items: (consent.grantedItems ?? consent.dataItems).map((i) => catalog.get(i)?.name ?? i),
       since: consent.activatedAt ?? consent.consentGivenAt ?? consent.createdAt,
-    });
-  }
-  return out;
+    })),
+  );
 }
 
 /** GET /withdraw/consents. */

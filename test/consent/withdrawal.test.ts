@@ -139,4 +139,20 @@ describe('withdrawing consent at the portal', () => {
     const [audit] = await t.services.store.audit.list({ type: 'consent.revoked', subject: ids.insurer! });
     expect(audit!.details).toMatchObject({ by: 'CONSUMER', notice: null });
   });
+
+  it('lists an active consent whose vehicle is not activated in that subscription (yet): it is withdrawable too', async () => {
+    const lessor = await party(t, 'Lessor KG');
+    try {
+      await activeConsent(t, lessor, VIN);
+      await t.services.store.vehicles.deleteBySubscriptionAndVin(lessor.consumer.subscriptionId, VIN);
+      const b = new Browser();
+      const { callbackUrl } = await proveAtManufacturer(t, b, VIN);
+      const callback = await b.get(callbackUrl);
+      const list = await b.get(callback.location!);
+      expect(list.status).toBe(200);
+      expect(list.body).toContain('Lessor KG');
+    } finally {
+      await lessor.receiver.close();
+    }
+  });
 });
