@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { DataPoint, DataPointRepo } from '../contract.ts';
+import type { DataPoint, DataPointRepo, LatestPayloadJson } from '../contract.ts';
 import { checkHistoryLimit, decodeHistoryCursor, encodeHistoryCursor } from '../history-cursor.ts';
 import { fromJson, toJson } from './json-column.ts';
 
@@ -45,6 +45,8 @@ CREATE TABLE IF NOT EXISTS data_latest (
 `;
 
 const MIN_MS = Number.MIN_SAFE_INTEGER;
+const ITEM_SEPARATOR = '\x1f';
+const PAIR_SEPARATOR = '\x1e';
 const MAX_MS = Number.MAX_SAFE_INTEGER;
 /** Retention deletes in chunks so a large purge never holds the write lock for long. */
 const PURGE_CHUNK = 5000;
@@ -84,10 +86,14 @@ export function createSqliteDataPointRepo(db: Database.Database): DataPointRepo 
   );
   // Three columns as arrays: materializing every provenance column as a row object cost about
   // three times as much, and the payload stays the JSON text it is stored as.
+  // One row per VIN, its pairs joined with control characters that JSON text never holds raw
+  // (JSON.stringify escapes U+001E and U+001F) and catalog item names never contain: building
+  // 10 strings instead of 200 row arrays made this read about 40 % cheaper (bench/delivery.ts).
   const selectLatestPayloads = db
-    .prepare<[string, string], [string, string, string]>(
-      `SELECT vin, item, payload FROM data_latest
-       WHERE vin IN (SELECT value FROM json_each(?)) AND item IN (SELECT value FROM json_each(?))`,
+    .prepare<[string, string], [string, string]>(
+      `SELECT vin, group_concat(item || char(31) || payload, char(30)) FROM data_latest
+       WHERE vin IN (SELECT value FROM json_each(?)) AND item IN (SELECT value FROM json_each(?))
+       GROUP BY vin`,
     )
     .raw(true);
   const selectHistory = db.prepare<[string, string, number, number, number], PointRow>(
@@ -144,9 +150,14 @@ export function createSqliteDataPointRepo(db: Database.Database): DataPointRepo 
     },
     async latestPayloadsJson(vins, items) {
       if (vins.length === 0 || items.length === 0) return [];
-      return selectLatestPayloads
-        .all(JSON.stringify(vins), JSON.stringify(items))
-        .map(([vin, item, payloadJson]) => ({ vin, item, payloadJson }));
+      const out: LatestPayloadJson[] = [];
+      for (const [vin, joined] of selectLatestPayloads.all(JSON.stringify(vins), JSON.stringify(items))) {
+        for (const pair of joined.split(PAIR_SEPARATOR)) {
+          const cut = pair.indexOf(ITEM_SEPARATOR);
+          out.push({ vin, item: pair.slice(0, cut), payloadJson: pair.slice(cut + 1) });
+        }
+      }
+      return out;
     },
     async history(query) {
       checkHistoryLimit(query.limit);
