@@ -80,6 +80,17 @@ const suite: ConformanceSuite = (open: StoreFactory) => {
       expect(await dataPoints.latestPayloadsJson([VIN], [])).toEqual([]);
     });
 
+    it('keeps payload text intact whatever characters its strings hold', async () => {
+      const { dataPoints } = ctx.store;
+      const tricky = '\u001e\u001f|,"\\\n\u0000 ümlaut 🚗';
+      const p = { ...point(VIN, 'mileage', 1), payload: { value: 1, note: tricky, [tricky]: [tricky] } };
+      await dataPoints.insertMany([p, point(VIN, 'fuellevel', 1)]);
+      const asText = await dataPoints.latestPayloadsJson([VIN], ['mileage', 'fuellevel']);
+      const mileage = asText.find((r) => r.item === 'mileage');
+      expect(asText).toHaveLength(2);
+      expect(JSON.parse(mileage!.payloadJson)).toEqual(p.payload);
+    });
+
     it('never moves the latest value back when an older point arrives later', async () => {
       const { dataPoints } = ctx.store;
       await dataPoints.insertMany([point(VIN, 'mileage', 10)]);
