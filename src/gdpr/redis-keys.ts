@@ -26,8 +26,10 @@ async function scanDelete(redis: Redis, pattern: string, erase?: (key: string) =
 /**
  * Erases the short-lived Redis keys that name the VIN or its pseudonym: the per-vehicle rate
  * limit counters (src/rate-limit/limits.ts) and the push update throttles
- * (src/push/update-throttle.ts), both keyed by the pseudonym, and, VIN-wide only, the simulated
- * manufacturers' pending authorization codes that name the VIN (src/oem-virtual/codes.ts). They
+ * (src/push/update-throttle.ts), both keyed by the pseudonym, and, VIN-wide only, the values
+ * sealed with the service key that hold the VIN: the simulated manufacturers' pending
+ * authorization codes (src/oem-virtual/codes.ts) and the consent portal's withdrawal sessions
+ * and round trips that proved control of the vehicle (src/consent/withdrawal-session.ts). They
  * would expire within minutes to hours anyway; erasure does not wait for that: a pseudonymised
  * counter is still personal data (EDPB 01/2020), and it tells that the vehicle was read.
  * Counters that an older version named with the VIN in clear are not looked for: each expires
@@ -46,14 +48,24 @@ export async function eraseRedisKeys(services: Services, vin: string, subscripti
   n += await scanDelete(redis, `${prefix}:rl:{${sub}}:v:${vehicle}:*`);
   n += await scanDelete(redis, `${prefix}:push:throttle:${sub}:${vehicle}:*`);
   if (subscriptionId === undefined) {
-    n += await scanDelete(redis, `${prefix}:oem:*:code:*`, async (key) => {
-      const value = await redis.get(key);
-      try {
-        return value !== null && (JSON.parse(value) as { vin?: unknown }).vin === vin;
-      } catch {
-        return false;
-      }
-    });
+    // Neither names a subscription: a code or a withdrawal belongs to the vehicle's user.
+    const sealedNaming = (vinsOf: (opened: Record<string, unknown>) => unknown[]) => async (key: string) => {
+      const opened = openSealed(secrets, await redis.get(key));
+      return opened !== null && vinsOf(opened).includes(vin);
+    };
+    n += await scanDelete(redis, `${prefix}:oem:*:code:*`, sealedNaming((code) => [code.vin]));
+    n += await scanDelete(redis, `${prefix}:withdraw:*`, sealedNaming((w) => [w.vin, (w.proof as { vin?: unknown } | undefined)?.vin]));
   }
   return n;
+}
+
+/** A JSON object sealed with the service key; null for anything else (expired, foreign, corrupt). */
+function openSealed(secrets: Services['secrets'], value: string | null): Record<string, unknown> | null {
+  if (value === null) return null;
+  try {
+    const opened: unknown = JSON.parse(secrets.decrypt(value));
+    return opened !== null && typeof opened === 'object' ? (opened as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
 }

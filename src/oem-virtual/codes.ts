@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { randomToken, sha256Hex } from '../crypto.ts';
+import { randomToken, sha256Hex, type SecretBox } from '../crypto.ts';
 
 /** What an authorization code of the simulated server stands for. */
 export interface IssuedCode {
@@ -11,18 +11,33 @@ export interface IssuedCode {
   vin: string;
 }
 
-/** Codes live 2 minutes and are stored under their hash (RFC 6749 4.1.2 recommends short lives). */
+/**
+ * Codes live 2 minutes and are stored under their hash (RFC 6749 4.1.2 recommends short lives);
+ * what a code stands for names the VIN, so it is sealed with the service key (Redis holds no VIN
+ * in clear, reliability checklist K6).
+ */
 const CODE_TTL_S = 120;
 const key = (prefix: string, realm: string, code: string) => `${prefix}:oem:${realm}:code:${sha256Hex(code)}`;
 
-export async function issueCode(redis: Redis, prefix: string, realm: string, grant: IssuedCode): Promise<string> {
+export async function issueCode(redis: Redis, secrets: SecretBox, prefix: string, realm: string, grant: IssuedCode): Promise<string> {
   const code = randomToken(32);
-  await redis.set(key(prefix, realm, code), JSON.stringify(grant), 'EX', CODE_TTL_S);
+  await redis.set(key(prefix, realm, code), sealCode(secrets, grant), 'EX', CODE_TTL_S);
   return code;
 }
 
 /** Takes a code out for good (GETDEL): a code works once, whatever happens next. */
-export async function redeemCode(redis: Redis, prefix: string, realm: string, code: string): Promise<IssuedCode | null> {
+export async function redeemCode(redis: Redis, secrets: SecretBox, prefix: string, realm: string, code: string): Promise<IssuedCode | null> {
   const v = await redis.getdel(key(prefix, realm, code));
-  return v === null ? null : (JSON.parse(v) as IssuedCode);
+  return v === null ? null : openCode(secrets, v);
+}
+
+const sealCode = (secrets: SecretBox, grant: IssuedCode) => secrets.encrypt(JSON.stringify(grant));
+
+/** What a stored code stands for; null when it was not sealed with this key (e.g. SECRET_KEY changed). */
+export function openCode(secrets: SecretBox, stored: string): IssuedCode | null {
+  try {
+    return JSON.parse(secrets.decrypt(stored)) as IssuedCode;
+  } catch {
+    return null;
+  }
 }

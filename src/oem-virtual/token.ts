@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { randomToken } from '../crypto.ts';
+import { randomToken, type SecretBox } from '../crypto.ts';
 import { s256, safeEqual } from '../consent/secrets.ts';
 import { redeemCode } from './codes.ts';
 import type { Realm } from './realm.ts';
@@ -37,6 +37,7 @@ function basicAuth(header: string | undefined): { id: string; secret: string } |
 /** POST /token: the authorization_code grant with PKCE (RFC 6749 4.1.3, RFC 7636 4.6). */
 export async function exchange(
   redis: Redis,
+  secrets: SecretBox,
   prefix: string,
   realm: Realm,
   body: Record<string, unknown>,
@@ -57,7 +58,7 @@ export async function exchange(
   const code = one(body, 'code');
   const verifier = one(body, 'code_verifier');
   if (!code || !verifier) return bad('invalid_request', 'code and code_verifier are required.');
-  const grant = await redeemCode(redis, prefix, realm.id, code);
+  const grant = await redeemCode(redis, secrets, prefix, realm.id, code);
   if (!grant || grant.clientId !== client.clientId) return bad('invalid_grant', 'The code is unknown, used or expired.');
   if (one(body, 'redirect_uri') !== grant.redirectUri) return bad('invalid_grant', 'redirect_uri differs from the authorization request.');
   if (!safeEqual(s256(verifier), grant.codeChallenge)) return bad('invalid_grant', 'code_verifier does not match the code_challenge.');

@@ -101,6 +101,13 @@ describe('simulated manufacturer authorization server', () => {
     expect(q.get('state')).toBe('st-1');
     expect(q.get('iss')).toBe(`${ORIGIN}/oem/virtual`);
     const form = { grant_type: 'authorization_code', code: q.get('code')!, redirect_uri: CALLBACK, client_id: 'cvd', code_verifier: pkce.verifier };
+    // While it waits, Redis holds the code only by its hash and what it stands for only sealed.
+    const stored = await t.services.redis.keys(`${t.services.config.QUEUE_PREFIX}:oem:virtual:code:*`);
+    expect(stored).toHaveLength(1);
+    expect(stored[0]).not.toContain(form.code);
+    const value = (await t.services.redis.get(stored[0]!))!;
+    expect(value).not.toMatch(/V1RTUALV1N0000003|crashseverity|cvd/);
+    expect(JSON.parse(t.services.secrets.decrypt(value))).toMatchObject({ vin: 'V1RTUALV1N0000003', clientId: 'cvd' });
     const res = await token(form);
     expect(res.statusCode).toBe(200);
     expect(res.headers['cache-control']).toBe('no-store');

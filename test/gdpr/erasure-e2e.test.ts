@@ -2,6 +2,7 @@ import { Queue, UnrecoverableError, Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSecretBox } from '../../src/crypto.ts';
 import { issueCode } from '../../src/oem-virtual/codes.ts';
+import { savePending, saveSession } from '../../src/consent/withdrawal-session.ts';
 import { encodeBatch } from '../../src/pipeline/job-codec.ts';
 import { bullConnection, createHarmonizeQueue, HARMONIZE_QUEUE } from '../../src/pipeline/queue.ts';
 import { rawMessage } from '../../src/pipeline/raw-message.ts';
@@ -99,7 +100,11 @@ describe('GDPR erasure of a VIN, end to end', () => {
     const deactivate = await t.app.inject({ method: 'PUT', url: '/management/v1/vehicles', headers: b.headers, payload: { action: 'deactivate', vins: [X, Y] } });
     expect(deactivate.statusCode).toBe(202);
     for (const vin of [X, Y]) {
-      await issueCode(services.redis, services.config.QUEUE_PREFIX, 'borealis', { clientId: 'cvd-borealis', redirectUri: 'https://x', codeChallenge: 'c', scope: ['mileage'], vin });
+      await issueCode(services.redis, services.secrets, services.config.QUEUE_PREFIX, 'borealis', { clientId: 'cvd-borealis', redirectUri: 'https://x', codeChallenge: 'c', scope: ['mileage'], vin });
+      // A withdrawal at the portal: a browser session that proved control of the VIN, and a
+      // round trip to the manufacturer still pending.
+      await saveSession(services, `session-${vin}`, { csrf: 'c', at, proof: { vin, manufacturer: 'borealis', at } });
+      await savePending(services, `state-${vin}`, { sessionHash: 'other-session', vin, manufacturer: 'borealis', codeVerifier: 'v', at });
     }
 
     const counts = await harmonizeJobCounts(services);
@@ -114,7 +119,7 @@ describe('GDPR erasure of a VIN, end to end', () => {
     const tables = new Set(scanSqlite(t.dataDir, [X], services.secrets).map((h) => h.where.split(' ')[1]!.split('.')[0]));
     for (const table of VIN_TABLES) expect(tables, table).toContain(table);
     const redisBefore = await scanRedis(services.redis, services.config.QUEUE_PREFIX, [X, services.secrets.pseudonym(X)], services.secrets);
-    for (const place of [':harmonize:', ':vehicle-activations:', ':rl:', ':push:throttle:', ':oem:borealis:code:']) {
+    for (const place of [':harmonize:', ':vehicle-activations:', ':rl:', ':push:throttle:', ':oem:borealis:code:', ':withdraw:session:', ':withdraw:state:']) {
       expect(redisBefore.hits.some((h) => h.where.includes(place)), place).toBe(true);
     }
   }, 60_000);
@@ -143,8 +148,9 @@ describe('GDPR erasure of a VIN, end to end', () => {
         // the completed, the waiting and the delayed batch that also hold Y
         rewrittenJobs: 3,
         queuedMessages: 7,
-        // X's rate-limit counter, X's mileage throttle, X's authorization code
-        cacheKeys: 3,
+        // X's rate-limit counter, X's mileage throttle, X's authorization code, X's withdrawal
+        // session and pending round trip
+        cacheKeys: 5,
       },
       notErased: { unreadableJobs: 0, activeJobs: 0 },
     });
@@ -169,7 +175,7 @@ describe('GDPR erasure of a VIN, end to end', () => {
     const yTables = new Set(scanSqlite(t.dataDir, [Y], services.secrets).map((h) => h.where.split(' ')[1]!.split('.')[0]));
     for (const table of VIN_TABLES) expect(yTables, table).toContain(table);
     const yRedis = await scanRedis(services.redis, services.config.QUEUE_PREFIX, [Y, services.secrets.pseudonym(Y)], services.secrets);
-    for (const place of [':harmonize:', ':vehicle-activations:', ':rl:', ':push:throttle:', ':oem:borealis:code:']) {
+    for (const place of [':harmonize:', ':vehicle-activations:', ':rl:', ':push:throttle:', ':oem:borealis:code:', ':withdraw:session:', ':withdraw:state:']) {
       expect(yRedis.hits.some((h) => h.where.includes(place)), place).toBe(true);
     }
     expect(await harmonizeJobCounts(services)).toMatchObject({ completed: 1, failed: 0, waiting: 1, delayed: 1 });

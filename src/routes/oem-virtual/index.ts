@@ -62,7 +62,7 @@ export default async function routes(app: FastifyInstance, opts: RouteOptions): 
     if (username === '' || password === '' || vin === '') {
       return authorizePage(services, reply, realm, req, 400, vin, username, ticked, 'Enter a user name, a password and the VIN.');
     }
-    const code = await issueCode(services.redis, prefix, realm.id, {
+    const code = await issueCode(services.redis, services.secrets, prefix, realm.id, {
       clientId: req.client.clientId,
       redirectUri: req.redirectUri,
       codeChallenge: req.codeChallenge,
@@ -88,7 +88,7 @@ export default async function routes(app: FastifyInstance, opts: RouteOptions): 
       return;
     }
     const body = (typeof request.body === 'object' && request.body !== null ? request.body : {}) as Record<string, unknown>;
-    const result = await exchange(services.redis, prefix, realm, body, request.headers.authorization);
+    const result = await exchange(services.redis, services.secrets, prefix, realm, body, request.headers.authorization);
     return reply.code(result.status).headers({ 'cache-control': 'no-store', pragma: 'no-cache' }).send(result.body);
   });
 }
