@@ -23,7 +23,7 @@ export interface ErasureReceipt {
     rewrittenJobs: number;
     /** Raw messages taken out of queued pipeline batches (removed or rewritten). */
     queuedMessages: number;
-    /** Redis keys naming the VIN or its pseudonym: rate-limit counters, push throttles, OEM codes. */
+    /** Redis keys naming the VIN or its pseudonym: rate-limit counters, push throttles, sealed OEM codes and withdrawal state. */
     cacheKeys: number;
   };
   /** What the erasure could not reach; all zero on a complete erasure. */
