@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { MongoBulkWriteError, MongoNetworkError, MongoServerError, MongoServerSelectionError } from 'mongodb';
+import { MongoBulkWriteError, MongoNetworkError, MongoNetworkTimeoutError, MongoServerError, MongoServerSelectionError } from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import { freePort } from '../../src/runtime/free-port.ts';
 import { DuplicateKeyError, StoreUnavailableError } from '../../src/store/contract.ts';
@@ -55,6 +55,13 @@ describe('MongoDB engine without a server', () => {
     expect(MONGO_CLIENT_OPTIONS.writeConcern).toEqual({ w: 'majority', journal: true });
     expect(MONGO_CLIENT_OPTIONS.readConcern).toEqual({ level: 'majority' });
     expect(MONGO_CLIENT_OPTIONS.retryWrites).toBe(true);
+  });
+
+  it('bounds how long a silent server can hold an operation', () => {
+    expect(MONGO_CLIENT_OPTIONS.socketTimeoutMS).toBeGreaterThan(0);
+    expect(MONGO_CLIENT_OPTIONS.connectTimeoutMS).toBeGreaterThan(0);
+    // A socket timeout surfaces as a network error: transient, so the store answers 503.
+    expect(toStoreError(new MongoNetworkTimeoutError('connection timed out'))).toBeInstanceOf(StoreUnavailableError);
   });
 
   it('reads which documents of an unordered insert were refused as duplicates', () => {

@@ -20,6 +20,12 @@ export const MONGO_CLIENT_OPTIONS = {
   retryWrites: true,
   retryReads: true,
   serverSelectionTimeoutMS: 5000,
+  // A server that accepted a connection and then stopped answering (a hung primary, a network
+  // path that drops packets) would otherwise hold a request or a job for ever: a socket silent
+  // this long fails the operation as a network error, which the guard makes StoreUnavailableError
+  // (503 + Retry-After, job retried). Longer than any single operation the service sends.
+  connectTimeoutMS: 10_000,
+  socketTimeoutMS: 30_000,
 } as const;
 
 /**
