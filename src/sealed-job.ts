@@ -21,3 +21,17 @@ export function openJobData(secrets: SecretBox, data: unknown, kind: string): un
   if (!d || d.v !== 1 || typeof d.sealed !== 'string') throw new Error(`not a ${kind} job (unknown format)`);
   return JSON.parse(secrets.decrypt(d.sealed));
 }
+
+/**
+ * A JSON value sealed with the service key on its own (not in a job), e.g. short-lived Redis
+ * state; null when it is absent or was not sealed with this key (expired, SECRET_KEY changed,
+ * corrupt): such a value is treated as if it were gone.
+ */
+export function openSealedJson(secrets: SecretBox, sealed: string | null): unknown {
+  if (sealed === null) return null;
+  try {
+    return JSON.parse(secrets.decrypt(sealed));
+  } catch {
+    return null;
+  }
+}

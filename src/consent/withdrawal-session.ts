@@ -1,3 +1,4 @@
+import { openSealedJson } from '../sealed-job.ts';
 import type { Services } from '../services.ts';
 
 /**
@@ -38,14 +39,7 @@ export function fresh(services: Services, at: string): boolean {
   return services.clock.now().getTime() - Date.parse(at) <= services.config.CONSENT_CODE_TTL_S * 1000;
 }
 
-function open<T>(services: Services, sealed: string | null): T | null {
-  if (sealed === null) return null;
-  try {
-    return JSON.parse(services.secrets.decrypt(sealed)) as T;
-  } catch {
-    return null;
-  }
-}
+const open = <T>(services: Services, sealed: string | null) => openSealedJson(services.secrets, sealed) as T | null;
 
 async function put(services: Services, key: string, value: object): Promise<void> {
   // Twice the TTL: the clock check decides; this only bounds how long Redis keeps it.

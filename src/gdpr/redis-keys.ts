@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { openSealedJson } from '../sealed-job.ts';
 import type { Services } from '../services.ts';
 
 const SCAN_COUNT = 500;
@@ -50,22 +51,11 @@ export async function eraseRedisKeys(services: Services, vin: string, subscripti
   if (subscriptionId === undefined) {
     // Neither names a subscription: a code or a withdrawal belongs to the vehicle's user.
     const sealedNaming = (vinsOf: (opened: Record<string, unknown>) => unknown[]) => async (key: string) => {
-      const opened = openSealed(secrets, await redis.get(key));
-      return opened !== null && vinsOf(opened).includes(vin);
+      const opened = openSealedJson(secrets, await redis.get(key));
+      return opened !== null && typeof opened === 'object' && vinsOf(opened as Record<string, unknown>).includes(vin);
     };
     n += await scanDelete(redis, `${prefix}:oem:*:code:*`, sealedNaming((code) => [code.vin]));
     n += await scanDelete(redis, `${prefix}:withdraw:*`, sealedNaming((w) => [w.vin, (w.proof as { vin?: unknown } | undefined)?.vin]));
   }
   return n;
-}
-
-/** A JSON object sealed with the service key; null for anything else (expired, foreign, corrupt). */
-function openSealed(secrets: Services['secrets'], value: string | null): Record<string, unknown> | null {
-  if (value === null) return null;
-  try {
-    const opened: unknown = JSON.parse(secrets.decrypt(value));
-    return opened !== null && typeof opened === 'object' ? (opened as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
 }

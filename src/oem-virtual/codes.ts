@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { randomToken, sha256Hex, type SecretBox } from '../crypto.ts';
+import { openSealedJson } from '../sealed-job.ts';
 
 /** What an authorization code of the simulated server stands for. */
 export interface IssuedCode {
@@ -21,23 +22,12 @@ const key = (prefix: string, realm: string, code: string) => `${prefix}:oem:${re
 
 export async function issueCode(redis: Redis, secrets: SecretBox, prefix: string, realm: string, grant: IssuedCode): Promise<string> {
   const code = randomToken(32);
-  await redis.set(key(prefix, realm, code), sealCode(secrets, grant), 'EX', CODE_TTL_S);
+  await redis.set(key(prefix, realm, code), secrets.encrypt(JSON.stringify(grant)), 'EX', CODE_TTL_S);
   return code;
 }
 
 /** Takes a code out for good (GETDEL): a code works once, whatever happens next. */
 export async function redeemCode(redis: Redis, secrets: SecretBox, prefix: string, realm: string, code: string): Promise<IssuedCode | null> {
   const v = await redis.getdel(key(prefix, realm, code));
-  return v === null ? null : openCode(secrets, v);
-}
-
-const sealCode = (secrets: SecretBox, grant: IssuedCode) => secrets.encrypt(JSON.stringify(grant));
-
-/** What a stored code stands for; null when it was not sealed with this key (e.g. SECRET_KEY changed). */
-export function openCode(secrets: SecretBox, stored: string): IssuedCode | null {
-  try {
-    return JSON.parse(secrets.decrypt(stored)) as IssuedCode;
-  } catch {
-    return null;
-  }
+  return openSealedJson(secrets, v) as IssuedCode | null;
 }
