@@ -68,6 +68,8 @@ export const manifestSchema = {
         tokenEndpoint: { type: 'string', minLength: 1 },
         clientId: { type: 'string', minLength: 1 },
         clientSecretEnv: { type: 'string', pattern: '^[A-Z][A-Z0-9_]*$' },
+        // One OAuth scope token (RFC 6749 section 3.3: printable ASCII but space, " and \).
+        verifyScope: { type: 'string', pattern: '^[\\x21\\x23-\\x5B\\x5D-\\x7E]+$' },
       },
     },
     activation: {

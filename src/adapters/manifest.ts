@@ -54,6 +54,11 @@ export interface AdapterManifest {
     clientId: string;
     /** Name of the environment variable holding the client secret, if the server needs one. */
     clientSecretEnv?: string;
+    /**
+     * The scope that asks the user to prove control of the vehicle and shares no data, used by
+     * the portal's withdrawal (default `vehicle:verify`, as the simulated servers name it).
+     */
+    verifyScope?: string;
   };
   /** How the manufacturer confirms an activation. */
   activation: { mode: 'auto'; delayMs?: number } | { mode: 'callback' };

@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import type { Adapter } from '../adapters/manifest.ts';
 import type { Config } from '../config.ts';
 import { resolveSecretKey } from '../crypto.ts';
+import { VERIFY_SCOPE } from './scope.ts';
 
 /** A manufacturer's authorization server as the consent flow uses it (from its manifest). */
 export interface ManufacturerAuth {
@@ -15,6 +16,8 @@ export interface ManufacturerAuth {
   clientSecret: string | undefined;
   /** Our callback for this manufacturer only: a distinct path per server (mix-up defence). */
   redirectUri: string;
+  /** What a withdrawal asks for: proof of control of the vehicle, no data. */
+  verifyScope: string;
 }
 
 /** Manifest endpoints may be paths on this service (the simulated servers it hosts). */
@@ -51,5 +54,6 @@ export function manufacturerAuth(config: Config, adapter: Adapter): Manufacturer
     clientId: a.clientId,
     clientSecret: oauthClientSecret(config, adapter),
     redirectUri: callbackUri(config, adapter.manifest.id),
+    verifyScope: a.verifyScope ?? VERIFY_SCOPE,
   };
 }

@@ -12,7 +12,8 @@ export function requestedItems(subscriptionItems: readonly string[], adapter: Ad
 }
 
 /**
- * The scope a withdrawal asks a manufacturer for: proof that the user controls the vehicle, and
- * no data. A manufacturer connected to this service must offer it (the simulated servers do).
+ * The scope a withdrawal asks a manufacturer for by default: proof that the user controls the
+ * vehicle, and no data. The simulated servers offer it under this name; a manufacturer that
+ * names it otherwise declares its name as `authorization.verifyScope` in its manifest.
  */
 export const VERIFY_SCOPE = 'vehicle:verify';

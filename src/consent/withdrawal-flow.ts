@@ -4,7 +4,6 @@ import { manufacturerAuth } from './manufacturer-auth.ts';
 import { authorizationUrl, exchangeCode } from './oauth-client.ts';
 import { page, PAGE_STATUS, type Outcome } from './outcome.ts';
 import type { WithdrawStartView } from './pages/withdrawal-pages.ts';
-import { VERIFY_SCOPE } from './scope.ts';
 import { newPkce, newSecret, safeEqual } from './secrets.ts';
 import { fieldProblem, normaliseField } from './user-fields.ts';
 import { fresh, loadSession, saveSession, savePending, peekPending, claimPending, type WithdrawalSession } from './withdrawal-session.ts';
@@ -77,7 +76,7 @@ export async function startProof(services: Services, form: Record<string, unknow
   const now = services.clock.now().toISOString();
   await savePending(services, sha256Hex(state), { sessionHash, vin, manufacturer: auth.manufacturerId, codeVerifier: pkce.verifier, at: now });
   services.logger.info({ manufacturer: auth.manufacturerId, vin: services.secrets.pseudonym(vin) }, 'withdrawal: sending the user to the manufacturer');
-  return { kind: 'redirect', location: authorizationUrl(auth, { state, codeChallenge: pkce.challenge, scope: [VERIFY_SCOPE], vin }) };
+  return { kind: 'redirect', location: authorizationUrl(auth, { state, codeChallenge: pkce.challenge, scope: [auth.verifyScope], vin }) };
 }
 
 const invalidAnswer = (why: string): Outcome => page(400, 'This answer from the manufacturer is not valid', why, 'Nothing was changed.', START_AGAIN);

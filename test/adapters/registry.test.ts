@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AdapterLoadError, loadAdapterRegistry } from '../../src/adapters/registry.ts';
 import { loadCatalog } from '../../src/catalog/load.ts';
+import { loadConfig } from '../../src/config.ts';
+import { manufacturerAuth } from '../../src/consent/manufacturer-auth.ts';
 import { defaultPaths } from '../../src/services.ts';
 import { copyProject } from '../pipeline/harness.ts';
 
@@ -43,6 +45,15 @@ describe('adapter registry', () => {
     expect(reg.forVin('BRLAU1EV0N1000001')?.manifest.id).toBe('borealis');
   });
 
+  it('takes the scope a withdrawal asks for from the manifest, vehicle:verify when it names none', async () => {
+    project = copyProject();
+    editManifest('borealis', (m) => ((m.authorization as Record<string, unknown>).verifyScope = 'urn:borealis:owner-check'));
+    const reg = await load();
+    const config = loadConfig({});
+    expect(manufacturerAuth(config, reg.get('borealis')!).verifyScope).toBe('urn:borealis:owner-check');
+    expect(manufacturerAuth(config, reg.get('virtual')!).verifyScope).toBe('vehicle:verify');
+  });
+
   const broken: [string, (p: NonNullable<typeof project>) => void, RegExp][] = [
     ['a manifest that is not JSON', (p) => writeFileSync(join(p.paths.adapters, 'borealis', 'manifest.json'), '{ nope'), /borealis\/manifest\.json: is not valid JSON/],
     ['a missing manifest', (p) => rmSync(join(p.paths.adapters, 'borealis', 'manifest.json')), /borealis\/manifest\.json: is missing/],
@@ -52,6 +63,7 @@ describe('adapter registry', () => {
     ['a VIN prefix claimed twice', () => editManifest('virtual', (m) => (m.vinPrefixes = ['V1RTUALV1N', 'BRL'])), /virtual\/manifest\.json: VIN prefix BRL is claimed by "borealis" too/],
     ['a topic whose message type has no mapping', () => editManifest('virtual', (m) => ((m.transport as { topics: string[] }).topics.push('virtual/v1/+/status'))), /virtual\/manifest\.json: topics end in message types without a mapping: status/],
     ['a missing mapping file', (p) => rmSync(join(p.paths.mappings, 'borealis', 'incident.jsonata')), /borealis\/manifest\.json: message type "incident": mapping .*incident\.jsonata does not compile: cannot be read/],
+    ['a verify scope that is not one OAuth scope token', () => editManifest('borealis', (m) => ((m.authorization as Record<string, unknown>).verifyScope = 'vehicle verify')), /borealis\/manifest\.json: does not match the manifest schema: .*verifyScope/],
     ['a mapping that does not compile', (p) => writeFileSync(join(p.paths.mappings, 'virtual', 'event.jsonata'), '{ "vin": vin, '), /virtual\/manifest\.json: message type "event": mapping .*event\.jsonata does not compile: .*at character/],
   ];
   for (const [what, breakIt, message] of broken) {

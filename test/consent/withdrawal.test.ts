@@ -5,7 +5,7 @@ import { verifyWebhook } from '../../src/push/verify-webhook.ts';
 import type { Running } from '../../src/runtime/startable.ts';
 import { deliveryBody } from '../delivery/fixtures.ts';
 import { eventually } from '../push/helpers.ts';
-import { Browser, portalUrl, startLiveApp, VIN, type LiveApp } from './harness.ts';
+import { Browser, hiddenFields, portalUrl, startLiveApp, VIN, type LiveApp } from './harness.ts';
 import { activeConsent, party, proveAtManufacturer, startWorkers, withdrawForms, type Party } from './withdrawal-harness.ts';
 
 /**
@@ -122,6 +122,20 @@ describe('withdrawing consent at the portal', () => {
     const again = await b.post(`${t.origin}/withdraw/consents`, { csrf, consentId: ids.fleet! });
     expect(again.status).toBe(404);
     expect(await notices(fleet)).toHaveLength(1);
+  });
+
+  it("asks for the scope the manufacturer's manifest names for proving control of a vehicle", async () => {
+    const auth = t.services.adapters.get('virtual')!.manifest.authorization;
+    auth.verifyScope = 'urn:virtual:owner-check';
+    try {
+      const b = new Browser();
+      const start = await b.get(`${t.origin}/withdraw`);
+      const go = await b.post(`${t.origin}/withdraw`, { ...hiddenFields(start.body), vin: VIN });
+      expect(go.status).toBe(303);
+      expect(new URL(go.location!).searchParams.get('scope')).toBe('urn:virtual:owner-check');
+    } finally {
+      delete auth.verifyScope;
+    }
   });
 
   it('the portal page where consent is given links to the withdrawal page', async () => {
