@@ -198,7 +198,8 @@ export const DEFINITIONS = {
   MONGO_URL: def('', url(['mongodb:', 'mongodb+srv:']), 'Use MongoDB as the store. Default: embedded SQLite in DATA_DIR.'),
   MONGO_DB: def('cvd', str, 'MongoDB database name.'),
   HISTORY_RETENTION_DAYS: def('90', int(1), 'Data points older than this are purged.'),
-  HISTORY_PURGE_INTERVAL_S: def('3600', int(1), 'How often the pipeline role purges data points older than HISTORY_RETENTION_DAYS (and sweeps consent processes).'),
+  HISTORY_PURGE_INTERVAL_S: def('3600', int(1), 'How often the pipeline role purges data points older than HISTORY_RETENTION_DAYS, push deliveries older than DELIVERY_LOG_RETENTION_DAYS, and sweeps consent processes.'),
+  DELIVERY_LOG_RETENTION_DAYS: def('30', int(1), 'Push deliveries (the log behind GET /push/v1/deliveries, with the VIN and the data point they carried) are deleted this long after they were created, whatever their status.'),
   CONSENT_PROCESS_RETENTION_DAYS: def('30', int(1), 'Consent processes that ended without a consent (REJECTED, FAILED, TIMED_OUT) are deleted this long after they ended; given and revoked consents stay.'),
   // --- MQTT
   MQTT_URL: def('', url(['mqtt:', 'mqtts:', 'tcp:', 'ws:', 'wss:']), 'External broker to use instead of the embedded one.'),

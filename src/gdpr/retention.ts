@@ -13,8 +13,9 @@ export interface Retention extends Running {
  * Storage limitation (GDPR Art. 5(1)(e), reliability checklist K5): every
  * HISTORY_PURGE_INTERVAL_S, data points older than HISTORY_RETENTION_DAYS (by their own
  * time, read from the injected clock) are erased; the latest value of each item stays, as the
- * store contract says; consent processes that never became a consent are swept as well
- * (src/consent/sweep.ts, CONSENT_PROCESS_RETENTION_DAYS). Runs in the pipeline role, first
+ * store contract says; push deliveries older than DELIVERY_LOG_RETENTION_DAYS are deleted, and
+ * consent processes that never became a consent are swept as well (src/consent/sweep.ts,
+ * CONSENT_PROCESS_RETENTION_DAYS). Runs in the pipeline role, first
  * right at start. Several processes may run it: the purge is an idempotent range delete, so
  * overlapping runs only repeat work.
  * A failing purge (store down) is logged and tried again at the next interval.
@@ -30,11 +31,15 @@ export function startRetention(services: Services, opts: { intervalMs?: number }
     const deleted = await store.dataPoints.deleteOlderThan(cutoffMs);
     // Quarantined raw messages hold personal data too: same retention, by their last failure.
     const quarantined = await store.quarantine.deleteOlderThan(new Date(cutoffMs).toISOString());
+    // The push delivery log carries the VIN and the data point of every delivery: its own
+    // retention, by when the delivery was created (DELIVERY_LOG_RETENTION_DAYS).
+    const deliveriesCutoff = new Date(clock.now().getTime() - config.DELIVERY_LOG_RETENTION_DAYS * DAY_MS).toISOString();
+    const deliveries = await store.deliveries.deleteOlderThan(deliveriesCutoff);
     // Consent processes that never became a consent: timed out, then deleted after their own
     // retention (CONSENT_PROCESS_RETENTION_DAYS).
     const consents = await sweepConsentProcesses(services);
     logger.info(
-      { deleted, quarantined, consentsTimedOut: consents.timedOut, consentsDeleted: consents.deleted, cutoff: new Date(cutoffMs).toISOString() },
+      { deleted, quarantined, deliveries, consentsTimedOut: consents.timedOut, consentsDeleted: consents.deleted, cutoff: new Date(cutoffMs).toISOString() },
       'history retention purge',
     );
     return deleted;

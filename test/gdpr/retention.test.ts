@@ -60,6 +60,27 @@ describe('history retention purge', () => {
     expect(await history()).toEqual([1, 90]);
   });
 
+  it('deletes push deliveries older than DELIVERY_LOG_RETENTION_DAYS, by the clock it is given', async () => {
+    const clock = new ManualClock(NOW);
+    t = await createTestServices({ clock, env: { DELIVERY_LOG_RETENTION_DAYS: '14' } });
+    const { deliveries } = t.services.store;
+    for (const [id, daysAgo] of [['15d', 15], ['13d', 13], ['1d', 1]] as const) {
+      const at = new Date(NOW - daysAgo * DAY).toISOString();
+      await deliveries.insertIfAbsent({
+        transactionId: id, subscriptionId: 'sub-1', vin: VIN, item: 'mileage', kind: 'update', timestampMs: NOW - daysAgo * DAY,
+        payload: { value: 1, unit: 'km', timestamp: at }, status: 'DELIVERED', attempts: [], lastError: null, nextAttemptAt: null, createdAt: at, updatedAt: at,
+      });
+    }
+    const left = async () => (await deliveries.list({ subscriptionId: 'sub-1', limit: 100 })).map((d) => d.transactionId);
+    retention = startRetention(t.services, { intervalMs: 50 });
+    await waitFor(async () => (await left()).length === 2, 5_000, 'the purge at start');
+    expect(await left()).toEqual(['1d', '13d']);
+    expect(t.logs.some((l) => l.includes('history retention purge') && l.includes('"deliveries":1'))).toBe(true);
+    clock.advance(2 * DAY);
+    await waitFor(async () => (await left()).length === 1, 5_000, 'the next periodic purge');
+    expect(await left()).toEqual(['1d']);
+  });
+
   it('uses HISTORY_PURGE_INTERVAL_S and answers runOnce with the count it purged', async () => {
     const clock = new ManualClock(NOW);
     t = await createTestServices({ clock, env: { HISTORY_RETENTION_DAYS: '7', HISTORY_PURGE_INTERVAL_S: '1' } });

@@ -97,4 +97,11 @@ export interface DeliveryRepo {
   deleteByVin(vin: string): Promise<number>;
   /** shared: GDPR erasure of the VIN's deliveries in one subscription. Returns how many. */
   deleteBySubscriptionAndVin(subscriptionId: string, vin: string): Promise<number>;
+  /**
+   * shared: retention (GDPR storage limitation). Deletes the deliveries created before `cutoff`
+   * (ISO instant, exclusive), whatever their status, in chunks so that no single write holds the
+   * store for long. A job still queued for a deleted row finds it gone and sends nothing, as
+   * after an erasure. Returns how many.
+   */
+  deleteOlderThan(cutoff: string): Promise<number>;
 }

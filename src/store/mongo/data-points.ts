@@ -1,6 +1,7 @@
-import type { AnyBulkWriteOperation, Collection, Db, Filter } from 'mongodb';
+import type { AnyBulkWriteOperation, Db } from 'mongodb';
 import type { DataPoint, DataPointRepo } from '../contract.ts';
 import { checkHistoryLimit, decodeHistoryCursor, encodeHistoryCursor } from '../history-cursor.ts';
+import { deleteInChunks } from './delete-in-chunks.ts';
 import { duplicateIndexes } from './errors.ts';
 
 /** A stored point: the contract's fields plus `at`, the point's time as a Date, for a TTL index. */
@@ -41,23 +42,6 @@ function newestPerPair(points: DataPoint[]): DataPoint[] {
 }
 
 const FIELDS = { projection: { _id: 0, at: 0 } } as const;
-
-/** Retention and erasure delete this many documents per operation. */
-const DELETE_CHUNK = 5000;
-
-/**
- * Deletes what the filter matches in chunks: days of history (millions of documents) or a VIN's
- * whole history are many short operations, each well inside the client's socket timeout and
- * none holding the server for minutes, instead of one that could outlast both. Returns how many.
- */
-async function deleteInChunks(coll: Collection<PointDoc>, filter: Filter<PointDoc>): Promise<number> {
-  let total = 0;
-  for (;;) {
-    const ids = (await coll.find(filter, { projection: { _id: 1 } }).limit(DELETE_CHUNK).toArray()).map((d) => d._id);
-    if (ids.length > 0) total += (await coll.deleteMany({ _id: { $in: ids } })).deletedCount;
-    if (ids.length < DELETE_CHUNK) return total;
-  }
-}
 
 /** MongoDB engine of the DataPointRepo. Creates its indexes before it is used. */
 export async function createMongoDataPointRepo(db: Db): Promise<DataPointRepo> {

@@ -1,6 +1,7 @@
 import type { Db, Filter } from 'mongodb';
 import type { DeliveryRecord, DeliveryRepo } from '../contract.ts';
 import { MAX_STORED_ATTEMPTS } from '../contract/deliveries.ts';
+import { deleteInChunks } from './delete-in-chunks.ts';
 import { isDuplicateKey } from './errors.ts';
 
 /** `_id` is the transactionId: the primary key is the durable dedup of fan-out. */
@@ -14,6 +15,8 @@ export async function createMongoDeliveryRepo(db: Db): Promise<DeliveryRepo> {
   await col.createIndexes([
     { key: { subscriptionId: 1, createdAt: -1, _id: -1 }, name: 'deliveries_subscription' },
     { key: { vin: 1 }, name: 'deliveries_vin' },
+    // Retention deletes by age across all subscriptions.
+    { key: { createdAt: 1 }, name: 'deliveries_created' },
   ]);
 
   return {
@@ -77,13 +80,16 @@ export async function createMongoDeliveryRepo(db: Db): Promise<DeliveryRepo> {
       );
       return doc ? toRecord(doc) : null;
     },
+    // A VIN's deliveries can be many (every event and update pushed for it): chunked like history.
     async deleteByVin(vin) {
-      const res = await col.deleteMany({ vin });
-      return res.deletedCount;
+      return deleteInChunks(col, { vin });
     },
     async deleteBySubscriptionAndVin(subscriptionId, vin) {
-      const res = await col.deleteMany({ subscriptionId, vin });
-      return res.deletedCount;
+      return deleteInChunks(col, { subscriptionId, vin });
+    },
+    async deleteOlderThan(cutoff) {
+      // createdAt is an ISO string in UTC with milliseconds everywhere, so strings order as instants.
+      return deleteInChunks(col, { createdAt: { $lt: cutoff } });
     },
   };
 }

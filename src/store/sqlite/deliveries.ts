@@ -40,6 +40,8 @@ CREATE TABLE IF NOT EXISTS deliveries (
 CREATE UNIQUE INDEX IF NOT EXISTS deliveries_transaction_uq ON deliveries (transaction_id);
 CREATE INDEX IF NOT EXISTS deliveries_subscription_idx ON deliveries (subscription_id, created_at, transaction_id);
 CREATE INDEX IF NOT EXISTS deliveries_vin_idx ON deliveries (vin);
+-- Retention deletes by age across all subscriptions.
+CREATE INDEX IF NOT EXISTS deliveries_created_idx ON deliveries (created_at);
 `;
 
 const toRecord = (r: DeliveryRow): DeliveryRecord => ({
@@ -57,6 +59,9 @@ const toRecord = (r: DeliveryRow): DeliveryRecord => ({
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
+
+/** Retention deletes in chunks so a large purge never holds the write lock for long. */
+const PURGE_CHUNK = 5000;
 
 interface PendingWrite {
   run: () => unknown;
@@ -127,6 +132,9 @@ export function createSqliteDeliveryRepo(db: Database.Database): DeliveryRepo {
   );
   const deleteVin = db.prepare<[string]>('DELETE FROM deliveries WHERE vin = ?');
   const deleteSubVin = db.prepare<[string, string]>('DELETE FROM deliveries WHERE subscription_id = ? AND vin = ?');
+  const purgeChunk = db.prepare<[string, number]>(
+    'DELETE FROM deliveries WHERE rowid IN (SELECT rowid FROM deliveries WHERE created_at < ? LIMIT ?)',
+  );
   // Statements whose SQL depends on the filter, prepared once per shape.
   const statements = new Map<string, Database.Statement<Record<string, unknown>, DeliveryRow>>();
 
@@ -198,6 +206,15 @@ export function createSqliteDeliveryRepo(db: Database.Database): DeliveryRepo {
     },
     async deleteBySubscriptionAndVin(subscriptionId, vin) {
       return (await write(() => deleteSubVin.run(subscriptionId, vin))).changes;
+    },
+    async deleteOlderThan(cutoff) {
+      let total = 0;
+      for (;;) {
+        // Each chunk is one group commit: the push work's writes get in between chunks.
+        const n = (await write(() => purgeChunk.run(cutoff, PURGE_CHUNK))).changes;
+        total += n;
+        if (n < PURGE_CHUNK) return total;
+      }
     },
   };
 }

@@ -125,6 +125,30 @@ const suite: ConformanceSuite = (open) => {
       expect(await store.deliveries.get('tx-3')).not.toBeNull();
       expect(await store.deliveries.deleteBySubscriptionAndVin('sub-1', VIN)).toBe(0);
     });
+
+    it('retention deletes the deliveries created before the cutoff, whatever their status, and nothing newer', async () => {
+      await store.deliveries.insertIfAbsent(delivery('old-dead', { createdAt: '2026-01-01T00:00:00.000Z', status: 'DEAD' }));
+      await store.deliveries.insertIfAbsent(delivery('old-retrying', { createdAt: '2026-01-31T23:59:59.999Z', status: 'RETRYING', subscriptionId: 'sub-2' }));
+      await store.deliveries.insertIfAbsent(delivery('old-notice', { createdAt: '2026-01-15T00:00:00.000Z', kind: 'notice', vin: '' }));
+      await store.deliveries.insertIfAbsent(delivery('at-cutoff', { createdAt: '2026-02-01T00:00:00.000Z', status: 'DELIVERED' }));
+      await store.deliveries.insertIfAbsent(delivery('new', { createdAt: '2026-03-01T10:00:00.000Z' }));
+      expect(await store.deliveries.deleteOlderThan('2026-02-01T00:00:00.000Z')).toBe(3);
+      for (const id of ['old-dead', 'old-retrying', 'old-notice']) expect(await store.deliveries.get(id)).toBeNull();
+      expect(await store.deliveries.get('at-cutoff')).not.toBeNull();
+      expect(await store.deliveries.get('new')).not.toBeNull();
+      expect(await store.deliveries.deleteOlderThan('2026-02-01T00:00:00.000Z')).toBe(0);
+      // A job still queued for a purged row: recording its attempt finds nothing.
+      expect(await store.deliveries.recordAttempt('old-retrying', attempt(1), { status: 'DEAD', lastError: null, nextAttemptAt: null, at: attempt(1).at })).toBe(false);
+    });
+
+    it('retention deletes more deliveries than one chunk holds', async () => {
+      const old = Array.from({ length: 5_003 }, (_, i) => delivery(`old-${i}`, { createdAt: '2026-01-01T00:00:00.000Z' }));
+      await Promise.all(old.map((d) => store.deliveries.insertIfAbsent(d)));
+      await store.deliveries.insertIfAbsent(delivery('new', { createdAt: '2026-03-01T10:00:00.000Z' }));
+      expect(await store.deliveries.deleteOlderThan('2026-02-01T00:00:00.000Z')).toBe(5_003);
+      expect(await store.deliveries.get('old-5002')).toBeNull();
+      expect(await store.deliveries.get('new')).not.toBeNull();
+    });
   });
 };
 

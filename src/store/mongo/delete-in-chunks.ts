@@ -1,0 +1,19 @@
+import type { Collection, Document, Filter } from 'mongodb';
+
+/** Retention and erasure delete this many documents per operation. */
+export const DELETE_CHUNK = 5000;
+
+/**
+ * Deletes what the filter matches in chunks: days of history (millions of documents), a month of
+ * push deliveries or a VIN's whole history are many short operations, each well inside the
+ * client's socket timeout and none holding the server for minutes, instead of one that could
+ * outlast both. Returns how many.
+ */
+export async function deleteInChunks<T extends Document>(coll: Collection<T>, filter: Filter<T>): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const ids = (await coll.find(filter, { projection: { _id: 1 } }).limit(DELETE_CHUNK).toArray()).map((d) => d._id);
+    if (ids.length > 0) total += (await coll.deleteMany({ _id: { $in: ids } } as Filter<T>)).deletedCount;
+    if (ids.length < DELETE_CHUNK) return total;
+  }
+}
