@@ -48,15 +48,22 @@ describe('no QoS 1 message lost between PUBACK and the queue', () => {
       expect(await h.services.store.dataPoints.count()).toBe(0);
 
       redis = await startPrivateRedis({ port });
+      // Each step waits a bounded time and names itself, and a failure shows the service's last
+      // log lines: this test once ran into the suite's timeout on a loaded machine, silently.
+      try {
+        // The client re-sends on its next reconnect; the producer reconnects within 2 s.
+        await waitFor(() => acked, 20_000, `the PUBACK once Redis is back (${closes.length} refused connections before)`);
+        // Workers reconnect to Redis with backoff (up to 2 s): allow for it.
+        await waitFor(async () => (await h!.services.store.dataPoints.count()) === 22, 40_000, '22 stored points');
+      } catch (err) {
+        throw new Error(`${(err as Error).message}; last log lines:\n${h.logs.slice(-15).join('\n')}`);
+      }
       await published;
-      expect(acked).toBe(true);
-      // Workers reconnect to Redis with BullMQ's backoff (1 s and more): allow for it.
-      await waitFor(async () => (await h!.services.store.dataPoints.count()) === 22, 40_000, '22 stored points');
       await new Promise((r) => setTimeout(r, 500));
       expect(await h.services.store.dataPoints.count()).toBe(22);
       expect(await h.services.store.quarantine.count()).toBe(0);
     } finally {
       client.end(true);
     }
-  }, 60_000);
+  }, 90_000);
 });
