@@ -1,4 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createConnection } from 'node:net';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { canConnect, freePort } from './free-port.ts';
@@ -74,15 +75,43 @@ export async function startPrivateRedis(opts: PrivateRedisOptions = {}): Promise
   return { url: `redis://127.0.0.1:${port}`, port, process: child, stop };
 }
 
+/**
+ * Waits until OUR redis-server answers on the port. Something else may listen there: the port
+ * was only free a moment ago, or (a restart on the same port) another process took it meanwhile.
+ * So an answer counts only when the server's INFO names the child's process id; a child that
+ * could not bind exits, and that is reported.
+ */
 async function waitForPort(port: number, child: ChildProcess, stderr: () => string): Promise<void> {
   const deadline = Date.now() + 10_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`redis-server exited at start (code ${child.exitCode}): ${stderr()}`);
-    if (await canConnect(port)) return;
+    if ((await canConnect(port)) && (await redisPid(port)) === child.pid) return;
     await new Promise((r) => setTimeout(r, 50));
   }
   child.kill('SIGKILL');
   throw new Error(`redis-server did not listen on port ${port} within 10 s`);
+}
+
+/** The process id in the INFO of whatever Redis answers on the port, or null (no answer, not Redis). */
+function redisPid(port: number): Promise<number | null> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ port, host: '127.0.0.1' });
+    let reply = '';
+    const done = (pid: number | null) => {
+      socket.destroy();
+      resolve(pid);
+    };
+    socket.setTimeout(1000, () => done(null));
+    socket.once('error', () => done(null));
+    socket.once('connect', () => socket.write('INFO server\r\n'));
+    socket.on('data', (d: Buffer) => {
+      reply += d.toString('latin1');
+      const m = /\bprocess_id:(\d+)\r\n/.exec(reply);
+      if (m) done(Number(m[1]));
+      else if (reply.startsWith('-') && reply.includes('\r\n')) done(null);
+    });
+    socket.once('end', () => done(null));
+  });
 }
 
 const PIDFILE = 'redis.pid';
