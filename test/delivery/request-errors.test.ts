@@ -101,4 +101,21 @@ describe('delivery whole-request errors', () => {
   it('checks the headers before the body', async () => {
     expectError(await post({ version: '9' }, {}), 400, 'Bad request, mandatory header parameter X-Api-Key is missing.');
   });
+
+  it('authenticates before it reads the body: broken JSON, another media type or an oversized body without a valid key get the header error', async () => {
+    const raw = async (headers: Record<string, string>, payload: string) => {
+      const res = await t.app.inject({ method: 'POST', url, headers, payload });
+      return { status: res.statusCode, type: String(res.headers['content-type']), body: res.json() };
+    };
+    const json = { 'content-type': 'application/json' };
+    const missing = 'Bad request, mandatory header parameter X-Api-Key is missing.';
+    expectError(await raw(json, '{"version": '), 400, missing);
+    expectError(await raw({ 'content-type': 'text/plain' }, 'version=1.0'), 400, missing);
+    expectError(await raw(json, `"${'x'.repeat(t.services.config.BODY_LIMIT_BYTES + 10)}"`), 400, missing);
+    const badKey = { ...json, 'x-api-key': 'cvd_wrong', 'x-subscription-id': c.subscriptionId };
+    expectError(await raw(badKey, '{"version": '), 401, 'Unauthorized request, invalid API key.');
+    // With a valid key the body's own errors come through.
+    expect((await raw({ ...c.headers, ...json }, '{"version": ')).status).toBe(400);
+    expect((await raw({ ...c.headers, ...json }, `"${'x'.repeat(t.services.config.BODY_LIMIT_BYTES + 10)}"`)).status).toBe(413);
+  });
 });

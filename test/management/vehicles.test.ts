@@ -113,6 +113,7 @@ describe('vehicle management', () => {
   describe('bad requests', () => {
     const expect400 = async (res: Awaited<ReturnType<typeof put>>, text: string | RegExp) => {
       expect(res.statusCode).toBe(400);
+      expect(res.headers['content-type']).toBe('application/json;charset=UTF-8');
       expect(res.json()).toMatchObject({ reasonCode: 'CAR.400', url: '/management/v1/vehicles', method: 'PUT' });
       expect(res.json().reasonText).toMatch(text);
     };
@@ -123,12 +124,20 @@ describe('vehicle management', () => {
 
     it('refuses an unknown action, an empty list, more than 1000 VINs and a wrong body shape', async () => {
       await expect400(await put('suspend', [VIRTUAL[0]]), 'Bad request, unsupported action suspend, use activate or deactivate.');
-      await expect400(await put('activate', []), 'Bad request, please provide a non empty list of VINs.');
+      // The contract's known texts (api-contract section 1), with this call's limit of 1000.
+      await expect400(await put('activate', []), 'Bad request, please provide a non empty list of Vehicles.');
+      const noList = await t.app.inject({ method: 'PUT', url: '/management/v1/vehicles', headers: c.headers, payload: { action: 'activate' } });
+      await expect400(noList, 'Bad request, please provide a non empty list of Vehicles.');
       const many = Array.from({ length: 1001 }, (_, i) => `V1RTUALV1N${String(i).padStart(7, '0')}`);
-      await expect400(await put('activate', many), 'Bad request, maximum number of VINs 1000 exceeded.');
+      await expect400(await put('activate', many), 'Bad request, maximum number of vehicles 1000 exceeded.');
       await expect400(await put('activate', 'V1RTUALV1N0000001'), /vins/);
       const res = await t.app.inject({ method: 'PUT', url: '/management/v1/vehicles', headers: c.headers, payload: { vins: [VIRTUAL[0]] } });
       await expect400(res, /action/);
+    });
+
+    it('authenticates before it reads the body', async () => {
+      const res = await t.app.inject({ method: 'PUT', url: '/management/v1/vehicles', headers: { 'content-type': 'application/json' }, payload: '{"action": ' });
+      await expect400(res, 'Bad request, mandatory header parameter X-Api-Key is missing.');
     });
 
     it('accepts exactly 1000 VINs', async () => {

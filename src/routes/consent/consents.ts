@@ -33,7 +33,8 @@ const security = [{ apiKey: [], subscriptionId: [] }];
 /** GET /consent/v1/consents[?vin=] and DELETE /consent/v1/consents/:consentId. */
 export default async function consentApiRoutes(app: FastifyInstance, opts: RouteOptions): Promise<void> {
   const { services } = opts;
-  app.addHook('preHandler', requireSubscription(services));
+  // Authentication first, before the query or parameters are validated.
+  app.addHook('onRequest', requireSubscription(services));
 
   app.get<{ Querystring: { vin?: string } }>(
     '/consent/v1/consents',

@@ -16,9 +16,10 @@ import { historySchema, inVehicleSchema } from './schemas.ts';
 export default async function routes(app: FastifyInstance, opts: RouteOptions): Promise<void> {
   const { services } = opts;
   const limits = createRateLimits(services);
-  // Authentication before body checks. The limits are counted in the handler, after the
+  // Authentication first, before the media type and before the body is read (a request without
+  // a valid key learns nothing about its body). The limits are counted in the handler, after the
   // whole-request checks, in ONE Redis call for the subscription and every requested vehicle.
-  const guard = { onRequest: requireJsonBody, preValidation: requireSubscription(services) };
+  const guard = { onRequest: [requireSubscription(services), requireJsonBody] };
   app.addHook('onResponse', async (request, reply) => {
     if (request.routeOptions.url === '/delivery/v1/in-vehicle') {
       metrics.deliveryRequests.inc({ outcome: reply.statusCode === 200 ? 'ok' : String(reply.statusCode) });

@@ -21,15 +21,17 @@ export default async function routes(app: FastifyInstance, opts: RouteOptions): 
   const queue = createActivationQueue(services);
   app.addHook('onClose', async () => queue.close());
   const limits = createRateLimits(services);
-  // Authentication before body checks, and the limit keyed on the authenticated subscription.
-  const guard = { onRequest: requireJsonBody, preValidation: [requireSubscription(services), limits.subscriptionHook] };
+  // Authentication first, before the media type and before the body is read; then the limit,
+  // keyed on the authenticated subscription.
+  const guard = { onRequest: [requireSubscription(services), requireJsonBody], preValidation: limits.subscriptionHook };
 
-  app.put<{ Body: { action: string; vins: string[] } }>('/management/v1/vehicles', { schema: putSchema, ...guard }, async (request, reply) => {
+  app.put<{ Body: { action: string; vins?: string[] } }>('/management/v1/vehicles', { schema: putSchema, ...guard }, async (request, reply) => {
     const { subscription } = consumerContext(request);
-    const { action, vins } = request.body;
+    const { action, vins = [] } = request.body;
     if (!ACTIONS.includes(action)) throw apiErrors.badRequest(`unsupported action ${action}, use activate or deactivate.`);
-    if (vins.length === 0) throw apiErrors.badRequest('please provide a non empty list of VINs.');
-    if (vins.length > MAX_VINS_PER_REQUEST) throw apiErrors.badRequest(`maximum number of VINs ${MAX_VINS_PER_REQUEST} exceeded.`);
+    // The contract's texts (api-contract section 1), with this call's own limit.
+    if (vins.length === 0) throw apiErrors.emptyList('Vehicles');
+    if (vins.length > MAX_VINS_PER_REQUEST) throw apiErrors.tooManyVehicles(MAX_VINS_PER_REQUEST);
     const invalid = [...new Set(vins.filter((v) => !isValidVin(v)))];
     if (invalid.length > 0) throw apiErrors.badRequest(`invalid VINs ${invalid.join(',')}.`);
     try {

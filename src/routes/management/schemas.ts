@@ -32,10 +32,11 @@ export const putSchema = {
   security,
   body: {
     type: 'object',
-    required: ['action', 'vins'],
+    // A missing `vins` is answered like an empty one, with the contract's text.
+    required: ['action'],
     properties: {
       action: { type: 'string', description: '`activate` or `deactivate`.' },
-      vins: { type: 'array', items: { type: 'string' }, description: `At most ${MAX_VINS_PER_REQUEST} VINs.` },
+      vins: { type: 'array', items: { type: 'string' }, description: `1 to ${MAX_VINS_PER_REQUEST} VINs.` },
     },
   },
   response: {

@@ -18,8 +18,9 @@ export default async function routes(app: FastifyInstance, opts: PushRouteOption
   const queue = createPushQueue(services);
   app.addHook('onClose', async () => queue.close());
   const limits = createRateLimits(services);
-  // Authentication before body checks, and the limit keyed on the authenticated subscription.
-  const guard = { preValidation: [requireSubscription(services), limits.subscriptionHook] };
+  // Authentication first, before the body is read; then the limit, keyed on the authenticated
+  // subscription.
+  const guard = { onRequest: requireSubscription(services), preValidation: limits.subscriptionHook };
   const shared = { services, queue, guard, resolve: opts.resolve ?? systemResolver, subscriptionOf: consumerContext };
   await app.register(webhookRoutes, shared);
   await app.register(deliveryRoutes, shared);

@@ -1,4 +1,4 @@
-import type { preValidationHookHandler } from 'fastify';
+import type { onRequestHookHandler, preValidationHookHandler } from 'fastify';
 import type { consumerContext } from '../../http/consumer-auth.ts';
 import type { PushQueue } from '../../push/queue.ts';
 import type { Resolver } from '../../push/ssrf-resolver.ts';
@@ -8,7 +8,7 @@ import type { Services } from '../../services.ts';
 export interface PushRoutesShared {
   services: Services;
   queue: PushQueue;
-  guard: { preValidation: preValidationHookHandler[] };
+  guard: { onRequest: onRequestHookHandler; preValidation: preValidationHookHandler };
   resolve: Resolver;
   subscriptionOf: typeof consumerContext;
 }
