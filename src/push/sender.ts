@@ -27,12 +27,16 @@ export async function postWebhook(
   timeoutMs: number,
 ): Promise<SendResult> {
   const started = performance.now();
+  // The answer's status line must come within the timeout, counted from the start: undici's
+  // headersTimeout alone restarts on every interim 1xx answer, so a receiver sending
+  // `102 Processing` forever would hold a push slot forever. The connect timeout is the agent's.
+  const abort = new AbortController();
+  const deadline = setTimeout(() => abort.abort(), timeoutMs);
   try {
-    // undici's own timers (no AbortSignal per request: it is the costlier path at thousands a
-    // second): the connect timeout is the agent's, the answer's headers must come within the
-    // timeout, and the bounded body read below may take at most as long again.
-    const res = await request(url, { method: 'POST', dispatcher, headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
-    // A receiver trickling its answer byte by byte is cut off when the timeout has passed again.
+    const res = await request(url, { method: 'POST', dispatcher, headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, signal: abort.signal });
+    clearTimeout(deadline);
+    // The bounded body read below may take at most as long again: a receiver trickling its
+    // answer byte by byte is cut off then.
     const cutOff = setTimeout(() => res.body.destroy(), timeoutMs);
     await res.body.dump({ limit: MAX_RESPONSE_BYTES }).catch(() => undefined);
     clearTimeout(cutOff);
@@ -45,9 +49,10 @@ export async function postWebhook(
       retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
     };
   } catch (err) {
+    clearTimeout(deadline);
     return {
       statusCode: null,
-      error: networkError(err, timeoutMs),
+      error: abort.signal.aborted ? `timeout after ${timeoutMs} ms` : networkError(err, timeoutMs),
       durationMs: Math.round(performance.now() - started),
       retryAfter: undefined,
     };

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { createGuardedAgent } from '../../src/push/ssrf-agent.ts';
 import type { Resolver } from '../../src/push/ssrf-resolver.ts';
 import { MAX_RESPONSE_BYTES, postWebhook } from '../../src/push/sender.ts';
@@ -78,6 +78,25 @@ describe('webhook sender and SSRF guard at connection time', () => {
     expect(res).toMatchObject({ statusCode: null, error: 'timeout after 300 ms' });
     expect(Date.now() - started).toBeLessThan(2000);
   });
+
+  it('times out a receiver that sends interim 1xx answers forever, counted from the start', async () => {
+    // undici restarts its headers timer on every 1xx: only a deadline from the start ends this.
+    const sockets = new Set<Socket>();
+    const server = createNetServer((socket) => {
+      sockets.add(socket);
+      socket.once('data', () => {
+        const tick = setInterval(() => socket.write('HTTP/1.1 102 Processing\r\n\r\n'), 50);
+        socket.once('close', () => clearInterval(tick));
+      });
+      socket.on('error', () => {});
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    open.push({ close: () => new Promise<void>((r) => { for (const s of sockets) s.destroy(); server.close(() => r()); }) });
+    const started = Date.now();
+    const res = await postWebhook(agent(true, loopback), `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, {}, '{}', 300);
+    expect(res).toMatchObject({ statusCode: null, error: 'timeout after 300 ms' });
+    expect(Date.now() - started).toBeLessThan(2000);
+  }, 5_000);
 
   it('reads only a few KB of a huge answer and never returns its text', async () => {
     let written = 0;
