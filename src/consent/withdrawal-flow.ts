@@ -115,6 +115,11 @@ export async function handleWithdrawalCallback(
   if (!code || code.length > 2048) return invalidAnswer(`${auth.name} sent neither a code nor an error.`);
   const result = await exchangeCode(auth, { code, codeVerifier: pending.codeVerifier }, services.config.OEM_TOKEN_TIMEOUT_MS);
   if (!result.ok) return page(PAGE_STATUS[result.error.code], 'The manufacturer could not confirm your vehicle', result.error.description, 'Nothing was changed.', START_AGAIN);
+  // Signing in is not enough: the user must have granted the proof-of-control scope (a token
+  // answer without `scope` grants what was asked, RFC 6749 section 5.1).
+  if (result.grant.scope !== null && !result.grant.scope.includes(auth.verifyScope)) {
+    return page(200, 'Nothing was withdrawn', `You did not allow ${auth.name} to confirm that you control the vehicle.`, START_AGAIN);
+  }
   if (result.grant.vin !== pending.vin) {
     const why = `${auth.name} confirmed another vehicle than the VIN you entered here.`;
     return page(400, 'The manufacturer confirmed another vehicle', why, 'Nothing was changed.', START_AGAIN);

@@ -39,7 +39,14 @@ export const startWorkers = (t: LiveApp): Promise<Running[]> => startPushWorkers
  * The user at /withdraw: enters `vin`, signs in at the manufacturer (confirming `manufacturerVin`,
  * the same VIN unless a test changes it) and is sent back. Returns the callback URL, not followed.
  */
-export async function proveAtManufacturer(t: LiveApp, b: Browser, vin: string, manufacturerVin = vin): Promise<{ start: Answer; go: Answer; callbackUrl: string }> {
+export async function proveAtManufacturer(
+  t: LiveApp,
+  b: Browser,
+  vin: string,
+  manufacturerVin = vin,
+  /** The permissions the user leaves ticked at the manufacturer; all of them by default. */
+  grant?: string[],
+): Promise<{ start: Answer; go: Answer; callbackUrl: string }> {
   const start = await b.get(`${t.origin}/withdraw`);
   if (start.status !== 200) throw new Error(`/withdraw answered ${start.status}`);
   const go = await b.post(`${t.origin}/withdraw`, { ...hiddenFields(start.body), vin });
@@ -51,7 +58,7 @@ export async function proveAtManufacturer(t: LiveApp, b: Browser, vin: string, m
     username: 'ada',
     password: 'secret',
     vin: manufacturerVin,
-    item: checkedItems(authorize.body),
+    item: grant ?? checkedItems(authorize.body),
     decision: 'allow',
   });
   if (decision.status !== 303 || !decision.location) throw new Error(`manufacturer answered ${decision.status}`);

@@ -51,6 +51,14 @@ describe('withdrawal at the portal: refusals', () => {
     await unchanged();
   });
 
+  it('a user who signs in at the manufacturer but unticks the proof of control is refused and sees nothing', async () => {
+    const b = new Browser();
+    const { callbackUrl } = await proveAtManufacturer(t, b, VIN, VIN, []);
+    errorPage(await b.get(callbackUrl), 200, 'You did not allow');
+    errorPage(await listOf(b), 403, 'confirm your vehicle first');
+    await unchanged();
+  });
+
   it('a user who proved another VIN sees only its consents and cannot withdraw this one', async () => {
     const b = new Browser();
     const { callbackUrl } = await proveAtManufacturer(t, b, OTHER_VIN);
