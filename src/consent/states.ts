@@ -42,7 +42,8 @@ export const PENDING_STATES: readonly ConsentState[] = ['STARTED', 'AWAITING_MAN
 /**
  * Terminal states of processes that never let data flow: the retention sweep deletes them
  * after CONSENT_PROCESS_RETENTION_DAYS. REVOKED and SUPERSEDED stay (until erasure): they
- * record a consent that was given, and how it ended.
+ * record a consent that was given, and how it ended; a process revoked before it became active
+ * records none and is deleted like these (src/consent/sweep.ts).
  */
 export const UNSUCCESSFUL_END_STATES: readonly ConsentState[] = ['REJECTED', 'FAILED', 'TIMED_OUT'];
 

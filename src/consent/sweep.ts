@@ -26,7 +26,8 @@ export interface SweepResult {
  *    check the same limit, and a token exchange started by the last state change has ended
  *    (OEM_TOKEN_TIMEOUT_MS). A process whose *consent* is past the limit but whose last step is
  *    recent (a callback at minute 9) is left to its running exchange and swept next time.
- * 2. REJECTED, FAILED and TIMED_OUT processes whose last state change is older than
+ * 2. REJECTED, FAILED and TIMED_OUT processes, and REVOKED ones that never became active
+ *    (withdrawn or cancelled before the manufacturer step ended), whose last state change is older than
  *    CONSENT_PROCESS_RETENTION_DAYS are deleted. Given consents (ACTIVE, CONFIRMED) and the
  *    record of how one ended (REVOKED, SUPERSEDED) are kept until erasure (src/gdpr/erase.ts).
  *
@@ -48,6 +49,9 @@ export async function sweepConsentProcesses(services: Services): Promise<SweepRe
     if (stale.length < BATCH || moved === 0) break;
   }
   const cutoff = new Date(now.getTime() - config.CONSENT_PROCESS_RETENTION_DAYS * DAY_MS).toISOString();
-  const deleted = await store.consents.deleteChangedBefore(UNSUCCESSFUL_END_STATES, cutoff);
+  const deleted =
+    (await store.consents.deleteChangedBefore(UNSUCCESSFUL_END_STATES, cutoff)) +
+    // Revoked before it became active: no data flowed under it, there is no consent to record.
+    (await store.consents.deleteChangedBefore(['REVOKED'], cutoff, { neverActive: true }));
   return { timedOut, deleted };
 }

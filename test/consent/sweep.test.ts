@@ -106,14 +106,15 @@ describe('consent process sweep', () => {
     expect((await get(fresh.consentId))?.state).toBe('STARTED');
   });
 
-  it('deletes old REJECTED, FAILED and TIMED_OUT processes; given consents and revoked ones stay', async () => {
-    const deleted = [await seed('REJECTED'), await seed('FAILED', { errorCode: 'access_denied' }), await seed('TIMED_OUT')];
+  it('deletes old REJECTED, FAILED and TIMED_OUT processes, and revoked ones that never became active; given consents and their revocation stay', async () => {
+    const cancelled = { activatedAt: null, codeHash: null, consentGivenAt: null };
+    const deleted = [await seed('REJECTED'), await seed('FAILED', { errorCode: 'access_denied' }), await seed('TIMED_OUT'), await seed('REVOKED', cancelled)];
     const kept = [await seed('ACTIVE'), await seed('CONFIRMED', { vin: 'V1RTUALV1N0000002' }), await seed('REVOKED'), await seed('SUPERSEDED')];
     clock.advance(10 * DAY);
     const recent = await seed('FAILED', { errorCode: 'scope_mismatch' });
     clock.advance(21 * DAY);
 
-    expect(await sweepConsentProcesses(t.services)).toEqual({ timedOut: 0, deleted: 3 });
+    expect(await sweepConsentProcesses(t.services)).toEqual({ timedOut: 0, deleted: 4 });
     for (const r of deleted) expect(await get(r.consentId)).toBeNull();
     for (const r of [...kept, recent]) expect(await get(r.consentId)).toEqual(r);
     // An active consent a year on still lets data flow.

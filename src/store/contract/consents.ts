@@ -156,9 +156,10 @@ export interface ConsentRepo {
   listChangedBefore(states: readonly ConsentState[], before: string, limit: number): Promise<ConsentRecord[]>;
   /**
    * Retention: deletes every process in one of `states` whose last state change is before
-   * `before` (ISO). Returns how many.
+   * `before` (ISO); with `neverActive`, only those that never became active (`activatedAt`
+   * null: no data ever flowed under them). Returns how many.
    */
-  deleteChangedBefore(states: readonly ConsentState[], before: string): Promise<number>;
+  deleteChangedBefore(states: readonly ConsentState[], before: string, opts?: { neverActive?: boolean }): Promise<number>;
   /** shared: GDPR erasure of every consent process of the VIN. Returns how many. */
   deleteByVin(vin: string): Promise<number>;
   /** shared: GDPR erasure of the VIN's consent processes in one subscription. Returns how many. */

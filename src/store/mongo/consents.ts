@@ -124,9 +124,11 @@ export async function createMongoConsentRepo(db: Db): Promise<ConsentRepo> {
         .limit(limit)
         .toArray();
     },
-    async deleteChangedBefore(states, before) {
+    async deleteChangedBefore(states, before, opts = {}) {
       if (states.length === 0) return 0;
-      const res = await col.deleteMany({ state: { $in: [...states] }, stateChangedAt: { $lt: before } });
+      // `activatedAt: null` matches a null and a missing field alike.
+      const filter = { state: { $in: [...states] }, stateChangedAt: { $lt: before }, ...(opts.neverActive ? { activatedAt: null } : {}) };
+      const res = await col.deleteMany(filter);
       return res.deletedCount;
     },
     async deleteByVin(vin) {

@@ -292,11 +292,12 @@ export function createSqliteConsentRepo(db: Database.Database): ConsentRepo {
         .all(...states, before, limit);
       return rows.map(toRecord);
     },
-    async deleteChangedBefore(states, before) {
+    async deleteChangedBefore(states, before, opts = {}) {
       if (states.length === 0) return 0;
+      const neverActive = opts.neverActive ? ' AND activated_at IS NULL' : '';
       const chunk = db.prepare<unknown[]>(
         `DELETE FROM consents WHERE rowid IN (
-           SELECT rowid FROM consents WHERE state IN (${placeholders(states.length)}) AND state_changed_at < ? LIMIT ${PURGE_CHUNK})`,
+           SELECT rowid FROM consents WHERE state IN (${placeholders(states.length)}) AND state_changed_at < ?${neverActive} LIMIT ${PURGE_CHUNK})`,
       );
       let total = 0;
       for (;;) {

@@ -244,6 +244,17 @@ const suite: ConformanceSuite = (open: StoreFactory) => {
       expect(await ctx.store.consents.deleteChangedBefore([], T2)).toBe(0);
     });
 
+    it('deletes only the processes that never became active when asked to', async () => {
+      const neverActive = record({ state: 'REVOKED', stateChangedAt: T0, consentGivenAt: T0, activatedAt: null });
+      const active = record({ state: 'REVOKED', stateChangedAt: T0, consentGivenAt: T0, activatedAt: T0 });
+      const recent = record({ state: 'REVOKED', stateChangedAt: T1, activatedAt: null });
+      for (const r of [neverActive, active, recent]) await ctx.store.consents.create(r);
+      expect(await ctx.store.consents.deleteChangedBefore(['REVOKED'], T1, { neverActive: true })).toBe(1);
+      expect(await ctx.store.consents.get(neverActive.consentId)).toBeNull();
+      expect(await ctx.store.consents.get(active.consentId)).toEqual(active);
+      expect(await ctx.store.consents.get(recent.consentId)).toEqual(recent);
+    });
+
     it('deletes more old processes than one chunk of the engine in one call', async () => {
       const n = 2_345;
       for (let i = 0; i < n; i++) await ctx.store.consents.create(record({ state: 'TIMED_OUT', stateChangedAt: T0 }));
