@@ -89,6 +89,31 @@ export async function rotateSecret(
   return { signingSecret, previousSecretExpiresAt: overlapEnds };
 }
 
+/** Rows read per store call while dropping a deleted webhook's queue. */
+const DROP_PAGE = 1000;
+
+/**
+ * DELETE /push/v1/webhook: removes the webhook, and what was still queued or retrying for it is
+ * DROPPED at once, so it is neither shown as pending nor sent to a webhook registered later.
+ * False when there was none. A send already under way when this runs still completes.
+ */
+export async function deleteWebhook(services: Services, subscriptionId: string): Promise<boolean> {
+  const { store, clock } = services;
+  if (!(await store.webhooks.delete(subscriptionId))) return false;
+  const at = clock.now().toISOString();
+  const inFlight = ['PENDING', 'RETRYING'] as const;
+  for (const status of inFlight) {
+    for (;;) {
+      const rows = await store.deliveries.list({ subscriptionId, status, limit: DROP_PAGE });
+      let moved = 0;
+      for (const r of rows) if (await store.deliveries.transition(r.transactionId, inFlight, 'DROPPED', at, 'webhook deleted')) moved++;
+      // A page that moved nothing lost every row to the push worker: what is left is its business.
+      if (rows.length < DROP_PAGE || moved === 0) break;
+    }
+  }
+  return true;
+}
+
 /** What GET /push/v1/webhook shows: everything but the secrets and the Authorization value. */
 export function webhookView(w: WebhookRecord, now: Date) {
   const at = now.toISOString();

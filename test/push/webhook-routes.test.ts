@@ -7,6 +7,7 @@ import pushRoutes from '../../src/routes/push/index.ts';
 import { addConsumer, createTestApp, type TestApp, type TestConsumer } from '../helpers/app.ts';
 import { createTestServices, type TestServices } from '../helpers/services.ts';
 import { ManualClock } from '../../src/clock.ts';
+import type { DeliveryRecord, DeliveryStatus } from '../../src/store/contract.ts';
 
 const CLOCK_START = '2026-06-01T12:00:00.000Z';
 
@@ -102,6 +103,24 @@ describe('PUT/GET/DELETE /push/v1/webhook', () => {
     expect(missing.json()).toEqual({ reasonCode: 'CAR.404', reasonText: 'No webhook configured for this subscription.', url: '/push/v1/webhook', method: 'GET' });
     expect((await t.app.inject({ method: 'DELETE', url: '/push/v1/webhook', headers: c.headers })).statusCode).toBe(404);
     expect((await t.app.inject({ method: 'POST', url: '/push/v1/webhook/rotate-secret', headers: c.headers })).statusCode).toBe(404);
+  });
+
+  it('deleting drops what was still queued or retrying for the webhook, so a later webhook never gets it', async () => {
+    await put({ url: 'http://127.0.0.1:9/a' });
+    const other = await addConsumer(t);
+    const row = (transactionId: string, status: DeliveryStatus, subscriptionId = c.subscriptionId): DeliveryRecord => ({
+      transactionId, subscriptionId, vin: 'V1RTUALV1N0000001', item: 'crashseverity', kind: 'event', timestampMs: 1, payload: {},
+      status, attempts: [], lastError: null, nextAttemptAt: null, createdAt: CLOCK_START, updatedAt: CLOCK_START,
+    });
+    const rows = [row('p', 'PENDING'), row('r', 'RETRYING'), row('d', 'DELIVERED'), row('x', 'DEAD'), row('other', 'PENDING', other.subscriptionId)];
+    for (const r of rows) await t.services.store.deliveries.insertIfAbsent(r);
+    expect((await t.app.inject({ method: 'DELETE', url: '/push/v1/webhook', headers: c.headers })).statusCode).toBe(204);
+    const status = async (id: string) => (await t.services.store.deliveries.get(id))!;
+    expect(await status('p')).toMatchObject({ status: 'DROPPED', lastError: 'webhook deleted' });
+    expect(await status('r')).toMatchObject({ status: 'DROPPED', lastError: 'webhook deleted' });
+    expect((await status('d')).status).toBe('DELIVERED');
+    expect((await status('x')).status).toBe('DEAD');
+    expect((await status('other')).status).toBe('PENDING');
   });
 
   it('refuses bad input with 400 and stores nothing', async () => {

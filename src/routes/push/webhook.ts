@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { apiErrors } from '../../errors.ts';
-import { putWebhook, rotateSecret, webhookView, type WebhookInput } from '../../push/webhook-config.ts';
+import { deleteWebhook, putWebhook, rotateSecret, webhookView, type WebhookInput } from '../../push/webhook-config.ts';
 import { deleteWebhookSchema, getWebhookSchema, putWebhookSchema, rotateSecretSchema } from './schemas.ts';
 import type { PushRoutesShared } from './shared.ts';
 
@@ -23,7 +23,7 @@ export default async function webhookRoutes(app: FastifyInstance, opts: PushRout
 
   app.delete('/push/v1/webhook', { schema: deleteWebhookSchema, ...guard }, async (request, reply) => {
     const { subscription } = subscriptionOf(request);
-    if (!(await store.webhooks.delete(subscription.subscriptionId))) throw apiErrors.notFound('No webhook configured for this subscription.');
+    if (!(await deleteWebhook(services, subscription.subscriptionId))) throw apiErrors.notFound('No webhook configured for this subscription.');
     return reply.code(204).send();
   });
 
