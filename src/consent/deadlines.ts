@@ -15,7 +15,11 @@ export function isStale(record: ConsentRecord, now: Date, ttlS: number): boolean
   return record.stateChangedAt < limit || (record.consentGivenAt !== null && record.consentGivenAt < limit);
 }
 
-/** A pending process that has had no progress in time and should move to TIMED_OUT. */
+/**
+ * A pending process that has had no progress in time and should move to TIMED_OUT: by its last
+ * state change only (spec section 8), as the periodic sweep decides, so a token exchange that a
+ * callback at minute 9 started is left to end instead of being cut off by a list call.
+ */
 export function shouldExpire(record: ConsentRecord, now: Date, ttlS: number): boolean {
-  return isPending(record.state) && isStale(record, now, ttlS);
+  return isPending(record.state) && record.stateChangedAt < notBefore(now, ttlS);
 }

@@ -93,7 +93,10 @@ describe('consent process sweep', () => {
     clock.advance(2 * MINUTE);
     const fresh = await seed('STARTED');
 
-    expect(await sweepConsentProcesses(t.services)).toEqual({ timedOut: 2, deleted: 0 });
+    // The consumer's list call (the lazy path) keeps off the running exchange as well.
+    await listConsents(t.services, c.subscriptionId);
+    expect((await get(exchanging.consentId))?.state).toBe('EXCHANGING_TOKEN');
+    expect(await sweepConsentProcesses(t.services)).toEqual({ timedOut: 0, deleted: 0 });
     expect((await get(started.consentId))?.state).toBe('TIMED_OUT');
     expect((await get(awaiting.consentId))?.state).toBe('TIMED_OUT');
     expect((await get(exchanging.consentId))?.state).toBe('EXCHANGING_TOKEN');
