@@ -1,19 +1,39 @@
-import { Worker } from 'bullmq';
+import { DelayedError, Worker, type Job } from 'bullmq';
 import type { Dispatcher } from 'undici';
 import type { Services } from '../services.ts';
 import { bullConnection } from './bull-connection.ts';
 import { createDeliveryProcessor, RetryLaterError } from './deliver.ts';
+import { StoreUnavailableError } from '../store/contract.ts';
 import { PUSH_QUEUE, type PushJob } from './queue.ts';
 import { nextDelayMs } from './retry-policy.ts';
 
 /**
  * The BullMQ worker of webhook deliveries. Retries are BullMQ's delayed retries with a custom
  * backoff: the processor computes each delay (schedule, jitter, Retry-After) and throws it in a
- * RetryLaterError; any other failure (the store was down) falls back to the schedule.
+ * RetryLaterError; any other failure falls back to the schedule.
+ *
+ * A store outage is not the receiver's failure: the job runs again after the schedule's first
+ * step (at least 1 s) without using up one of its attempts, for as long as the outage lasts.
+ * Were it counted, an outage longer than the schedule would end the job while its row stayed
+ * PENDING or RETRYING for ever, never sent and refused for replay ("already scheduled"). The
+ * store may have failed after the POST (recording the attempt): the next run sends it again,
+ * with the same webhook-id (at-least-once, docs/webhooks.md).
  */
 export function createPushWorker(services: Services, dispatcher: Dispatcher): Worker<PushJob> {
   const { config, logger } = services;
-  const worker = new Worker<PushJob>(PUSH_QUEUE, createDeliveryProcessor(services, dispatcher), {
+  const deliver = createDeliveryProcessor(services, dispatcher);
+  const outageDelayMs = Math.max(1000, (config.PUSH_RETRY_SCHEDULE_S[0] ?? 1) * 1000);
+  const processor = async (job: Job<PushJob>, token?: string): Promise<string> => {
+    try {
+      return await deliver(job);
+    } catch (err) {
+      if (!(err instanceof StoreUnavailableError) || token === undefined) throw err;
+      logger.warn({ jobId: job.id, err: err.message, retryInMs: outageDelayMs }, 'push: store unavailable, delivery postponed');
+      await job.moveToDelayed(Date.now() + outageDelayMs, token);
+      throw new DelayedError();
+    }
+  };
+  const worker = new Worker<PushJob>(PUSH_QUEUE, processor, {
     connection: bullConnection(services.redisUrl, 'worker'),
     prefix: config.QUEUE_PREFIX,
     concurrency: config.PUSH_CONCURRENCY,
@@ -26,7 +46,7 @@ export function createPushWorker(services: Services, dispatcher: Dispatcher): Wo
   });
   worker.on('error', (err) => logger.warn({ err: err.message }, 'push worker error'));
   worker.on('failed', (job, err) => {
-    if (!(err instanceof RetryLaterError)) logger.warn({ jobId: job?.id, err: err.message }, 'push job failed');
+    if (!(err instanceof RetryLaterError) && !(err instanceof DelayedError)) logger.warn({ jobId: job?.id, err: err.message }, 'push job failed');
   });
   return worker;
 }

@@ -5,7 +5,9 @@ import { openMongoStore } from './mongo/open.ts';
 import { openSqliteStore } from './sqlite/open.ts';
 
 /** MongoDB when MONGO_URL is set, else the embedded SQLite file in DATA_DIR. */
-export async function openStore(config: Pick<Config, 'MONGO_URL' | 'MONGO_DB' | 'DATA_DIR'>): Promise<Store> {
+export async function openStore(
+  config: Pick<Config, 'MONGO_URL' | 'MONGO_DB' | 'DATA_DIR'> & Partial<Pick<Config, 'SQLITE_BUSY_TIMEOUT_MS'>>,
+): Promise<Store> {
   if (config.MONGO_URL) return openMongoStore(config.MONGO_URL, config.MONGO_DB);
-  return openSqliteStore(join(config.DATA_DIR, 'store.sqlite'));
+  return openSqliteStore(join(config.DATA_DIR, 'store.sqlite'), config.SQLITE_BUSY_TIMEOUT_MS === undefined ? {} : { busyTimeoutMs: config.SQLITE_BUSY_TIMEOUT_MS });
 }

@@ -1,3 +1,5 @@
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { metrics } from '../../src/metrics/metrics.ts';
@@ -42,6 +44,32 @@ describe('push failures, retries, dead letters and replay', () => {
     expect(listed).toMatchObject({ transactionId: id, status: 'DELIVERED', lastError: 'HTTP 500', nextAttemptAt: null });
     expect(listed.attempts.map((a: { statusCode: number }) => a.statusCode)).toEqual([500, 200]);
     expect((await h.t.services.store.webhooks.get(h.consumer.subscriptionId))?.failingSince).toBeNull();
+  });
+
+  it('a store outage longer than the whole schedule postpones the delivery instead of using up its attempts; it is delivered once the store is back', async () => {
+    // Another process holds SQLite's write lock (a backup, a stuck process): every write of the
+    // push worker fails after the busy timeout, as StoreUnavailableError.
+    h = await startPushHarness({ env: { PUSH_RETRY_SCHEDULE_S: '0,0', SQLITE_BUSY_TIMEOUT_MS: '20' } });
+    const holder = new Database(join(h.t.dataDir, 'store.sqlite'));
+    try {
+      // The outage starts while the first POST is answered, so the attempt cannot be recorded.
+      h.receiver.respond = (_req, index) => {
+        if (index === 0) holder.exec('BEGIN IMMEDIATE');
+        return { status: 200 };
+      };
+      const queued = await send();
+      await h.receiver.waitFor(1, 5000);
+      // Let the worker run into the outage more often than the schedule has attempts (3).
+      await new Promise((r) => setTimeout(r, 3500));
+      expect((await h.t.services.store.deliveries.get(queued))?.status).toBe('PENDING');
+      holder.exec('ROLLBACK');
+      const delivered = await waitStatus(queued, 'DELIVERED', 8000);
+      expect(delivered.attempts.at(-1)).toMatchObject({ statusCode: 200, error: null });
+      expect(h.t.logs.some((l) => l.includes('push: store unavailable, delivery postponed'))).toBe(true);
+    } finally {
+      if (holder.inTransaction) holder.exec('ROLLBACK');
+      holder.close();
+    }
   });
 
   it('a receiver that never answers is dead-lettered after the schedule, and replay delivers it with the same webhook-id', async () => {
