@@ -201,7 +201,7 @@ export const DEFINITIONS = {
   HISTORY_RETENTION_DAYS: def('90', int(1), 'Data points older than this are purged.'),
   HISTORY_PURGE_INTERVAL_S: def('3600', int(1), 'How often the pipeline role purges data points older than HISTORY_RETENTION_DAYS, push deliveries older than DELIVERY_LOG_RETENTION_DAYS, and sweeps consent processes.'),
   DELIVERY_LOG_RETENTION_DAYS: def('30', int(1), 'Push deliveries (the log behind GET /push/v1/deliveries, with the VIN and the data point they carried) are deleted this long after they were created, whatever their status.'),
-  CONSENT_PROCESS_RETENTION_DAYS: def('30', int(1), 'Consent processes that ended without a consent (REJECTED, FAILED, TIMED_OUT) are deleted this long after they ended; given and revoked consents stay.'),
+  CONSENT_PROCESS_RETENTION_DAYS: def('30', int(1), 'Consent processes that ended without a consent (REJECTED, FAILED, TIMED_OUT, or REVOKED before they became active) are deleted this long after they ended; consents that were active stay, revoked or not.'),
   // --- MQTT
   MQTT_URL: def('', url(['mqtt:', 'mqtts:', 'tcp:', 'ws:', 'wss:']), 'External broker to use instead of the embedded one.'),
   MQTT_HOST: def('127.0.0.1', str, 'Listen address of the embedded broker.'),

@@ -27,7 +27,7 @@ export interface SweepResult {
  *    (OEM_TOKEN_TIMEOUT_MS). A process whose *consent* is past the limit but whose last step is
  *    recent (a callback at minute 9) is left to its running exchange and swept next time.
  * 2. REJECTED, FAILED and TIMED_OUT processes, and REVOKED ones that never became active
- *    (withdrawn or cancelled before the manufacturer step ended), whose last state change is older than
+ *    (cancelled before the manufacturer step ended), whose last state change is older than
  *    CONSENT_PROCESS_RETENTION_DAYS are deleted. Given consents (ACTIVE, CONFIRMED) and the
  *    record of how one ended (REVOKED, SUPERSEDED) are kept until erasure (src/gdpr/erase.ts).
  *
