@@ -10,7 +10,7 @@ import type { PortalView } from './pages/portal-page.ts';
 import type { PortalRequest } from './portal-request.ts';
 import { applyEvent } from './process.ts';
 import { requestedItems } from './scope.ts';
-import { newPkce, newSecret, safeEqual } from './secrets.ts';
+import { newPkce, newSecret, oauthStateFor, s256, safeEqual } from './secrets.ts';
 import { fieldProblem, normaliseField, USER_FIELDS, type UserData, type UserField } from './user-fields.ts';
 import { sha256Hex } from '../crypto.ts';
 import { metrics } from '../metrics/metrics.ts';
@@ -108,8 +108,9 @@ export async function decide(services: Services, form: Record<string, unknown>, 
   if (sessionHash === null || !safeEqual(sessionHash, record.sessionHash) || !csrf || !safeEqual(sha256Hex(csrf), record.csrfHash)) {
     return page(403, 'This form has expired', 'The form does not belong to this browser session. Please start again from the application that sent you here.');
   }
-  if (record.state !== 'STARTED') return wrongState(services, record, 'a decision at the portal');
   const now = services.clock.now();
+  if (record.state === 'AWAITING_MANUFACTURER' && decision === 'approve') return approveAgain(services, record, now);
+  if (record.state !== 'STARTED') return wrongState(services, record, 'a decision at the portal');
 
   if (decision === 'reject') {
     const rejected = await applyEvent(services.store, { consentId: record.consentId }, 'REJECT', { at: now });
@@ -146,8 +147,8 @@ async function approve(services: Services, record: ConsentRecord, form: Record<s
   }
 
   const auth = manufacturerAuth(services.config, adapter);
-  const state = newSecret();
   const pkce = newPkce();
+  const state = oauthStateFor(pkce.verifier);
   const approved = await applyEvent(services.store, { consentId: record.consentId }, 'APPROVE', {
     at: now,
     notBefore: notBefore(now, services.config.CONSENT_CODE_TTL_S),
@@ -171,4 +172,26 @@ async function approve(services: Services, record: ConsentRecord, form: Record<s
   const scope = requestedItems(approved.dataItems, adapter);
   const location = authorizationUrl(auth, { state: state.value, codeChallenge: pkce.challenge, scope, vin: user.vin });
   return { kind: 'redirect', location, record: approved };
+}
+
+/**
+ * The same browser posts Approve again while the user is on the way to the manufacturer (a
+ * double click, or Back and Approve): it is sent to the same authorization URL again, rebuilt
+ * from the stored approval, and nothing changes. Past the 10-minute limit it is the usual
+ * timed-out conflict.
+ */
+async function approveAgain(services: Services, record: ConsentRecord, now: Date): Promise<Outcome> {
+  const adapter = record.manufacturer ? services.adapters.get(record.manufacturer) : undefined;
+  if (shouldExpire(record, now, services.config.CONSENT_CODE_TTL_S) || !adapter || !record.vin || !record.pkceVerifierSealed) {
+    return wrongState(services, record, 'an approval');
+  }
+  const verifier = services.secrets.decrypt(record.pkceVerifierSealed);
+  const scope = requestedItems(record.dataItems, adapter);
+  const location = authorizationUrl(manufacturerAuth(services.config, adapter), {
+    state: oauthStateFor(verifier).value,
+    codeChallenge: s256(verifier),
+    scope,
+    vin: record.vin,
+  });
+  return { kind: 'redirect', location, record };
 }

@@ -16,6 +16,17 @@ export function newPkce(): { verifier: string; challenge: string } {
   return { verifier, challenge: s256(verifier) };
 }
 
+/**
+ * The OAuth `state` of an approval, derived from its PKCE verifier (secret, 256 random bits,
+ * stored only sealed) with a label that keeps it apart from the S256 challenge. So a repeated
+ * approval (a double click on Approve) can send the user to the same authorization URL again
+ * without storing the state itself.
+ */
+export function oauthStateFor(verifier: string): { value: string; hash: string } {
+  const value = createHash('sha256').update(`oauth-state:${verifier}`, 'ascii').digest('base64url');
+  return { value, hash: sha256Hex(value) };
+}
+
 export function s256(verifier: string): string {
   return createHash('sha256').update(verifier, 'ascii').digest('base64url');
 }

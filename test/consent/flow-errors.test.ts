@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.ts';
 import {
   Browser,
+  checkedItems,
   consumerWith,
   hiddenFields,
   params,
@@ -108,16 +109,44 @@ describe('consent flow errors (spec 7.2): redirect with error, error_description
     expect((await state(consentId)).state).toBe('ACTIVE');
   });
 
-  it('conflict: an out-of-order approval (the form posted twice)', async () => {
+  it('the form posted twice (a double click on Approve) sends the user to the same manufacturer page; the consent completes', async () => {
+    const c = await consumerWith(t);
+    const b = new Browser();
+    const portal = await b.get(portalUrl(t, c));
+    const fields = hiddenFields(portal.body);
+    const first = await b.post(`${t.origin}/provision`, { ...fields, decision: 'approve' });
+    expect(first.status).toBe(303);
+    const again = await b.post(`${t.origin}/provision`, { ...fields, decision: 'approve' });
+    expect(again.status).toBe(303);
+    expect(again.location).toBe(first.location);
+    const before = await state(fields.consentId!);
+    expect(before.state).toBe('AWAITING_MANUFACTURER');
+    expect(before.history).toHaveLength(2);
+    // The browser follows the second answer: the flow goes on from there.
+    const authorize = await b.get(again.location!);
+    const decision = await b.post(`${again.location!.split('/authorize')[0]}/authorize`, {
+      ...hiddenFields(authorize.body), username: 'ada', password: 'secret', vin: VIN, item: checkedItems(authorize.body), decision: 'allow',
+    });
+    const callback = await b.get(decision.location!);
+    expect(params(callback.location).has('code')).toBe(true);
+    expect((await state(fields.consentId!)).state).toBe('ACTIVE');
+  });
+
+  it('conflict: Approve posted again after the manufacturer step, or Reject after Approve', async () => {
     const c = await consumerWith(t);
     const b = new Browser();
     const portal = await b.get(portalUrl(t, c));
     const fields = hiddenFields(portal.body);
     expect((await b.post(`${t.origin}/provision`, { ...fields, decision: 'approve' })).status).toBe(303);
-    const again = await b.post(`${t.origin}/provision`, { ...fields, decision: 'approve' });
-    expect(params(again.location).get('error')).toBe('conflict');
-    expect(params(again.location).get('consent_id')).toBe(fields.consentId);
+    const reject = await b.post(`${t.origin}/provision`, { ...fields, decision: 'reject' });
+    expect(params(reject.location).get('error')).toBe('conflict');
     expect((await state(fields.consentId!)).state).toBe('AWAITING_MANUFACTURER');
+    // Past the 10-minute limit a repeated Approve is the usual timed-out conflict.
+    clock.advance(11 * 60_000);
+    const late = await b.post(`${t.origin}/provision`, { ...fields, decision: 'approve' });
+    expect(params(late.location).get('error')).toBe('conflict');
+    expect(params(late.location).get('consent_id')).toBe(fields.consentId);
+    expect((await state(fields.consentId!)).state).toBe('TIMED_OUT');
   });
 
   it('connection_error: the token endpoint drops the connection (fault "down")', async () => {
