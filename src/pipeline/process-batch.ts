@@ -23,7 +23,12 @@ export interface BatchOutcome {
  * messages from quarantine. Any of these failing throws (an outage): the whole batch is retried,
  * and because every step is idempotent a retry changes nothing that already happened.
  */
-export async function processBatch(services: Services, fanout: PushFanoutEnqueuer, messages: RawMessage[]): Promise<BatchOutcome> {
+export async function processBatch(
+  services: Services,
+  fanout: PushFanoutEnqueuer,
+  messages: RawMessage[],
+  opts: { rerun?: boolean } = {},
+): Promise<BatchOutcome> {
   const { store, adapters, catalog, logger } = services;
   const points: DataPoint[] = [];
   const failures: QuarantinedMessage[] = [];
@@ -54,7 +59,7 @@ export async function processBatch(services: Services, fanout: PushFanoutEnqueue
 
   const fresh = points.length > 0 ? await timed(metrics.storeLatency, 'insert_data_points', () => store.dataPoints.insertMany(points)) : [];
   for (const f of failures) await store.quarantine.put(f);
-  if (points.length > 0) await fanout.enqueue(points);
+  if (points.length > 0) await fanout.enqueue(points, opts);
   if (recovered.length > 0) await store.quarantine.remove(recovered);
 
   const storedPer = new Map<string, number>();

@@ -31,7 +31,8 @@ export function startHarmonizeWorker(services: Services, opts: HarmonizeWorkerOp
         logger.error({ jobId: job.id, err: (err as Error).message }, 'harmonize job cannot be opened; failing it without retries');
         throw new UnrecoverableError(`cannot open batch: ${(err as Error).message}`);
       }
-      return processBatch(services, fanout, messages);
+      // attemptsStarted counts retries and runs after a stall alike.
+      return processBatch(services, fanout, messages, { rerun: job.attemptsStarted > 1 });
     },
     {
       connection: bullConnection(services.redisUrl, 'worker'),

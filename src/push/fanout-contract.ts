@@ -11,7 +11,11 @@ import { createPushQueue } from './queue.ts';
  * "only new points". OWNED BY THE PUSH WORK, which implements {@link createPushFanoutEnqueuer}.
  */
 export interface PushFanoutEnqueuer {
-  enqueue(points: DataPoint[]): Promise<void>;
+  /**
+   * `rerun`: this batch ran before (a retry, or a run after its worker died), so an earlier
+   * hand-over of its points may have been interrupted half-way.
+   */
+  enqueue(points: DataPoint[], opts?: { rerun?: boolean }): Promise<void>;
   close(): Promise<void>;
 }
 

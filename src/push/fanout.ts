@@ -75,7 +75,7 @@ export function createFanout(services: Services, queue: PushQueue): PushFanoutEn
     return list.filter((c) => c.subscription.legalBasis !== 'CONSENT' || active.get(c.subscription.subscriptionId)?.has(c.vin));
   }
 
-  async function rowFor(point: DataPoint, subscription: Subscription, webhook: WebhookRecord): Promise<DeliveryRecord | null> {
+  async function rowFor(point: DataPoint, subscription: Subscription, webhook: WebhookRecord, rerun: boolean): Promise<DeliveryRecord | null> {
     const kind = pushItems.has(point.item) ? 'event' : 'update';
     const id = transactionId(secrets, subscription.subscriptionId, point.vin, point.item, point.timestampMs);
     const disabled = webhook.status === 'DISABLED';
@@ -86,7 +86,13 @@ export function createFanout(services: Services, queue: PushQueue): PushFanoutEn
       const admitted = await throttle.admit(
         subscription.subscriptionId, point.vin, point.item, point.timestampMs, webhook.minIntervalSeconds * 1000, id,
       );
-      if (!admitted) return null;
+      if (!admitted) {
+        // On a rerun, this point's row may be PENDING from a hand-over interrupted before its
+        // job was queued, and a newer point has been admitted since: this one is late, so its
+        // row is dropped rather than left pending for ever (an update is worth nothing late).
+        if (rerun) await store.deliveries.transition(id, ['PENDING'], 'DROPPED', clock.now().toISOString(), 'superseded by a newer update');
+        return null;
+      }
     }
     const now = clock.now().toISOString();
     return {
@@ -107,7 +113,7 @@ export function createFanout(services: Services, queue: PushQueue): PushFanoutEn
   }
 
   return {
-    async enqueue(points) {
+    async enqueue(points, opts = {}) {
       if (points.length === 0) return;
       const watched = await watchList.current();
       const relevant = points.filter((p) => pushItems.has(p.item) || watched.has(p.item));
@@ -116,7 +122,7 @@ export function createFanout(services: Services, queue: PushQueue): PushFanoutEn
       for (const p of relevant) byVin.set(p.vin, [...(byVin.get(p.vin) ?? []), p]);
       const allowed = await consented(await candidates(byVin, watched));
       const rows = (
-        await Promise.all(allowed.flatMap((c) => c.points.map((p) => rowFor(p, c.subscription, c.webhook))))
+        await Promise.all(allowed.flatMap((c) => c.points.map((p) => rowFor(p, c.subscription, c.webhook, opts.rerun === true))))
       ).filter((r): r is DeliveryRecord => r !== null);
       // Issued together, the inserts share one store commit.
       const inserted = await Promise.all(rows.map((r) => store.deliveries.insertIfAbsent(r)));

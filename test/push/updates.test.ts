@@ -1,6 +1,8 @@
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DataPoint } from '../../src/store/contract.ts';
+import { createFanout } from '../../src/push/fanout.ts';
+import { createPushQueue } from '../../src/push/queue.ts';
 import { startPushHarness, type PushHarness } from './harness.ts';
 import { crashPoint, S08 } from './helpers.ts';
 
@@ -52,6 +54,25 @@ describe('update pushes of watched pull items', () => {
     await h.fanout.enqueue(batch);
     await settle();
     expect(h.receiver.requests).toHaveLength(2);
+  });
+
+  it('a rerun batch whose first hand-over was interrupted drops its late update row instead of leaving it PENDING for ever', async () => {
+    h = await startPushHarness({ webhook: { items: ['crashseverity'], minIntervalSeconds: 60 } });
+    const { services } = h.t;
+    // The first hand-over of the point at 0 s: its row is written, then queuing its job fails
+    // (this producer's connection is gone), so the pipeline will run the batch again.
+    const broken = createPushQueue(services);
+    await broken.close();
+    await expect(createFanout(services, broken).enqueue([severity(0)])).rejects.toThrow();
+    const late = (await services.store.deliveries.list({ subscriptionId: h.consumer.subscriptionId, limit: 10 }))[0]!;
+    expect(late).toMatchObject({ status: 'PENDING', timestampMs: T0 });
+    // Meanwhile a newer point is admitted and pushed; then the first batch runs again.
+    await h.fanout.enqueue([severity(61, 2)]);
+    await h.receiver.waitFor(1);
+    await h.fanout.enqueue([severity(0)], { rerun: true });
+    expect(await services.store.deliveries.get(late.transactionId)).toMatchObject({ status: 'DROPPED', lastError: 'superseded by a newer update' });
+    await settle();
+    expect(h.receiver.requests).toHaveLength(1);
   });
 
   it('a webhook without items gets events only', async () => {
