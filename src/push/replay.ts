@@ -59,14 +59,16 @@ export async function replayDead(
   range: { since: string; until?: string },
 ): Promise<{ replayed: number; more: boolean }> {
   await requireEnabledWebhook(services, subscriptionId);
+  // Notices never leave DEAD (they cannot be replayed): left out, so they cannot fill every page.
   const dead = await services.store.deliveries.list({
     subscriptionId,
     status: 'DEAD',
+    kinds: ['event', 'update'],
     since: range.since,
     ...(range.until ? { until: range.until } : {}),
     limit: MAX_BULK_REPLAY,
   });
   let replayed = 0;
-  for (const d of dead) if (d.kind !== 'notice' && (await requeue(services, queue, d))) replayed++;
+  for (const d of dead) if (await requeue(services, queue, d)) replayed++;
   return { replayed, more: dead.length === MAX_BULK_REPLAY };
 }

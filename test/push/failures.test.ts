@@ -126,6 +126,24 @@ describe('push failures, retries, dead letters and replay', () => {
     expect(new Set(h.receiver.requests.slice(1).map((r) => r.headers['webhook-id']))).toEqual(new Set([first, second]));
   });
 
+  it('bulk replay is not stopped by more dead notices than one call handles (notices cannot be replayed)', async () => {
+    h = await startPushHarness({ env: { PUSH_RETRY_SCHEDULE_S: '0' } });
+    const now = Date.now();
+    const dead = (transactionId: string, kind: DeliveryRecord['kind'], createdAt: string): DeliveryRecord => ({
+      transactionId, subscriptionId: h.consumer.subscriptionId, vin: kind === 'notice' ? '' : S08, item: kind === 'notice' ? 'vehicle.data_erased' : 'accidentautomatic',
+      kind, timestampMs: now - 30_000, payload: kind === 'notice' ? {} : crashPoint(S08, new Date(now - 30_000)).payload,
+      status: 'DEAD', attempts: [], lastError: 'HTTP 500', nextAttemptAt: null, createdAt, updatedAt: createdAt,
+    });
+    const event = transactionId(h.t.services.secrets, h.consumer.subscriptionId, S08, 'accidentautomatic', now - 30_000);
+    await h.t.services.store.deliveries.insertIfAbsent(dead(event, 'event', new Date(now - 20_000).toISOString()));
+    // 1,000 newer dead notices: without leaving them out, every call would see only them.
+    await Promise.all(Array.from({ length: 1000 }, (_, i) => h.t.services.store.deliveries.insertIfAbsent(dead(`notice-${i}`, 'notice', new Date(now - 10_000 + i).toISOString()))));
+    const bulk = await api('POST', '/push/v1/deliveries/replay', { since: new Date(now - 60_000).toISOString() });
+    expect(bulk.json()).toEqual({ replayed: 1, more: false });
+    await waitStatus(event, 'DELIVERED');
+    expect((await h.t.services.store.deliveries.get('notice-0'))?.status).toBe('DEAD');
+  });
+
   it('a 302 is a failure and is not followed', async () => {
     h = await startPushHarness({ env: { PUSH_RETRY_SCHEDULE_S: '0' } });
     const { startReceiver } = await import('./helpers.ts');

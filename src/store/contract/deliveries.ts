@@ -57,6 +57,8 @@ export interface DeliveryQuery {
   since?: string;
   /** createdAt before this instant (ISO, exclusive). */
   until?: string;
+  /** Only these kinds (all when omitted). */
+  kinds?: readonly DeliveryKind[];
   /** 1..1000. */
   limit: number;
 }

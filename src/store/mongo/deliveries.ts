@@ -38,6 +38,7 @@ export async function createMongoDeliveryRepo(db: Db): Promise<DeliveryRepo> {
     async list(q) {
       const filter: Filter<DeliveryDoc> = { subscriptionId: q.subscriptionId };
       if (q.status) filter.status = q.status;
+      if (q.kinds) filter.kind = { $in: [...q.kinds] };
       if (q.since || q.until) {
         filter.createdAt = { ...(q.since ? { $gte: q.since } : {}), ...(q.until ? { $lt: q.until } : {}) };
       }

@@ -158,6 +158,9 @@ export function createSqliteDeliveryRepo(db: Database.Database): DeliveryRepo {
       if (q.status) where.push('status = @status');
       if (q.since) where.push('created_at >= @since');
       if (q.until) where.push('created_at < @until');
+      const kinds: Record<string, string> = {};
+      q.kinds?.forEach((k, i) => (kinds[`kind${i}`] = k));
+      if (q.kinds) where.push(q.kinds.length === 0 ? '0' : `kind IN (${Object.keys(kinds).map((k) => `@${k}`).join(', ')})`);
       const sql = `SELECT * FROM deliveries WHERE ${where.join(' AND ')}
         ORDER BY created_at DESC, transaction_id DESC LIMIT @limit`;
       let stmt = statements.get(sql);
@@ -167,6 +170,7 @@ export function createSqliteDeliveryRepo(db: Database.Database): DeliveryRepo {
         status: q.status ?? null,
         since: q.since ?? null,
         until: q.until ?? null,
+        ...kinds,
         limit: Math.max(1, Math.min(1000, q.limit)),
       });
       return rows.map(toRecord);

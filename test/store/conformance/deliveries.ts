@@ -103,6 +103,11 @@ const suite: ConformanceSuite = (open) => {
         ids(await store.deliveries.list({ subscriptionId: 'sub-1', since: '2026-03-01T10:30:00.000Z', until: '2026-03-01T12:00:00.000Z', limit: 100 })),
       ).toEqual(['tx-b']);
       expect(ids(await store.deliveries.list({ subscriptionId: 'sub-1', limit: 1 }))).toEqual(['tx-c']);
+      await store.deliveries.insertIfAbsent(delivery('tx-n', { createdAt: '2026-03-01T13:00:00.000Z', status: 'DEAD', kind: 'notice', vin: '' }));
+      await store.deliveries.insertIfAbsent(delivery('tx-u', { createdAt: '2026-03-01T09:00:00.000Z', kind: 'update' }));
+      expect(ids(await store.deliveries.list({ subscriptionId: 'sub-1', status: 'DEAD', kinds: ['event', 'update'], limit: 100 }))).toEqual(['tx-c', 'tx-b']);
+      expect(ids(await store.deliveries.list({ subscriptionId: 'sub-1', kinds: ['notice', 'update'], limit: 100 }))).toEqual(['tx-n', 'tx-u']);
+      expect(ids(await store.deliveries.list({ subscriptionId: 'sub-1', kinds: [], limit: 100 }))).toEqual([]);
     });
 
     it('erases every delivery of a VIN and nothing else', async () => {
