@@ -60,7 +60,13 @@ export function createDeliveryProcessor(services: Services, dispatcher: Dispatch
       await disable(webhook.subscriptionId, `the endpoint answered 410 Gone at ${attempt.at}`, attempt.at);
       return finish(d, attempt, 'DEAD', error);
     }
-    const failingSince = await store.webhooks.recordFailure(webhook.subscriptionId, attempt.at);
+    let failingSince = await store.webhooks.recordFailure(webhook.subscriptionId, attempt.at);
+    if (failingSince && now.getTime() - Date.parse(failingSince) >= config.PUSH_DISABLE_AFTER_S * 1000 && (await succeededSince(webhook.subscriptionId, failingSince))) {
+      // A success overlapped the failure that started the count (it read the webhook before that
+      // failure was recorded, so it did not clear it): the webhook has not been failing that long.
+      await store.webhooks.recordSuccess(webhook.subscriptionId);
+      failingSince = await store.webhooks.recordFailure(webhook.subscriptionId, attempt.at);
+    }
     if (failingSince && now.getTime() - Date.parse(failingSince) >= config.PUSH_DISABLE_AFTER_S * 1000) {
       await disable(
         webhook.subscriptionId,
@@ -76,6 +82,16 @@ export function createDeliveryProcessor(services: Services, dispatcher: Dispatch
     if (delay === null) return finish(d, attempt, 'DEAD', error);
     await finish(d, attempt, 'RETRYING', error, new Date(now.getTime() + delay).toISOString());
     throw new RetryLaterError(delay, error);
+  }
+
+  /**
+   * Whether one of the subscription's newest deliveries ended in a 2xx after `since`. Only asked
+   * before disabling a webhook (rare), so it costs nothing on the way of each success.
+   */
+  async function succeededSince(subscriptionId: string, since: string): Promise<boolean> {
+    const after = Date.parse(since);
+    const delivered = await store.deliveries.list({ subscriptionId, status: 'DELIVERED', limit: 100 });
+    return delivered.some((d) => d.attempts.some((a) => a.error === null && Date.parse(a.at) + a.durationMs > after));
   }
 
   /** A data push is sent only while the right to send holds (checklist I12). */

@@ -176,6 +176,22 @@ describe('push failures, retries, dead letters and replay', () => {
     expect(shown.failingSince).toBe(dead.attempts[0]!.at);
   });
 
+  it('a success that overlapped the first failure still counts: the webhook is not disabled for failing since before it', async () => {
+    h = await startPushHarness({ env: { PUSH_RETRY_SCHEDULE_S: '3', PUSH_DISABLE_AFTER_S: '2' } });
+    const at = Date.now();
+    const [slow, failing] = [crashPoint(S08, new Date(at)), crashPoint(S08, new Date(at + 1000))];
+    const idOf = (p: typeof slow) => transactionId(h.t.services.secrets, h.consumer.subscriptionId, S08, 'accidentautomatic', p.timestampMs);
+    // Sent together: the slow one (200 after 2 s) read the webhook before the other's 500 was
+    // recorded, so its success does not clear failingSince; the retry 3 s later fails again.
+    h.receiver.respond = (req) => (req.headers['webhook-id'] === idOf(slow) ? { status: 200, delayMs: 2000 } : { status: 500 });
+    await h.fanout.enqueue([slow, failing]);
+    await waitStatus(idOf(slow), 'DELIVERED', 8000);
+    const dead = await waitStatus(idOf(failing), 'DEAD', 10_000);
+    expect(dead.attempts).toHaveLength(2);
+    const shown = (await api('GET', '/push/v1/webhook')).json();
+    expect(shown).toMatchObject({ status: 'ENABLED', disabledReason: null, failingSince: dead.attempts[1]!.at });
+  });
+
   it('lists deliveries filtered by status and time, scoped to the subscription, and rejects bad filters', async () => {
     h = await startPushHarness({ env: { PUSH_RETRY_SCHEDULE_S: '0' } });
     const id = await send();

@@ -51,7 +51,7 @@ export interface Receiver {
   /** TCP connections accepted, requests or not. */
   connections: number;
   /** Answers the next requests with these statuses in turn (then 200); a function decides per request. */
-  respond: (req: ReceivedRequest, index: number) => { status: number; headers?: Record<string, string>; body?: string } | 'hang';
+  respond: (req: ReceivedRequest, index: number) => { status: number; headers?: Record<string, string>; body?: string; delayMs?: number } | 'hang';
   /** Resolves when at least n requests have arrived. */
   waitFor(n: number, timeoutMs?: number): Promise<ReceivedRequest[]>;
   close(): Promise<void>;
@@ -94,8 +94,12 @@ export async function startReceiver(statuses: number[] = []): Promise<Receiver> 
         hanging.add(() => res.destroy());
         return;
       }
-      res.writeHead(answer.status, answer.headers ?? {});
-      res.end(answer.body ?? '');
+      const send = () => {
+        res.writeHead(answer.status, answer.headers ?? {});
+        res.end(answer.body ?? '');
+      };
+      if (answer.delayMs) setTimeout(send, answer.delayMs);
+      else send();
     });
   });
   server.on('connection', () => r.connections++);
