@@ -3,6 +3,7 @@ import type { Dispatcher } from 'undici';
 import { metrics } from '../metrics/metrics.ts';
 import type { Services } from '../services.ts';
 import type { DeliveryAttempt, DeliveryRecord, WebhookRecord } from '../store/contract.ts';
+import { IN_FLIGHT_STATUSES } from '../store/contract/deliveries.ts';
 import { whyNotAllowed } from './eligibility.ts';
 import { envelopeBody } from './envelope.ts';
 import { NOTICE_VIN_NOT_HELD, noticeBody as buildNoticeBody, openNoticeVin } from './notice.ts';
@@ -23,7 +24,6 @@ export class RetryLaterError extends Error {
   }
 }
 
-const IN_FLIGHT = ['PENDING', 'RETRYING'] as const;
 
 /**
  * The push worker's job: one attempt of one delivery (issue 7 items 3 and 4). Re-reads
@@ -51,7 +51,7 @@ export function createDeliveryProcessor(services: Services, dispatcher: Dispatch
 
   /** Finishes without an attempt (nothing was sent). */
   async function settle(d: DeliveryRecord, status: 'DROPPED' | 'DEAD', at: string, reason: string) {
-    if (await store.deliveries.transition(d.transactionId, IN_FLIGHT, status, at, reason)) metrics.pushOutcomes.inc({ outcome: status.toLowerCase() });
+    if (await store.deliveries.transition(d.transactionId, IN_FLIGHT_STATUSES, status, at, reason)) metrics.pushOutcomes.inc({ outcome: status.toLowerCase() });
   }
 
   async function onFailure(job: Job<PushJob>, d: DeliveryRecord, webhook: WebhookRecord, attempt: DeliveryAttempt, result: SendResult, now: Date) {
@@ -109,7 +109,7 @@ export function createDeliveryProcessor(services: Services, dispatcher: Dispatch
 
   return async function deliver(job: Job<PushJob>): Promise<string> {
     const d = await store.deliveries.get(job.data.transactionId);
-    if (!d || !(IN_FLIGHT as readonly string[]).includes(d.status)) return 'nothing to do';
+    if (!d || !(IN_FLIGHT_STATUSES as readonly string[]).includes(d.status)) return 'nothing to do';
     const now = clock.now();
     const at = now.toISOString();
     const webhook = await store.webhooks.get(d.subscriptionId);

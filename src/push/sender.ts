@@ -33,7 +33,7 @@ export async function postWebhook(
   const abort = new AbortController();
   const deadline = setTimeout(() => abort.abort(), timeoutMs);
   try {
-    const res = await request(url, { method: 'POST', dispatcher, headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, signal: abort.signal });
+    const res = await request(url, { method: 'POST', dispatcher, headers, body, bodyTimeout: timeoutMs, signal: abort.signal });
     clearTimeout(deadline);
     // The bounded body read below may take at most as long again: a receiver trickling its
     // answer byte by byte is cut off then.
@@ -81,7 +81,6 @@ function networkError(err: unknown, timeoutMs: number): string {
       return 'connection reset';
     case 'UND_ERR_CONNECT_TIMEOUT':
       return 'connect timeout';
-    case 'UND_ERR_HEADERS_TIMEOUT':
     case 'UND_ERR_BODY_TIMEOUT':
       return `timeout after ${timeoutMs} ms`;
     default:

@@ -1,6 +1,7 @@
 import { apiErrors } from '../errors.ts';
 import type { Services } from '../services.ts';
 import type { Subscription, WebhookRecord, WebhookSecret } from '../store/contract.ts';
+import { IN_FLIGHT_STATUSES } from '../store/contract/deliveries.ts';
 import { newSigningSecret } from './signing.ts';
 import type { Resolver } from './ssrf-resolver.ts';
 import { checkWebhookUrl } from './ssrf-url.ts';
@@ -101,12 +102,11 @@ export async function deleteWebhook(services: Services, subscriptionId: string):
   const { store, clock } = services;
   if (!(await store.webhooks.delete(subscriptionId))) return false;
   const at = clock.now().toISOString();
-  const inFlight = ['PENDING', 'RETRYING'] as const;
-  for (const status of inFlight) {
+  for (const status of IN_FLIGHT_STATUSES) {
     for (;;) {
       const rows = await store.deliveries.list({ subscriptionId, status, limit: DROP_PAGE });
       let moved = 0;
-      for (const r of rows) if (await store.deliveries.transition(r.transactionId, inFlight, 'DROPPED', at, 'webhook deleted')) moved++;
+      for (const r of rows) if (await store.deliveries.transition(r.transactionId, IN_FLIGHT_STATUSES, 'DROPPED', at, 'webhook deleted')) moved++;
       // A page that moved nothing lost every row to the push worker: what is left is its business.
       if (rows.length < DROP_PAGE || moved === 0) break;
     }

@@ -9,6 +9,8 @@
  */
 export const DELIVERY_STATUSES = ['PENDING', 'RETRYING', 'DELIVERED', 'DEAD', 'DROPPED'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+/** Still to be sent: a queue job (or its retry) is due for these. */
+export const IN_FLIGHT_STATUSES = ['PENDING', 'RETRYING'] as const satisfies readonly DeliveryStatus[];
 
 /**
  * `event`: a push item (accident calls…); `update`: a pull item a webhook asked to be pushed;

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { deleteInChunks } from './delete-in-chunks.ts';
 import type { ConsentPatch, ConsentRecord, ConsentRepo, ConsentSelector, ConsentTransition } from '../contract.ts';
 import { ACTIVE_CONSENT_STATES } from '../contract/consents.ts';
 import { fromJson, toJson } from './json-column.ts';
@@ -297,16 +298,9 @@ export function createSqliteConsentRepo(db: Database.Database): ConsentRepo {
       const neverActive = opts.neverActive ? ' AND activated_at IS NULL' : '';
       const chunk = db.prepare<unknown[]>(
         `DELETE FROM consents WHERE rowid IN (
-           SELECT rowid FROM consents WHERE state IN (${placeholders(states.length)}) AND state_changed_at < ?${neverActive} LIMIT ${PURGE_CHUNK})`,
+           SELECT rowid FROM consents WHERE state IN (${placeholders(states.length)}) AND state_changed_at < ?${neverActive} LIMIT ?)`,
       );
-      let total = 0;
-      for (;;) {
-        const n = chunk.run(...states, before).changes;
-        total += n;
-        if (n < PURGE_CHUNK) return total;
-        // Let this process's other work (and other processes' writers) in between chunks.
-        await new Promise((resolve) => setImmediate(resolve));
-      }
+      return deleteInChunks((limit) => chunk.run(...states, before, limit).changes, PURGE_CHUNK);
     },
     async deleteByVin(vin) {
       return delByVin.run(vin).changes;

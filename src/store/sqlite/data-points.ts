@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { DataPoint, DataPointRepo, LatestPayloadJson } from '../contract.ts';
 import { checkHistoryLimit, decodeHistoryCursor, encodeHistoryCursor } from '../history-cursor.ts';
+import { deleteInChunks } from './delete-in-chunks.ts';
 import { fromJson, toJson } from './json-column.ts';
 
 interface PointRow {
@@ -172,14 +173,7 @@ export function createSqliteDataPointRepo(db: Database.Database): DataPointRepo 
       return deleteVinTx.immediate(vin);
     },
     async deleteOlderThan(cutoffMs) {
-      let total = 0;
-      for (;;) {
-        const n = purgeChunk.run(cutoffMs, PURGE_CHUNK).changes;
-        total += n;
-        if (n < PURGE_CHUNK) return total;
-        // Let this process's other work (and other processes' writers) in between chunks.
-        await new Promise((resolve) => setImmediate(resolve));
-      }
+      return deleteInChunks((limit) => purgeChunk.run(cutoffMs, limit).changes, PURGE_CHUNK);
     },
     async count() {
       return countHistory.get()?.n ?? 0;

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { DeliveryAttempt, DeliveryKind, DeliveryRecord, DeliveryRepo, DeliveryStatus } from '../contract.ts';
 import { MAX_STORED_ATTEMPTS } from '../contract/deliveries.ts';
+import { deleteInChunks } from './delete-in-chunks.ts';
 import { fromJson, toJson } from './json-column.ts';
 import { isUniqueViolation } from './unique-violation.ts';
 
@@ -212,13 +213,8 @@ export function createSqliteDeliveryRepo(db: Database.Database): DeliveryRepo {
       return (await write(() => deleteSubVin.run(subscriptionId, vin))).changes;
     },
     async deleteOlderThan(cutoff) {
-      let total = 0;
-      for (;;) {
-        // Each chunk is one group commit: the push work's writes get in between chunks.
-        const n = (await write(() => purgeChunk.run(cutoff, PURGE_CHUNK))).changes;
-        total += n;
-        if (n < PURGE_CHUNK) return total;
-      }
+      // Each chunk is one group commit: the push work's writes get in between chunks.
+      return deleteInChunks(async (limit) => (await write(() => purgeChunk.run(cutoff, limit))).changes, PURGE_CHUNK);
     },
   };
 }
