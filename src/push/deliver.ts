@@ -94,8 +94,13 @@ export function createDeliveryProcessor(services: Services, dispatcher: Dispatch
     return delivered.some((d) => d.attempts.some((a) => a.error === null && Date.parse(a.at) + a.durationMs > after));
   }
 
-  /** A data push is sent only while the right to send holds (checklist I12). */
-  async function dataBody(d: DeliveryRecord, now: Date): Promise<string | { dropped: string }> {
+  /**
+   * A data push is sent only while the right to send holds (checklist I12), and an update only
+   * while the consumer still asks for updates of its item: one queued or retrying when the item
+   * was taken off the webhook is not what the consumer wants any more.
+   */
+  async function dataBody(d: DeliveryRecord, webhook: WebhookRecord, now: Date): Promise<string | { dropped: string }> {
+    if (d.kind === 'update' && !webhook.items.includes(d.item)) return { dropped: "item no longer in the webhook's update items" };
     const notAllowed = await whyNotAllowed(store, d.subscriptionId, d.vin, d.item);
     return notAllowed ? { dropped: notAllowed } : envelopeBody(d, now);
   }
@@ -121,7 +126,7 @@ export function createDeliveryProcessor(services: Services, dispatcher: Dispatch
       await settle(d, 'DEAD', at, `webhook disabled: ${webhook.disabledReason ?? ''}`);
       return 'dead';
     }
-    const body = d.kind === 'notice' ? noticeBody(job.data, d, now) : await dataBody(d, now);
+    const body = d.kind === 'notice' ? noticeBody(job.data, d, now) : await dataBody(d, webhook, now);
     if (typeof body !== 'string') {
       await settle(d, 'DROPPED', at, body.dropped);
       return 'dropped';

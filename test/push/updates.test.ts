@@ -75,6 +75,20 @@ describe('update pushes of watched pull items', () => {
     expect(h.receiver.requests).toHaveLength(1);
   });
 
+  it('an update queued before its item was taken off the webhook is dropped, not sent', async () => {
+    h = await startPushHarness({ workers: false, webhook: { items: ['crashseverity'], minIntervalSeconds: 60 } });
+    await h.fanout.enqueue([severity(0)]);
+    const [queued] = await h.t.services.store.deliveries.list({ subscriptionId: h.consumer.subscriptionId, limit: 10 });
+    expect(queued).toMatchObject({ kind: 'update', status: 'PENDING' });
+    // The consumer no longer wants crashseverity updates (events only), then the worker runs.
+    const res = await h.t.app.inject({ method: 'PUT', url: '/push/v1/webhook', headers: h.consumer.headers, payload: { url: h.receiver.url, items: [] } });
+    expect(res.statusCode).toBe(200);
+    await h.startWorkers();
+    await expect.poll(async () => (await h.t.services.store.deliveries.get(queued!.transactionId))?.status).toBe('DROPPED');
+    expect(await h.t.services.store.deliveries.get(queued!.transactionId)).toMatchObject({ lastError: 'item no longer in the webhook\'s update items', attempts: [] });
+    expect(h.receiver.requests).toHaveLength(0);
+  });
+
   it('a webhook without items gets events only', async () => {
     h = await startPushHarness();
     await h.fanout.enqueue([severity(0), voltage(0), crashPoint(S08, new Date(T0))]);
