@@ -239,6 +239,8 @@ export const DEFINITIONS = {
   PUSH_DISABLE_AFTER_S: def('86400', int(1), 'A webhook failing without a success for this long is disabled.'),
   PUSH_CONCURRENCY: def('50', int(1, 1000), 'Webhook requests a push worker sends at once.'),
   PUSH_SECRET_OVERLAP_S: def('86400', int(0), 'After a signing-secret rotation, how long the previous secret still signs (both signatures are sent).'),
+  PUSH_RECONCILE_AFTER_S: def('600', int(1), 'A delivery still pending this long after its last change (or retrying this long past its due attempt) is looked up in the push queue, and given a fresh job if it has lost its own (Redis data lost).'),
+  PUSH_RECONCILE_INTERVAL_S: def('60', int(1), 'How often each push process looks for deliveries that lost their queue job.'),
   PUSH_WATCH_CACHE_MS: def('2000', int(0, 600000), 'How long the push fan-out caches which pull items webhooks watch (0: read every batch).'),
 } satisfies Record<string, Definition<unknown>>;
 

@@ -1,13 +1,11 @@
 import { sweepConsentProcesses } from '../consent/sweep.ts';
-import type { Running } from '../runtime/startable.ts';
+import { startPeriodic, type Periodic } from '../runtime/periodic.ts';
 import type { Services } from '../services.ts';
 
 const DAY_MS = 86_400_000;
 
-export interface Retention extends Running {
-  /** Purges once now (the timer calls it too); resolves with how many history rows went. */
-  runOnce(): Promise<number>;
-}
+/** The retention job; runOnce resolves with how many history rows went. */
+export type Retention = Periodic<number>;
 
 /**
  * Storage limitation (GDPR Art. 5(1)(e), reliability checklist K5): every
@@ -22,10 +20,6 @@ export interface Retention extends Running {
  */
 export function startRetention(services: Services, opts: { intervalMs?: number } = {}): Retention {
   const { config, clock, logger, store } = services;
-  const intervalMs = opts.intervalMs ?? config.HISTORY_PURGE_INTERVAL_S * 1000;
-  let running: Promise<number> | undefined;
-  let closed = false;
-
   const purge = async (): Promise<number> => {
     const cutoffMs = clock.now().getTime() - config.HISTORY_RETENTION_DAYS * DAY_MS;
     const deleted = await store.dataPoints.deleteOlderThan(cutoffMs);
@@ -44,32 +38,11 @@ export function startRetention(services: Services, opts: { intervalMs?: number }
     );
     return deleted;
   };
-  // One purge at a time in this process: a call during a purge shares its result.
-  const runOnce = (): Promise<number> => {
-    if (running) return running;
-    const p = purge().finally(() => {
-      if (running === p) running = undefined;
-    });
-    running = p;
-    return p;
-  };
-
-  const tick = () => {
-    if (closed || running) return;
-    runOnce().catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'history retention purge failed; retried at the next interval'));
-  };
-  const timer = setInterval(tick, intervalMs);
-  // A purge never keeps the process alive on its own.
-  timer.unref();
-  setImmediate(tick);
-
-  return {
+  return startPeriodic({
     name: 'history-retention',
-    runOnce,
-    async close() {
-      closed = true;
-      clearInterval(timer);
-      await running?.catch(() => 0);
-    },
-  };
+    intervalMs: opts.intervalMs ?? config.HISTORY_PURGE_INTERVAL_S * 1000,
+    logger,
+    failure: 'history retention purge failed; retried at the next interval',
+    run: purge,
+  });
 }

@@ -39,12 +39,25 @@ export function pushJobOptions(services: Services): JobsOptions {
 
 export interface PushQueue {
   /**
-   * Queues one job per transactionId. `jobId` defaults to the transactionId, which makes adding
-   * the same delivery twice a no-op while its job exists; a replay passes a fresh jobId.
+   * Queues one job per transactionId, under the transactionId as jobId, which makes adding the
+   * same delivery twice a no-op while its job exists.
    */
-  add(jobs: { transactionId: string; jobId?: string }[]): Promise<void>;
+  add(jobs: { transactionId: string }[]): Promise<void>;
+  /**
+   * Queues a fresh job for a delivery that has none that will run it (a replay, a lost job),
+   * under the transactionId as always, so that a delivery never has two retry chains. A job
+   * still holding that id without running it again (failed and kept, or waiting) is removed
+   * first, or the add would be a no-op. False, with nothing queued, when a job of the delivery
+   * is running right now (BullMQ does not remove a locked job): the caller decides.
+   */
+  requeue(transactionId: string): Promise<boolean>;
+  /** Whether a job that will run the delivery exists: waiting, delayed, or running. */
+  isScheduled(transactionId: string): Promise<boolean>;
   close(): Promise<void>;
 }
+
+/** Job states in which the job will still run (again). */
+const LIVE_STATES: ReadonlySet<string> = new Set(['waiting', 'delayed', 'active', 'prioritized', 'waiting-children']);
 
 /** The producer side (fan-out and replay). Fails fast when Redis is down, so the caller can retry. */
 export function createPushQueue(services: Services): PushQueue {
@@ -61,9 +74,17 @@ export function createPushQueue(services: Services): PushQueue {
         jobs.map((j) => ({
           name: 'deliver',
           data: { transactionId: j.transactionId },
-          opts: { ...defaults, jobId: j.jobId ?? j.transactionId },
+          opts: { ...defaults, jobId: j.transactionId },
         })),
       );
+    },
+    async requeue(transactionId) {
+      if ((await queue.remove(transactionId)) === 0) return false;
+      await queue.add('deliver', { transactionId }, { ...defaults, jobId: transactionId });
+      return true;
+    },
+    async isScheduled(transactionId) {
+      return LIVE_STATES.has(await queue.getJobState(transactionId));
     },
     close: () => queue.close(),
   };

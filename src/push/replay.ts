@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { apiErrors } from '../errors.ts';
 import type { Services } from '../services.ts';
 import type { DeliveryRecord, DeliveryStatus } from '../store/contract.ts';
@@ -19,23 +18,30 @@ async function requireEnabledWebhook(services: Services, subscriptionId: string)
 
 /**
  * Puts one finished delivery back to PENDING (a conditional write: of two racing replays one
- * wins) and queues a fresh job for it. The transactionId, and so the `webhook-id`, stays the
+ * wins) and queues a fresh job for it, under its transactionId like every job of it, so that
+ * a replay can never start a second retry chain beside a job of the same delivery. The transactionId, and so the `webhook-id`, stays the
  * same, so a consumer that deduplicates on it recognises a delivery it already processed.
  * Consent and activation are checked again when it is sent.
  */
-async function requeue(services: Services, queue: PushQueue, d: DeliveryRecord): Promise<boolean> {
+async function requeue(services: Services, queue: PushQueue, d: DeliveryRecord): Promise<'queued' | 'scheduled' | 'running'> {
   const at = services.clock.now().toISOString();
   const won = await services.store.deliveries.transition(d.transactionId, REPLAYABLE, 'PENDING', at);
-  if (!won) return false;
+  if (!won) return 'scheduled';
+  let queued: boolean;
   try {
-    await queue.add([{ transactionId: d.transactionId, jobId: `${d.transactionId}_replay_${randomUUID()}` }]);
+    queued = await queue.requeue(d.transactionId);
   } catch (err) {
     // Without its job the row must not pretend to be scheduled: put it back as it was.
     await services.store.deliveries.transition(d.transactionId, ['PENDING'], d.status, at);
     services.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'push queue unavailable for a replay');
     throw apiErrors.unavailable(5);
   }
-  return true;
+  if (!queued) {
+    // The job that just finished this delivery is still winding up: nothing was queued.
+    await services.store.deliveries.transition(d.transactionId, ['PENDING'], d.status, at);
+    return 'running';
+  }
+  return 'queued';
 }
 
 export async function replayOne(services: Services, queue: PushQueue, subscriptionId: string, transactionId: string): Promise<DeliveryRecord> {
@@ -45,9 +51,9 @@ export async function replayOne(services: Services, queue: PushQueue, subscripti
   // Its VIN went with its job (src/push/notice.ts): there is nothing left to send.
   if (d.kind === 'notice') throw apiErrors.conflict('A notice cannot be sent again: its VIN is no longer held.');
   await requireEnabledWebhook(services, subscriptionId);
-  if (!REPLAYABLE.includes(d.status) || !(await requeue(services, queue, d))) {
-    throw apiErrors.conflict('The delivery is already scheduled.');
-  }
+  const outcome = REPLAYABLE.includes(d.status) ? await requeue(services, queue, d) : 'scheduled';
+  if (outcome === 'scheduled') throw apiErrors.conflict('The delivery is already scheduled.');
+  if (outcome === 'running') throw apiErrors.conflict('The delivery is being sent right now; try again in a moment.');
   return (await services.store.deliveries.get(transactionId)) ?? d;
 }
 
@@ -69,6 +75,6 @@ export async function replayDead(
     limit: MAX_BULK_REPLAY,
   });
   let replayed = 0;
-  for (const d of dead) if (await requeue(services, queue, d)) replayed++;
+  for (const d of dead) if ((await requeue(services, queue, d)) === 'queued') replayed++;
   return { replayed, more: dead.length === MAX_BULK_REPLAY };
 }

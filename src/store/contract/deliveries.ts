@@ -97,6 +97,14 @@ export interface DeliveryRepo {
     at: string,
     lastError?: string | null,
   ): Promise<DeliveryRecord | null>;
+  /**
+   * shared: in-flight deliveries that should have been attempted before `before` (ISO instant,
+   * exclusive): PENDING ones last changed before it, RETRYING ones whose next attempt was due
+   * before it. Oldest change first (updatedAt, then transactionId), at most `limit` (1..1000),
+   * after the row `after` when given (the last of the previous page). The push reconciler's
+   * query: a row that stays here long may have lost its queue job.
+   */
+  listOverdue(before: string, limit: number, after?: { updatedAt: string; transactionId: string }): Promise<DeliveryRecord[]>;
   /** shared: GDPR erasure. Returns how many. */
   deleteByVin(vin: string): Promise<number>;
   /** shared: GDPR erasure of the VIN's deliveries in one subscription. Returns how many. */

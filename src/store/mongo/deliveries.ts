@@ -1,6 +1,6 @@
 import type { Db, Filter } from 'mongodb';
 import type { DeliveryRecord, DeliveryRepo } from '../contract.ts';
-import { MAX_STORED_ATTEMPTS } from '../contract/deliveries.ts';
+import { IN_FLIGHT_STATUSES, MAX_STORED_ATTEMPTS } from '../contract/deliveries.ts';
 import { deleteInChunks } from './delete-in-chunks.ts';
 import { isDuplicateKey } from './errors.ts';
 
@@ -17,6 +17,8 @@ export async function createMongoDeliveryRepo(db: Db): Promise<DeliveryRepo> {
     { key: { vin: 1 }, name: 'deliveries_vin' },
     // Retention deletes by age across all subscriptions.
     { key: { createdAt: 1 }, name: 'deliveries_created' },
+    // The push reconciler's look for overdue in-flight rows (status $in, then a range on updatedAt).
+    { key: { status: 1, updatedAt: 1 }, name: 'deliveries_status_updated' },
   ]);
 
   return {
@@ -46,6 +48,22 @@ export async function createMongoDeliveryRepo(db: Db): Promise<DeliveryRepo> {
         .find(filter)
         .sort({ createdAt: -1, _id: -1 })
         .limit(Math.max(1, Math.min(1000, q.limit)))
+        .toArray();
+      return docs.map(toRecord);
+    },
+    async listOverdue(before, limit, after) {
+      // updatedAt and nextAttemptAt are ISO strings in UTC with milliseconds, so strings order as
+      // instants. $not $gte also matches the null nextAttemptAt of a PENDING row.
+      const filter: Filter<DeliveryDoc> = {
+        status: { $in: [...IN_FLIGHT_STATUSES] },
+        updatedAt: { $lt: before },
+        nextAttemptAt: { $not: { $gte: before } },
+      };
+      if (after) filter.$or = [{ updatedAt: { $gt: after.updatedAt } }, { updatedAt: after.updatedAt, _id: { $gt: after.transactionId } }];
+      const docs = await col
+        .find(filter)
+        .sort({ updatedAt: 1, _id: 1 })
+        .limit(Math.max(1, Math.min(1000, limit)))
         .toArray();
       return docs.map(toRecord);
     },

@@ -43,6 +43,8 @@ CREATE INDEX IF NOT EXISTS deliveries_subscription_idx ON deliveries (subscripti
 CREATE INDEX IF NOT EXISTS deliveries_vin_idx ON deliveries (vin);
 -- Retention deletes by age across all subscriptions.
 CREATE INDEX IF NOT EXISTS deliveries_created_idx ON deliveries (created_at);
+-- The push reconciler's look for overdue in-flight rows; partial, so it holds only those.
+CREATE INDEX IF NOT EXISTS deliveries_in_flight_idx ON deliveries (updated_at) WHERE status IN ('PENDING', 'RETRYING');
 `;
 
 const toRecord = (r: DeliveryRow): DeliveryRecord => ({
@@ -136,6 +138,14 @@ export function createSqliteDeliveryRepo(db: Database.Database): DeliveryRepo {
   const purgeChunk = db.prepare<[string, number]>(
     'DELETE FROM deliveries WHERE rowid IN (SELECT rowid FROM deliveries WHERE created_at < ? LIMIT ?)',
   );
+  // A RETRYING row changed before its next attempt was due, so updated_at < before holds for
+  // every overdue row and bounds the index range.
+  const overdue = db.prepare<Record<string, unknown>, DeliveryRow>(
+    `SELECT * FROM deliveries WHERE status IN ('PENDING', 'RETRYING') AND updated_at < @before
+       AND (next_attempt_at IS NULL OR next_attempt_at < @before)
+       AND (updated_at > @afterAt OR (updated_at = @afterAt AND transaction_id > @afterId))
+     ORDER BY updated_at, transaction_id LIMIT @limit`,
+  );
   // Statements whose SQL depends on the filter, prepared once per shape.
   const statements = new Map<string, Database.Statement<Record<string, unknown>, DeliveryRow>>();
 
@@ -175,6 +185,11 @@ export function createSqliteDeliveryRepo(db: Database.Database): DeliveryRepo {
         limit: Math.max(1, Math.min(1000, q.limit)),
       });
       return rows.map(toRecord);
+    },
+    async listOverdue(before, limit, after) {
+      // Without `after`, '' sorts before every ISO instant.
+      const params = { before, afterAt: after?.updatedAt ?? '', afterId: after?.transactionId ?? '', limit: Math.max(1, Math.min(1000, limit)) };
+      return overdue.all(params).map(toRecord);
     },
     async recordAttempt(transactionId, attempt, outcome) {
       const params = {

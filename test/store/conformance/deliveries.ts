@@ -131,6 +131,34 @@ const suite: ConformanceSuite = (open) => {
       expect(await store.deliveries.deleteBySubscriptionAndVin('sub-1', VIN)).toBe(0);
     });
 
+    it('lists the overdue in-flight deliveries, oldest change first: PENDING changed before the instant, RETRYING due before it', async () => {
+      const before = '2026-03-01T10:10:00.000Z';
+      const rows = [
+        delivery('pending-old', { updatedAt: '2026-03-01T10:05:00.000Z' }),
+        delivery('pending-older', { updatedAt: '2026-03-01T10:01:00.000Z', subscriptionId: 'sub-2', kind: 'notice', vin: '' }),
+        delivery('pending-at-instant', { updatedAt: before }),
+        delivery('retrying-due', { status: 'RETRYING', updatedAt: '2026-03-01T10:00:30.000Z', nextAttemptAt: '2026-03-01T10:09:59.999Z' }),
+        delivery('retrying-not-due', { status: 'RETRYING', updatedAt: '2026-03-01T10:00:00.000Z', nextAttemptAt: before }),
+        delivery('dead-old', { status: 'DEAD', updatedAt: '2026-03-01T10:00:00.000Z' }),
+        delivery('delivered-old', { status: 'DELIVERED', updatedAt: '2026-03-01T10:00:00.000Z' }),
+        delivery('dropped-old', { status: 'DROPPED', updatedAt: '2026-03-01T10:00:00.000Z' }),
+      ];
+      for (const r of rows) await store.deliveries.insertIfAbsent(r);
+      const overdue = await store.deliveries.listOverdue(before, 10);
+      expect(overdue.map((d) => d.transactionId)).toEqual(['retrying-due', 'pending-older', 'pending-old']);
+      expect(overdue[1]).toEqual(rows[1]);
+      expect((await store.deliveries.listOverdue(before, 2)).map((d) => d.transactionId)).toEqual(['retrying-due', 'pending-older']);
+      // Paging: after the last row of a page; rows changed at the same instant go by transactionId.
+      await store.deliveries.insertIfAbsent(delivery('pending-old-2', { updatedAt: '2026-03-01T10:05:00.000Z' }));
+      const page2 = await store.deliveries.listOverdue(before, 10, { updatedAt: overdue[1]!.updatedAt, transactionId: overdue[1]!.transactionId });
+      expect(page2.map((d) => d.transactionId)).toEqual(['pending-old', 'pending-old-2']);
+      const page3 = await store.deliveries.listOverdue(before, 10, { updatedAt: '2026-03-01T10:05:00.000Z', transactionId: 'pending-old' });
+      expect(page3.map((d) => d.transactionId)).toEqual(['pending-old-2']);
+      // A row that moves on (here: attempted again) is no longer overdue.
+      await store.deliveries.recordAttempt('retrying-due', attempt(40), { status: 'DELIVERED', lastError: null, nextAttemptAt: null, at: '2026-03-01T10:10:01.000Z' });
+      expect((await store.deliveries.listOverdue(before, 10)).map((d) => d.transactionId)).toEqual(['pending-older', 'pending-old', 'pending-old-2']);
+    });
+
     it('retention deletes the deliveries created before the cutoff, whatever their status, and nothing newer', async () => {
       await store.deliveries.insertIfAbsent(delivery('old-dead', { createdAt: '2026-01-01T00:00:00.000Z', status: 'DEAD' }));
       await store.deliveries.insertIfAbsent(delivery('old-retrying', { createdAt: '2026-01-31T23:59:59.999Z', status: 'RETRYING', subscriptionId: 'sub-2' }));
