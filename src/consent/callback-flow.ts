@@ -7,7 +7,7 @@ import { manufacturerAuth, type ManufacturerAuth } from './manufacturer-auth.ts'
 import { exchangeCode, type Grant } from './oauth-client.ts';
 import { failure, page, type Outcome } from './outcome.ts';
 import { wrongState } from './portal-flow.ts';
-import { applyEvent } from './process.ts';
+import { applyEvent, grantConsent } from './process.ts';
 import { requestedItems } from './scope.ts';
 import { successRedirect } from './redirects.ts';
 import { TRANSITIONS } from './states.ts';
@@ -105,18 +105,11 @@ async function fail(services: Services, record: ConsentRecord, error: FlowError)
 async function activate(services: Services, record: ConsentRecord, granted: string[]): Promise<Outcome> {
   const now = services.clock.now();
   const code = newSecret();
-  const active = await applyEvent(services.store, { consentId: record.consentId }, 'GRANT', {
+  const active = await grantConsent(services.store, record.consentId, {
     at: now,
     set: { codeHash: code.hash, activatedAt: now.toISOString(), grantedItems: granted, pkceVerifierSealed: null },
   });
   if (!active) return wrongState(services, (await services.store.consents.get(record.consentId)) ?? record, 'activation');
-  if (active.vin !== null) {
-    // One active consent per subscription and vehicle: a newer consent replaces older ones.
-    await services.store.consents.transitionOthers(active.subscriptionId, active.vin, active.consentId, {
-      ...TRANSITIONS.SUPERSEDE,
-      at: now.toISOString(),
-    });
-  }
   services.logger.info({ consentId: active.consentId, manufacturer: active.manufacturer }, 'consent active');
   if (active.redirectUrl !== null) return { kind: 'redirect', location: successRedirect(active, code.value), record: active };
   return {

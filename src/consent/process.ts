@@ -34,3 +34,15 @@ export async function applyEvent(
   if (updated) metrics.consentFunnel.inc({ state: to });
   return updated;
 }
+
+/**
+ * GRANT: the process becomes the active consent of its subscription and VIN, and any older
+ * active one of them is SUPERSEDED (one active consent per subscription and vehicle). Two
+ * processes of one subscription and VIN granted at once end with exactly one of them active,
+ * the newest (store keepNewest). Null when the process was not in a state to be granted.
+ */
+export async function grantConsent(store: Store, consentId: string, opts: EventOptions): Promise<ConsentRecord | null> {
+  const active = await applyEvent(store, { consentId }, 'GRANT', opts);
+  if (active?.vin) await store.consents.keepNewest(active.subscriptionId, active.vin, { ...TRANSITIONS.SUPERSEDE, at: opts.at.toISOString() });
+  return active;
+}

@@ -135,6 +135,8 @@ describe('consent flow over real HTTP: portal → manufacturer → callback → 
   it('a newer consent for the same vehicle and subscription supersedes the older one', async () => {
     const c = await consumerWith(t);
     const first = await runFlow(t, c);
+    // The newer consent is the one activated later (the clock stands still unless told).
+    clock.advance(1000);
     const second = await runFlow(t, c);
     expect((await t.services.store.consents.get(first.consentId))?.state).toBe('SUPERSEDED');
     expect((await t.services.store.consents.findActive(c.subscriptionId, VIN))?.consentId).toBe(second.consentId);

@@ -45,6 +45,10 @@ const eraseConsents = (m: Model, match: (c: ModelConsent) => boolean) => {
 
 /** The whole browser flow (portal → manufacturer → callback); the user allows or denies. */
 export async function giveConsent(m: Model, r: Real, sub: Sub, vin: number, deny: boolean): Promise<void> {
+  // A flow takes time: the newer of two consents is the one activated later (not one activated
+  // in the same millisecond, whose order the service does not define).
+  m.nowMs += 1;
+  r.clock.advance(1);
   const flow = await runFlow(r.t, r.consumers[sub], new Browser(), {
     params: { vin: r.vins[vin] },
     ...(deny ? { manufacturer: { form: { decision: 'deny' } } } : {}),

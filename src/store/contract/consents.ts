@@ -136,15 +136,14 @@ export interface ConsentRepo {
    */
   transition(selector: ConsentSelector, change: ConsentTransition): Promise<ConsentRecord | null>;
   /**
-   * Moves every other process of the subscription and VIN that is in a `from` state to `to`
-   * (a newer consent replaces older ones). Returns how many changed.
+   * Keeps the newest process of the subscription and VIN that is in a `from` state (latest
+   * activatedAt, then smallest consentId: the one findActive returns) and moves every other one
+   * in a `from` state to `to` (a newer consent replaces older ones). Returns how many changed.
+   * Safe when two activations race: a call moves only processes older than the newest one it
+   * sees, so the newest is never moved, and the call that follows the last activation leaves
+   * exactly one.
    */
-  transitionOthers(
-    subscriptionId: string,
-    vin: string,
-    exceptConsentId: string,
-    change: Omit<ConsentTransition, 'notBefore' | 'set' | 'errorCode'>,
-  ): Promise<number>;
+  keepNewest(subscriptionId: string, vin: string, change: Omit<ConsentTransition, 'notBefore' | 'set' | 'errorCode'>): Promise<number>;
   /** shared: the consent that currently lets the subscription read the VIN's data, or null. */
   findActive(subscriptionId: string, vin: string): Promise<ConsentRecord | null>;
   /** shared: the subset of `vins` that have an active consent in the subscription. */

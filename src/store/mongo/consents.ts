@@ -93,10 +93,18 @@ export async function createMongoConsentRepo(db: Db): Promise<ConsentRepo> {
         col.findOneAndUpdate(query, { $set: set, $push: { history: entry } }, { returnDocument: 'after', ...NO_ID }),
       );
     },
-    async transitionOthers(subscriptionId, vin, exceptConsentId, change) {
+    async keepNewest(subscriptionId, vin, change) {
       if (change.from.length === 0) return 0;
+      const inState = { subscriptionId, vin, state: { $in: [...change.from] } };
+      // The order of findActive. Not atomic with the update below, so the update moves only
+      // processes strictly older than this newest one: a newer one activated meanwhile is never
+      // moved, and its own call moves this one.
+      const newest = await col.findOne(inState, { projection: { _id: 0, consentId: 1, activatedAt: 1 }, sort: { activatedAt: -1, consentId: 1 } });
+      if (!newest) return 0;
+      const older: Filter<ConsentDoc>[] = [{ activatedAt: newest.activatedAt, consentId: { $gt: newest.consentId } }];
+      if (newest.activatedAt !== null) older.push({ activatedAt: { $lt: newest.activatedAt } }, { activatedAt: null });
       const res = await col.updateMany(
-        { subscriptionId, vin, consentId: { $ne: exceptConsentId }, state: { $in: [...change.from] } },
+        { ...inState, $or: older },
         { $set: { state: change.to, stateChangedAt: change.at }, $push: { history: { state: change.to, at: change.at } } },
       );
       return res.modifiedCount;

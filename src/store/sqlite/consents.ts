@@ -263,14 +263,18 @@ export function createSqliteConsentRepo(db: Database.Database): ConsentRepo {
       const row = withDuplicateKey(UNIQUE_NAMES, () => stmt.get(params) as ConsentRow | undefined);
       return row ? toRecord(row) : null;
     },
-    async transitionOthers(subscriptionId, vin, exceptConsentId, change) {
+    async keepNewest(subscriptionId, vin, change) {
       if (change.from.length === 0) return 0;
+      const states = placeholders(change.from.length);
+      // One statement: the newest is chosen and the others moved atomically.
       const stmt = db.prepare(
         `UPDATE consents SET state = ?, state_changed_at = ?, history = json_insert(history, '$[#]', json(?))
-         WHERE subscription_id = ? AND vin = ? AND consent_id <> ? AND state IN (${change.from.map(() => '?').join(', ')})`,
+         WHERE subscription_id = ? AND vin = ? AND state IN (${states}) AND consent_id <> (
+           SELECT consent_id FROM consents WHERE subscription_id = ? AND vin = ? AND state IN (${states})
+           ORDER BY activated_at DESC, consent_id LIMIT 1)`,
       );
       const entry = toJson({ state: change.to, at: change.at });
-      return stmt.run(change.to, change.at, entry, subscriptionId, vin, exceptConsentId, ...change.from).changes;
+      return stmt.run(change.to, change.at, entry, subscriptionId, vin, ...change.from, subscriptionId, vin, ...change.from).changes;
     },
     async findActive(subscriptionId, vin) {
       const row = active.get(subscriptionId, vin);

@@ -174,18 +174,30 @@ const suite: ConformanceSuite = (open: StoreFactory) => {
       expect(await ctx.store.consents.activeVins('sub-a', [r.vin!])).toEqual(new Set());
     });
 
-    it('moves the other active processes of a subscription and VIN, and only those', async () => {
+    it('keeps the newest active process of a subscription and VIN and moves the older ones, and only those', async () => {
       const keep = record({ state: 'ACTIVE', activatedAt: T2 });
       const older = record({ state: 'CONFIRMED', activatedAt: T1 });
-      const otherSub = record({ state: 'ACTIVE', subscriptionId: 'sub-b' });
+      const otherSub = record({ state: 'ACTIVE', subscriptionId: 'sub-b', activatedAt: T0 });
       const pending = record({ state: 'AWAITING_MANUFACTURER' });
       for (const r of [keep, older, otherSub, pending]) await ctx.store.consents.create(r);
-      const n = await ctx.store.consents.transitionOthers('sub-a', keep.vin!, keep.consentId, { from: ['ACTIVE', 'CONFIRMED'], to: 'SUPERSEDED', at: T2 });
+      const n = await ctx.store.consents.keepNewest('sub-a', keep.vin!, { from: ['ACTIVE', 'CONFIRMED'], to: 'SUPERSEDED', at: T2 });
       expect(n).toBe(1);
       expect((await ctx.store.consents.get(older.consentId))?.history.at(-1)).toEqual({ state: 'SUPERSEDED', at: T2 });
       expect((await ctx.store.consents.get(keep.consentId))?.state).toBe('ACTIVE');
       expect((await ctx.store.consents.get(otherSub.consentId))?.state).toBe('ACTIVE');
       expect((await ctx.store.consents.get(pending.consentId))?.state).toBe('AWAITING_MANUFACTURER');
+      // Called again (the older activation's own call, arriving late): the newest stays.
+      expect(await ctx.store.consents.keepNewest('sub-a', keep.vin!, { from: ['ACTIVE', 'CONFIRMED'], to: 'SUPERSEDED', at: T2 })).toBe(0);
+      expect(await ctx.store.consents.findActive('sub-a', keep.vin!)).toMatchObject({ consentId: keep.consentId });
+    });
+
+    it('between processes activated at the same instant keeps the one findActive returns', async () => {
+      const twins = [record({ state: 'ACTIVE', activatedAt: T1 }), record({ state: 'ACTIVE', activatedAt: T1 })];
+      for (const r of twins) await ctx.store.consents.create(r);
+      const chosen = (await ctx.store.consents.findActive('sub-a', twins[0]!.vin!))!.consentId;
+      expect(chosen).toBe([...twins.map((r) => r.consentId)].sort()[0]);
+      expect(await ctx.store.consents.keepNewest('sub-a', twins[0]!.vin!, { from: ['ACTIVE', 'CONFIRMED'], to: 'SUPERSEDED', at: T2 })).toBe(1);
+      expect(await ctx.store.consents.findActive('sub-a', twins[0]!.vin!)).toMatchObject({ consentId: chosen, state: 'ACTIVE' });
     });
 
     it('lists a subscription\'s processes newest first, optionally for one VIN', async () => {
