@@ -1,5 +1,6 @@
 import type { Adapter } from '../adapters/manifest.ts';
 import type { Catalog } from '../catalog/catalog.ts';
+import { VIN_PATTERN } from '../management/vin.ts';
 import type { MappingBindings } from '../mapping/compile.ts';
 import type { DataPoint } from '../store/contract.ts';
 import type { QuarantineCode } from '../store/contract/quarantine.ts';
@@ -92,6 +93,11 @@ function validateOutput(adapter: Adapter, catalog: Catalog, output: unknown, map
     }
     const groupVin = group.vin;
     vin = groupVin;
+    // Stored under anything else, the data could never be asked for (delivery answers such a
+    // VIN with CAR.VE.901) nor found by an erasure of the vehicle.
+    if (!VIN_PATTERN.test(groupVin)) {
+      return fail('VIN_INVALID', `${JSON.stringify(groupVin.slice(0, 40))} is not a valid VIN (17 characters: digits and capital letters except I, O and Q)`);
+    }
     if (!adapter.manifest.vinPrefixes.some((p) => groupVin.startsWith(p))) {
       return fail('VIN_NOT_CLAIMED', `the VIN does not start with one of ${adapter.manifest.id}'s prefixes (${adapter.manifest.vinPrefixes.join(', ')})`, groupVin);
     }

@@ -16,6 +16,8 @@ export const QUARANTINE_CODES = [
   'MAPPING_LIMIT',
   /** The mapping's output is not `{vin, items}` (or a list of them), or holds no item at all. */
   'OUTPUT_INVALID',
+  /** The VIN the mapping produced is not a VIN (17 characters: digits and capitals but I, O, Q). */
+  'VIN_INVALID',
   /** The VIN is not one of the adapter's VIN prefixes. */
   'VIN_NOT_CLAIMED',
   /** A harmonized payload does not match its catalog schema, or the item is not in the manifest. */
