@@ -23,6 +23,15 @@ export interface Analysis {
   failure?: { code: QuarantineCode; reason: string };
 }
 
+/** Deeper than this, a mapping's output is refused (MAPPING_LIMIT). */
+const MAX_OUTPUT_DEPTH = 64;
+
+class OutputTooDeepError extends Error {
+  constructor() {
+    super(`the mapping output is nested more than ${MAX_OUTPUT_DEPTH} levels deep`);
+  }
+}
+
 /** More items than this from one message is a runaway mapping, not telemetry. */
 const MAX_ITEMS_PER_MESSAGE = 10_000;
 /** JSONata's guardrail codes: D1011 stack depth, D1012 timeout, D2014 range size, D2015 sequence size. */
@@ -61,7 +70,13 @@ export async function analyse(adapter: Adapter, catalog: Catalog, msg: RawMessag
     const limit = (e.code && LIMIT_CODES.has(e.code)) || err instanceof RangeError;
     return fail(limit ? 'MAPPING_LIMIT' : 'MAPPING_FAILED', `${e.code ? `${e.code}: ` : ''}${e.message ?? String(err)}`);
   }
-  return validateOutput(adapter, catalog, output, mappingVersion, fail);
+  try {
+    return validateOutput(adapter, catalog, output, mappingVersion, fail);
+  } catch (err) {
+    // Whatever the output holds, the message fails alone (a RangeError: a stack overflow).
+    if (err instanceof OutputTooDeepError || err instanceof RangeError) return fail('MAPPING_LIMIT', err.message);
+    return fail('OUTPUT_INVALID', `the mapping output could not be checked: ${(err as Error).message}`);
+  }
 }
 
 /**
@@ -168,18 +183,21 @@ function findVin(adapter: Adapter, msg: RawMessage): string | null {
  * JSONata's sequence markers, undefined fields or functions; non-finite numbers as null), at
  * a fifth of its cost.
  */
-export function toPlainJson(v: unknown): unknown {
+export function toPlainJson(v: unknown, depth = 0): unknown {
   // As JSON: -0 becomes 0, NaN and Infinity null.
   if (typeof v === 'number') return Number.isFinite(v) ? v + 0 : null;
   if (v === null || typeof v !== 'object') return typeof v === 'function' || typeof v === 'symbol' || typeof v === 'bigint' ? undefined : v;
+  // No catalog payload comes near this; a message that does would overflow the stack here or
+  // wherever it is serialized later, and take its whole batch with it.
+  if (depth >= MAX_OUTPUT_DEPTH) throw new OutputTooDeepError();
   if (Array.isArray(v)) {
     const a: unknown[] = new Array(v.length);
-    for (let i = 0; i < v.length; i++) a[i] = toPlainJson(v[i]) ?? null;
+    for (let i = 0; i < v.length; i++) a[i] = toPlainJson(v[i], depth + 1) ?? null;
     return a;
   }
   const o: Record<string, unknown> = {};
   for (const k of Object.keys(v)) {
-    const x = toPlainJson((v as Record<string, unknown>)[k]);
+    const x = toPlainJson((v as Record<string, unknown>)[k], depth + 1);
     // A "__proto__" key stays a key (as JSON.parse makes it), never the object's prototype.
     if (x !== undefined) Object.defineProperty(o, k, { value: x, enumerable: true, writable: true, configurable: true });
   }

@@ -1,3 +1,4 @@
+import type { Adapter } from '../adapters/manifest.ts';
 import { metrics, timed } from '../metrics/metrics.ts';
 import type { PushFanoutEnqueuer } from '../push/fanout-contract.ts';
 import type { Services } from '../services.ts';
@@ -30,6 +31,15 @@ export async function processBatch(
   opts: { rerun?: boolean } = {},
 ): Promise<BatchOutcome> {
   const { store, adapters, catalog, logger } = services;
+  // analyse never throws for what a message holds; should it all the same, the message fails
+  // alone rather than taking the acknowledged messages of its whole batch with it.
+  const analyseAlone = async (adapter: Adapter, msg: RawMessage): Promise<Analysis> => {
+    try {
+      return await analyse(adapter, catalog, msg);
+    } catch (err) {
+      return { mappingVersion: null, vin: null, candidates: [], failure: { code: 'MAPPING_FAILED', reason: `harmonizing failed: ${(err as Error).message}` } };
+    }
+  };
   const points: DataPoint[] = [];
   const failures: QuarantinedMessage[] = [];
   const recovered: string[] = [];
@@ -39,7 +49,7 @@ export async function processBatch(
     if (i > 0 && i % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
     const adapter = adapters.get(msg.manufacturer);
     const analysis: Analysis = adapter
-      ? await analyse(adapter, catalog, msg)
+      ? await analyseAlone(adapter, msg)
       : { mappingVersion: null, vin: null, candidates: [], failure: { code: 'UNKNOWN_MESSAGE_TYPE', reason: `no adapter "${msg.manufacturer}" in this deployment` } };
     if (adapter && !analysis.failure) {
       points.push(...toDataPoints(adapter, analysis, msg));
@@ -51,7 +61,7 @@ export async function processBatch(
     metrics.mappingFailures.inc({ manufacturer: msg.manufacturer, reason: entry.code });
     // The reason can quote the message; it stays at debug level, the VIN only as a pseudonym.
     logger.warn(
-      { manufacturer: msg.manufacturer, messageType: msg.messageType, code: entry.code, vin: entry.vin ? services.secrets.pseudonym(entry.vin) : undefined },
+      { manufacturer: msg.manufacturer, messageType: msg.messageType, quarantineCode: entry.code, vin: entry.vin ? services.secrets.pseudonym(entry.vin) : undefined },
       'raw message quarantined',
     );
     logger.debug({ quarantineId: entry.id, reason: entry.reason }, 'quarantine reason');

@@ -96,6 +96,14 @@ describe('HTTP ingest (borealis)', () => {
     expect(await harmonizeJobCount(t.services)).toBe(0);
   });
 
+  it('answers 400, not 500, for a signed record nested thousands of levels deep, and queues nothing', async () => {
+    t = await createTestApp();
+    const deep = `{"records": [{"recordType": "incident", "x": ${'['.repeat(20_000)}${']'.repeat(20_000)}}]}`;
+    const refused = await t.app.inject({ method: 'POST', url: URL, headers: signed(t, deep), payload: deep });
+    expect({ status: refused.statusCode, text: refused.json().reasonText }).toEqual({ status: 400, text: expect.stringMatching(/records\[0\] is nested too deeply/) });
+    expect(await harmonizeJobCount(t.services)).toBe(0);
+  });
+
   it('answers 503 with Retry-After within a second when the queue is down', async () => {
     const port = await freePort();
     t = await createTestApp({ env: { REDIS_URL: `redis://127.0.0.1:${port}` } });

@@ -61,7 +61,14 @@ export default async function routes(app: FastifyInstance, opts: RouteOptions): 
     const messages: RawMessage[] = records.map((record: unknown, i) => {
       const type = (record as Record<string, unknown> | null)?.[t.typeField];
       if (typeof type !== 'string' || type === '') throw apiErrors.badRequest(`${t.recordsField}[${i}] has no "${t.typeField}".`);
-      return rawMessage({ manufacturer, messageType: type, receivedAt }, JSON.stringify(record));
+      let raw: string;
+      try {
+        raw = JSON.stringify(record);
+      } catch {
+        // A stack overflow on a record nested thousands of levels deep: refused, not a 500.
+        throw apiErrors.badRequest(`${t.recordsField}[${i}] is nested too deeply.`);
+      }
+      return rawMessage({ manufacturer, messageType: type, receivedAt }, raw);
     });
 
     try {
