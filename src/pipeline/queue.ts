@@ -6,9 +6,11 @@ import { redisOptions } from '../runtime/redis.ts';
 export const HARMONIZE_QUEUE = 'harmonize';
 
 /**
- * Outages (Redis, the store) are retried with exponential backoff, 1 s doubling, 15 attempts:
- * about nine hours before a batch lands in the failed set, where it stays JOB_RETENTION_FAILED_S
- * for an operator to retry. Bad messages never fail a job: they are quarantined one by one.
+ * Failures other than a store outage (which postpones the batch without counting, see
+ * worker.ts) are retried with exponential backoff, 1 s doubling, 15 attempts: about 4.5 hours
+ * before a batch lands in the failed set, where it stays JOB_RETENTION_FAILED_S (and among the
+ * newest 10,000, to bound Redis memory) for an operator to retry (docs/operations.md). Bad
+ * messages never fail a job: they are quarantined one by one.
  * Completed batches are kept at most JOB_RETENTION_COMPLETED_S and 100 of them, since each holds
  * up to PIPELINE_BATCH_SIZE raw messages.
  */

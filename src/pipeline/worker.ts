@@ -1,7 +1,8 @@
-import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { createPushFanoutEnqueuer } from '../push/fanout-contract.ts';
 import type { Running } from '../runtime/startable.ts';
 import type { Services } from '../services.ts';
+import { StoreUnavailableError } from '../store/contract.ts';
 import { decodeBatch, type HarmonizeJobData } from './job-codec.ts';
 import { processBatch, type BatchOutcome } from './process-batch.ts';
 import { bullConnection, HARMONIZE_QUEUE } from './queue.ts';
@@ -15,15 +16,27 @@ export interface HarmonizeWorkerOptions {
 }
 
 /**
- * A BullMQ worker harmonizing raw batches. A job fails (and is retried with backoff) only on an
- * outage; a job it cannot even open (wrong key, foreign format) fails at once without retries.
+ * How long a batch waits after running into a store outage: 1 s, doubling with each
+ * postponement in a row, at most 30 s, so a long outage is polled twice a minute.
+ */
+function outageDelayMs(job: Job): number {
+  const postponed = Math.max(0, job.attemptsStarted - job.attemptsMade - 1);
+  return Math.min(30_000, 1000 * 2 ** Math.min(postponed, 5));
+}
+
+/**
+ * A BullMQ worker harmonizing raw batches. Bad messages never fail a job (they are
+ * quarantined). A store outage postpones the batch without using up an attempt, for as long as
+ * it lasts: the batch was acknowledged to the manufacturer and must not run out of retries
+ * because the store was down. Any other failure (Redis, the push hand-over) is retried with
+ * backoff; a job it cannot even open (wrong key, foreign format) fails at once without retries.
  */
 export function startHarmonizeWorker(services: Services, opts: HarmonizeWorkerOptions = {}): Running & { worker: Worker } {
   const { config, logger } = services;
   const fanout = createPushFanoutEnqueuer(services);
   const worker = new Worker<HarmonizeJobData, BatchOutcome>(
     HARMONIZE_QUEUE,
-    async (job: Job<HarmonizeJobData, BatchOutcome>) => {
+    async (job: Job<HarmonizeJobData, BatchOutcome>, token?: string) => {
       let messages;
       try {
         messages = decodeBatch(services.secrets, job.data);
@@ -31,8 +44,16 @@ export function startHarmonizeWorker(services: Services, opts: HarmonizeWorkerOp
         logger.error({ jobId: job.id, err: (err as Error).message }, 'harmonize job cannot be opened; failing it without retries');
         throw new UnrecoverableError(`cannot open batch: ${(err as Error).message}`);
       }
-      // attemptsStarted counts retries and runs after a stall alike.
-      return processBatch(services, fanout, messages, { rerun: job.attemptsStarted > 1 });
+      try {
+        // attemptsStarted counts retries, postponements and runs after a stall alike.
+        return await processBatch(services, fanout, messages, { rerun: job.attemptsStarted > 1 });
+      } catch (err) {
+        if (!(err instanceof StoreUnavailableError) || token === undefined) throw err;
+        const delayMs = outageDelayMs(job);
+        logger.warn({ jobId: job.id, err: err.message, retryInMs: delayMs }, 'harmonize: store unavailable, batch postponed');
+        await job.moveToDelayed(Date.now() + delayMs, token);
+        throw new DelayedError();
+      }
     },
     {
       connection: bullConnection(services.redisUrl, 'worker'),
@@ -45,6 +66,7 @@ export function startHarmonizeWorker(services: Services, opts: HarmonizeWorkerOp
   );
   worker.on('error', (err) => logger.warn({ err: err.message }, 'harmonize worker error'));
   worker.on('failed', (job, err) => {
+    if (err instanceof DelayedError) return;
     const level = job && job.attemptsMade < (job.opts.attempts ?? 1) && !(err instanceof UnrecoverableError) ? 'warn' : 'error';
     logger[level]({ jobId: job?.id, attemptsMade: job?.attemptsMade, err: err.message }, 'harmonize batch failed');
   });

@@ -3,6 +3,7 @@ import { requireAdmin } from '../../http/admin-auth.ts';
 import type { RouteOptions } from '../route-options.ts';
 import consumers from './consumers.ts';
 import erasure from './erasure.ts';
+import failedBatches from './failed-batches.ts';
 import mappings from './mappings.ts';
 import oemVirtual from './oem-virtual.ts';
 import quarantine from './quarantine.ts';
@@ -11,7 +12,7 @@ import subscriptions from './subscriptions.ts';
 /** /admin/v1/*: operators' API, behind `Authorization: Bearer $ADMIN_TOKEN`. */
 export default async function adminRoutes(app: FastifyInstance, opts: RouteOptions): Promise<void> {
   app.addHook('onRequest', requireAdmin(opts.services.config.ADMIN_TOKEN));
-  for (const plugin of [consumers, subscriptions, quarantine, mappings, oemVirtual, erasure]) {
+  for (const plugin of [consumers, subscriptions, quarantine, failedBatches, mappings, oemVirtual, erasure]) {
     // Not `opts`: it carries this plugin's own prefix, which would be applied twice.
     await app.register(plugin, { services: opts.services });
   }

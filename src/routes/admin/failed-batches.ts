@@ -1,0 +1,65 @@
+import type { FastifyInstance } from 'fastify';
+import type { Queue } from 'bullmq';
+import { apiErrors } from '../../errors.ts';
+import { errorResponses } from '../../http/schemas.ts';
+import { createHarmonizeQueue } from '../../pipeline/queue.ts';
+import type { RouteOptions } from '../route-options.ts';
+
+const common = { tags: ['admin'], security: [{ adminToken: [] }] };
+const RETRY_AFTER_S = 5;
+
+/**
+ * Admin API: harmonize batches that failed every attempt (an outage of Redis or of the push
+ * hand-over lasting hours, or a defect). They hold messages already acknowledged to the
+ * manufacturer, kept JOB_RETENTION_FAILED_S in Redis: an operator looks how many there are and,
+ * once the cause is fixed, sends them through the pipeline again. Storing is idempotent, so a
+ * batch that was partly stored before it failed stores nothing twice.
+ */
+export default async function routes(app: FastifyInstance, opts: RouteOptions): Promise<void> {
+  const { services } = opts;
+  let queue: Queue | undefined;
+  const harmonizeQueue = () => (queue ??= createHarmonizeQueue(services.config, services.redisUrl));
+  app.addHook('onClose', async () => queue?.close());
+
+  const failedCount = async (): Promise<number> => {
+    try {
+      return (await harmonizeQueue().getJobCounts('failed')).failed ?? 0;
+    } catch {
+      throw apiErrors.unavailable(RETRY_AFTER_S);
+    }
+  };
+
+  app.get(
+    '/pipeline/failed-batches',
+    {
+      schema: {
+        ...common,
+        summary: 'How many harmonize batches failed every attempt',
+        response: { 200: { type: 'object', properties: { failed: { type: 'integer' } }, required: ['failed'] }, ...errorResponses(401, 503) },
+      },
+    },
+    async () => ({ failed: await failedCount() }),
+  );
+
+  app.post(
+    '/pipeline/failed-batches/retry',
+    {
+      schema: {
+        ...common,
+        summary: 'Send every failed harmonize batch through the pipeline again',
+        description: 'Each batch gets one more run; one that fails again returns to the failed set. 202 once they are queued.',
+        response: { 202: { type: 'object', properties: { retried: { type: 'integer' } }, required: ['retried'] }, ...errorResponses(401, 503) },
+      },
+    },
+    async (_request, reply) => {
+      const retried = await failedCount();
+      try {
+        await harmonizeQueue().retryJobs({ state: 'failed', count: 1000 });
+      } catch {
+        throw apiErrors.unavailable(RETRY_AFTER_S);
+      }
+      services.logger.warn({ retried }, 'failed harmonize batches sent through the pipeline again');
+      return reply.code(202).send({ retried });
+    },
+  );
+}
