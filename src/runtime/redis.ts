@@ -1,8 +1,16 @@
 import { Redis, type RedisOptions } from 'ioredis';
 
 /**
+ * A Redis that accepts connections but stops answering (paused, swapping, stuck in a long
+ * command) must not hold requests: a producer's or a client's command fails after this long.
+ * Not for workers, whose blocking commands wait by design.
+ */
+const COMMAND_TIMEOUT_MS = 2000;
+
+/**
  * ioredis options for a purpose, following BullMQ's production advice: producers fail fast
- * when Redis is down (so HTTP ingest answers 503 instead of hanging), workers retry forever.
+ * when Redis is down or hung (so HTTP ingest answers 503 and an MQTT publish goes without
+ * PUBACK, instead of hanging), workers retry forever.
  */
 export function redisOptions(url: string, purpose: 'producer' | 'worker' | 'client'): RedisOptions {
   const u = new URL(url);
@@ -16,11 +24,11 @@ export function redisOptions(url: string, purpose: 'producer' | 'worker' | 'clie
   };
   switch (purpose) {
     case 'producer':
-      return { ...base, enableOfflineQueue: false, maxRetriesPerRequest: 1 };
+      return { ...base, enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: COMMAND_TIMEOUT_MS };
     case 'worker':
       return { ...base, maxRetriesPerRequest: null };
     case 'client':
-      return { ...base, maxRetriesPerRequest: 1 };
+      return { ...base, maxRetriesPerRequest: 1, commandTimeout: COMMAND_TIMEOUT_MS };
   }
 }
 

@@ -1,4 +1,6 @@
 import fc from 'fast-check';
+import { Redis } from 'ioredis';
+import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { signBody } from '../../src/adapters/http/signature.ts';
 import { adapterSecret } from '../../src/adapters/secrets.ts';
@@ -117,6 +119,37 @@ describe('HTTP ingest (borealis)', () => {
     const again = Date.now();
     expect((await t.app.inject({ method: 'POST', url: URL, headers: signed(t, body), payload: body })).statusCode).toBe(503);
     expect(Date.now() - again).toBeLessThan(1000);
+  });
+
+  it('answers 503 within a few seconds when Redis accepts connections but stops answering (hung, not down)', async () => {
+    const port = await freePort();
+    const redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    try {
+      await waitFor(async () => {
+        try {
+          const probe = new Redis({ port, lazyConnect: true, maxRetriesPerRequest: 0 });
+          probe.on('error', () => {});
+          await probe.connect();
+          await probe.quit();
+          return true;
+        } catch {
+          return false;
+        }
+      }, 5000, 'the test redis-server');
+      t = await createTestApp({ env: { REDIS_URL: `redis://127.0.0.1:${port}` } });
+      const body = batch(fixture('borealis', 'borealis.incident.sos.json'));
+      expect((await t.app.inject({ method: 'POST', url: URL, headers: signed(t, body), payload: body })).statusCode).toBe(202);
+      redis.kill('SIGSTOP');
+      const started = Date.now();
+      const res = await t.app.inject({ method: 'POST', url: URL, headers: signed(t, body), payload: body });
+      expect({ status: res.statusCode, fast: Date.now() - started < 5000 }).toEqual({ status: 503, fast: true });
+    } finally {
+      // Redis answers again before the app closes its connections, then goes.
+      redis.kill('SIGCONT');
+      await t?.cleanup();
+      t = undefined as unknown as TestApp;
+      redis.kill('SIGKILL');
+    }
   });
 
   it('never answers 5xx to signed arbitrary bodies (fuzz)', async () => {
