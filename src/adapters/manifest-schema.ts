@@ -13,7 +13,13 @@ export const manifestSchema = {
       uniqueItems: true,
       items: { type: 'string', pattern: '^[A-HJ-NPR-Z0-9]{3,16}$' },
     },
+    // The discriminators make Ajv check only the branch `kind` (`mode`) names, so a typo in an
+    // MQTT transport is reported against the MQTT fields, not as missing HTTP ones as well.
     transport: {
+      type: 'object',
+      required: ['kind'],
+      properties: { kind: { enum: ['mqtt', 'http'] } },
+      discriminator: { propertyName: 'kind' },
       oneOf: [
         {
           type: 'object',
@@ -63,6 +69,7 @@ export const manifestSchema = {
       additionalProperties: false,
       required: ['issuer', 'authorizationEndpoint', 'tokenEndpoint', 'clientId'],
       properties: {
+        // https URLs or paths on this service: checked with a readable message in ./manifest-rules.ts.
         issuer: { type: 'string', minLength: 1 },
         authorizationEndpoint: { type: 'string', minLength: 1 },
         tokenEndpoint: { type: 'string', minLength: 1 },
@@ -73,6 +80,10 @@ export const manifestSchema = {
       },
     },
     activation: {
+      type: 'object',
+      required: ['mode'],
+      properties: { mode: { enum: ['auto', 'callback'] } },
+      discriminator: { propertyName: 'mode' },
       oneOf: [
         {
           type: 'object',

@@ -48,11 +48,17 @@ export interface AdapterManifest {
   authorization: {
     /** Issuer identifier (checked against `iss` on the callback when the server sends it). */
     issuer: string;
-    /** Absolute URL, or a path relative to PUBLIC_URL for servers this service hosts. */
+    /**
+     * An https URL (plain http only on a loopback host), or a path relative to PUBLIC_URL for
+     * servers this service hosts; the same for `issuer` and `tokenEndpoint` (./manifest-rules.ts).
+     */
     authorizationEndpoint: string;
     tokenEndpoint: string;
     clientId: string;
-    /** Name of the environment variable holding the client secret, if the server needs one. */
+    /**
+     * Name of the environment variable holding the client secret. Required when the token
+     * endpoint is an absolute URL (a server outside this service issued the secret).
+     */
     clientSecretEnv?: string;
     /**
      * The scope that asks the user to prove control of the vehicle and shares no data, used by
@@ -60,7 +66,7 @@ export interface AdapterManifest {
      */
     verifyScope?: string;
   };
-  /** How the manufacturer confirms an activation. */
+  /** How the manufacturer confirms an activation; `callback` needs the HTTP transport, whose signature it uses. */
   activation: { mode: 'auto'; delayMs?: number } | { mode: 'callback' };
 }
 

@@ -2,9 +2,15 @@ import { Ajv } from 'ajv';
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { formatAjvError } from '../catalog/ajv.ts';
 import { compileMappingFile, DEFAULT_LIMITS, type CompiledMapping, type MappingLimits } from '../mapping/compile.ts';
+import { checkConflicts } from './conflicts.ts';
+import { AdapterLoadError } from './load-error.ts';
 import type { Adapter, AdapterManifest } from './manifest.ts';
+import { manifestProblems } from './manifest-rules.ts';
 import { manifestSchema } from './manifest-schema.ts';
+
+export { AdapterLoadError };
 
 export interface AdapterRegistry {
   list(): Adapter[];
@@ -19,23 +25,13 @@ export interface RegistryOptions {
   limits?: MappingLimits;
 }
 
-/** A broken adapter: the message names the file at fault. Stops the start. */
-export class AdapterLoadError extends Error {
-  constructor(
-    readonly file: string,
-    detail: string,
-  ) {
-    super(`adapter ${file}: ${detail}`);
-    this.name = 'AdapterLoadError';
-  }
-}
-
-const validateManifest = new Ajv({ allErrors: true, strict: true }).compile<AdapterManifest>(manifestSchema);
+const validateManifest = new Ajv({ allErrors: true, strict: true, discriminator: true }).compile<AdapterManifest>(manifestSchema);
 
 /**
- * Discovers adapters/<id>/manifest.json files and checks them: the manifest's shape, its id
- * against its folder, its items against the catalog, VIN prefixes unclaimed by another
- * adapter, and every mapping file (it must exist and compile). A broken one stops the start.
+ * Discovers adapters/<id>/manifest.json files and checks them: the manifest's shape and rules
+ * (./manifest-rules.ts), its id against its folder, its items against the catalog, conflicts
+ * with other adapters (./conflicts.ts: VIN prefixes, broker logins, topic filters), and every
+ * mapping file (it must exist and compile). A broken one stops the start.
  */
 export async function loadAdapterRegistry(
   adaptersDir: string,
@@ -51,7 +47,7 @@ export async function loadAdapterRegistry(
     if (!existsSync(file)) throw new AdapterLoadError(file, 'is missing (every adapter folder needs a manifest.json)');
     adapters.push(await loadAdapter(dir, file, entry.name, catalogItems, join(mappingsDir, entry.name), opts.limits ?? DEFAULT_LIMITS));
   }
-  checkPrefixesDisjoint(adapters);
+  checkConflicts(adapters);
   return createRegistry(adapters);
 }
 
@@ -70,18 +66,17 @@ async function loadAdapter(
     throw new AdapterLoadError(file, `is not valid JSON (${(err as Error).message})`);
   }
   if (!validateManifest(json)) {
-    const detail = (validateManifest.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? ''}`).join('; ');
+    // The discriminator's own complaint repeats what the `kind`/`mode` enum says; lines repeat too.
+    const errors = (validateManifest.errors ?? []).filter((e) => e.keyword !== 'discriminator');
+    const detail = [...new Set(errors.map(formatAjvError))].join('; ');
     throw new AdapterLoadError(file, `does not match the manifest schema: ${detail}`);
   }
   const manifest = json;
   if (manifest.id !== folder) throw new AdapterLoadError(file, `id "${manifest.id}" differs from its folder name "${folder}"`);
   const unknown = manifest.items.filter((i) => !catalogItems.has(i));
   if (unknown.length > 0) throw new AdapterLoadError(file, `items not in the catalog: ${unknown.join(', ')}`);
-  if (manifest.transport.kind === 'mqtt') {
-    const lastLevels = manifest.transport.topics.map((t) => t.split('/').at(-1) ?? '');
-    const unmapped = lastLevels.filter((t) => !(t in manifest.messageTypes));
-    if (unmapped.length > 0) throw new AdapterLoadError(file, `topics end in message types without a mapping: ${unmapped.join(', ')}`);
-  }
+  const problems = manifestProblems(manifest);
+  if (problems.length > 0) throw new AdapterLoadError(file, problems.join('; '));
   const mappings = new Map<string, CompiledMapping>();
   for (const [type, { mapping }] of Object.entries(manifest.messageTypes)) {
     const mappingFile = join(mappingDir, mapping);
@@ -92,17 +87,6 @@ async function loadAdapter(
     }
   }
   return { manifest, dir, mappings };
-}
-
-function checkPrefixesDisjoint(adapters: Adapter[]): void {
-  const owner = new Map<string, string>();
-  for (const a of adapters) {
-    for (const p of a.manifest.vinPrefixes) {
-      const other = owner.get(p);
-      if (other) throw new AdapterLoadError(join(a.dir, 'manifest.json'), `VIN prefix ${p} is claimed by "${other}" too`);
-      owner.set(p, a.manifest.id);
-    }
-  }
 }
 
 function createRegistry(adapters: Adapter[]): AdapterRegistry {

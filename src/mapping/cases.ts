@@ -1,12 +1,14 @@
+import { Ajv } from 'ajv';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type { Adapter } from '../adapters/manifest.ts';
 import type { AdapterRegistry } from '../adapters/registry.ts';
+import { formatAjvError } from '../catalog/ajv.ts';
 import type { Catalog } from '../catalog/catalog.ts';
-import { analyse } from '../pipeline/harmonize.ts';
+import { analyse, toDataPoints } from '../pipeline/harmonize.ts';
 import { rawMessage } from '../pipeline/raw-message.ts';
-import type { QuarantineCode } from '../store/contract/quarantine.ts';
+import { QUARANTINE_CODES, type QuarantineCode } from '../store/contract/quarantine.ts';
 
 /**
  * One mapping case, `mappings/<manufacturer>/cases/<name>.json`: a raw message and what it must
@@ -45,8 +47,54 @@ export async function listCaseFiles(mappingsDir: string): Promise<[string, strin
   return out;
 }
 
-const key = (i: { vin: string; item: string; payload: Record<string, unknown> }) =>
-  `${i.vin}|${i.item}|${String(i.payload.timestamp ?? i.payload.receivedAt ?? '')}`;
+type ExpectedItem = { vin: string; item: string; payload: Record<string, unknown> };
+
+const expectedItem = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['vin', 'item', 'payload'],
+  properties: { vin: { type: 'string' }, item: { type: 'string' }, payload: { type: 'object' } },
+};
+
+/** The shape of a case file, so a malformed one is a problem of that file, not a TypeError. */
+const caseSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['messageType', 'expect'],
+  properties: {
+    $schema: { type: 'string' },
+    description: { type: 'string' },
+    messageType: { type: 'string', minLength: 1 },
+    receivedAt: { type: 'string', minLength: 1 },
+    input: {},
+    fixture: { type: 'string', minLength: 1 },
+    raw: { type: 'string' },
+    expect: {
+      type: 'object',
+      // Checked against the one form it means: `error` present is an expected failure.
+      if: { type: 'object', required: ['error'], properties: { error: true } },
+      then: {
+        type: 'object',
+        additionalProperties: false,
+        properties: { error: { enum: [...QUARANTINE_CODES] }, reasonContains: { type: 'string' } },
+      },
+      else: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['items'],
+        // No items is a failure of the mapping (OUTPUT_INVALID): expect that error instead.
+        properties: { items: { type: 'array', minItems: 1, items: expectedItem } },
+      },
+    },
+  },
+};
+const validateCase = new Ajv({ allErrors: true, strict: true }).compile<MappingCase>(caseSchema);
+
+/** Why a parsed case file is not a case, one line per problem (`if` only says which form failed). */
+function caseShapeProblems(c: unknown): string[] {
+  if (validateCase(c)) return [];
+  return [...new Set((validateCase.errors ?? []).filter((e) => e.keyword !== 'if').map(formatAjvError))];
+}
 
 /** Runs one case file; an empty `problems` list means it passed. */
 export async function runCase(registry: AdapterRegistry, catalog: Catalog, manufacturer: string, file: string, mappingsDir: string): Promise<CaseResult> {
@@ -54,36 +102,47 @@ export async function runCase(registry: AdapterRegistry, catalog: Catalog, manuf
   const problems: string[] = [];
   const adapter = registry.get(manufacturer);
   if (!adapter) return { manufacturer, name, problems: [`no adapter "${manufacturer}" (adapters/${manufacturer}/manifest.json)`] };
-  let c: MappingCase;
+  let c: unknown;
   try {
-    c = JSON.parse(await readFile(file, 'utf8')) as MappingCase;
+    c = JSON.parse(await readFile(file, 'utf8'));
   } catch (err) {
-    return { manufacturer, name, problems: [`case file is not valid JSON: ${(err as Error).message}`] };
+    return { manufacturer, name, problems: [`${name} is not valid JSON: ${(err as Error).message}`] };
   }
-  const body = await caseBody(adapter, c).catch((err: Error) => {
+  const shape = caseShapeProblems(c);
+  if (shape.length > 0) return { manufacturer, name, problems: [`${name} is not a mapping case: ${shape.join('; ')}`] };
+  const kase = c as MappingCase;
+  const body = await caseBody(adapter, kase).catch((err: Error) => {
     problems.push(err.message);
     return undefined;
   });
   if (body === undefined) return { manufacturer, name, problems };
-  const analysis = await analyse(adapter, catalog, rawMessage({ manufacturer, messageType: c.messageType, receivedAt: c.receivedAt ?? DEFAULT_RECEIVED_AT }, body));
+  const msg = rawMessage({ manufacturer, messageType: kase.messageType, receivedAt: kase.receivedAt ?? DEFAULT_RECEIVED_AT }, body);
+  const analysis = await analyse(adapter, catalog, msg);
 
-  if ('error' in c.expect) {
-    if (!analysis.failure) problems.push(`expected error ${c.expect.error}, but the message mapped to ${analysis.candidates.length} valid items`);
-    else if (analysis.failure.code !== c.expect.error) problems.push(`expected error ${c.expect.error}, got ${analysis.failure.code}: ${analysis.failure.reason}`);
-    else if (c.expect.reasonContains && !analysis.failure.reason.includes(c.expect.reasonContains)) {
-      problems.push(`error reason "${analysis.failure.reason}" does not contain "${c.expect.reasonContains}"`);
+  if ('error' in kase.expect) {
+    const expected = kase.expect;
+    if (!analysis.failure) problems.push(`expected error ${expected.error}, but the message mapped to ${analysis.candidates.length} valid items`);
+    else if (analysis.failure.code !== expected.error) problems.push(`expected error ${expected.error}, got ${analysis.failure.code}: ${analysis.failure.reason}`);
+    else if (expected.reasonContains && !analysis.failure.reason.includes(expected.reasonContains)) {
+      problems.push(`error reason "${analysis.failure.reason}" does not contain "${expected.reasonContains}"`);
     }
     return { manufacturer, name, problems };
   }
 
   // The expected output must itself be catalog-valid: a case cannot bless an invalid payload.
-  for (const e of c.expect.items) {
+  for (const e of kase.expect.items) {
     const v = catalog.validate(e.item, e.payload);
     if (!v.valid) problems.push(`expected ${e.item} is not valid against the catalog: ${v.errors.join('; ')}`);
   }
   if (analysis.failure) problems.push(`mapping failed: ${analysis.failure.code}: ${analysis.failure.reason}`);
-  const actual = new Map(analysis.candidates.map((a) => [key(a), a]));
-  const expected = new Map(c.expect.items.map((e) => [key(e), e]));
+  // Keyed as the store keys data points (VIN, item, time in ms), so two items the store would
+  // take as one (it keeps the first: ON CONFLICT DO NOTHING) cannot hide in the comparison.
+  const storeKey = (items: ExpectedItem[]) =>
+    toDataPoints(adapter, { mappingVersion: null, vin: null, candidates: items.map((i) => ({ ...i, errors: [] })) }, msg).map(
+      (p) => `${p.vin}|${p.item}|${p.timestampMs}`,
+    );
+  const actual = byKey(analysis.candidates, storeKey(analysis.candidates), 'the mapping produces', 'the store keeps only the first', problems);
+  const expected = byKey(kase.expect.items, storeKey(kase.expect.items), 'the case expects', 'list each item once', problems);
   for (const [k, e] of expected) {
     const a = actual.get(k);
     if (!a) problems.push(`missing ${e.item} for ${e.vin}`);
@@ -91,6 +150,24 @@ export async function runCase(registry: AdapterRegistry, catalog: Catalog, manuf
   }
   for (const [k, a] of actual) if (!expected.has(k)) problems.push(`unexpected ${a.item} for ${a.vin}: ${JSON.stringify(a.payload)}`);
   return { manufacturer, name, problems };
+}
+
+/** Items by store key, the first of each key kept (as the store does); a repeated key is a problem. */
+function byKey<T extends ExpectedItem>(items: T[], keys: string[], side: string, advice: string, problems: string[]): Map<string, T> {
+  const out = new Map<string, T>();
+  const counts = new Map<string, number>();
+  items.forEach((item, i) => {
+    const k = keys[i]!;
+    counts.set(k, (counts.get(k) ?? 0) + 1);
+    if (!out.has(k)) out.set(k, item);
+  });
+  for (const [k, n] of counts) {
+    if (n < 2) continue;
+    const first = out.get(k)!;
+    const when = String(first.payload.timestamp ?? first.payload.receivedAt ?? 'the time the message was received');
+    problems.push(`${side} ${n} ${first.item} items for ${first.vin} at ${when}: the store keys data points by VIN, item and time, so ${advice}`);
+  }
+  return out;
 }
 
 async function caseBody(adapter: Adapter, c: MappingCase): Promise<string> {

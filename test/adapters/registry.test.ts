@@ -22,10 +22,29 @@ describe('adapter registry', () => {
     writeFileSync(manifestFile(id), JSON.stringify(m));
   };
 
+  /** A second MQTT manufacturer `acme`: a copy of virtual with its own prefix, topics and login. */
+  const addAcme = (edit: (m: Record<string, unknown>) => void = () => {}) => {
+    cpSync(join(project!.paths.adapters, 'virtual'), join(project!.paths.adapters, 'acme'), { recursive: true });
+    cpSync(join(project!.paths.mappings, 'virtual'), join(project!.paths.mappings, 'acme'), { recursive: true });
+    editManifest('acme', (m) => {
+      Object.assign(m, { id: 'acme', vinPrefixes: ['ACM'] });
+      Object.assign(m.transport as Record<string, unknown>, { topics: ['acme/v1/+/telemetry', 'acme/v1/+/event'], username: 'acme' });
+      edit(m);
+    });
+  };
+  const transportOf = (m: Record<string, unknown>) => m.transport as Record<string, unknown>;
+  const authOf = (m: Record<string, unknown>) => m.authorization as Record<string, unknown>;
+  const loadError = async () => {
+    const err = await load().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AdapterLoadError);
+    return (err as Error).message;
+  };
+
   it('discovers every adapter folder, compiles its mappings once, and finds the adapter of a VIN', async () => {
     project = copyProject();
     const reg = await load();
-    expect(reg.list().map((a) => a.manifest.id)).toEqual(['borealis', 'virtual']);
+    // Contains, not equals: adding a manufacturer folder must not break this test.
+    expect(reg.list().map((a) => a.manifest.id)).toEqual(expect.arrayContaining(['borealis', 'virtual']));
     expect([...reg.get('virtual')!.mappings.keys()].sort()).toEqual(['event', 'telemetry']);
     expect(reg.get('borealis')!.mappings.get('incident')!.version).toMatch(/^incident\.jsonata@[0-9a-f]{12}$/);
     expect(reg.forVin('V1RTUALV1N0000001')?.manifest.id).toBe('virtual');
@@ -41,6 +60,7 @@ describe('adapter registry', () => {
     cpSync(join(project.paths.mappings, 'borealis'), mappings, { recursive: true });
     editManifest('borealis-eu', (m) => Object.assign(m, { id: 'borealis-eu', vinPrefixes: ['BRLE'] }));
     const reg = await load();
+    expect(reg.list().map((a) => a.manifest.id)).toEqual(expect.arrayContaining(['borealis', 'borealis-eu', 'virtual']));
     expect(reg.forVin('BRLEU1EV0N1000001')?.manifest.id).toBe('borealis-eu');
     expect(reg.forVin('BRLAU1EV0N1000001')?.manifest.id).toBe('borealis');
   });
@@ -54,7 +74,89 @@ describe('adapter registry', () => {
     expect(manufacturerAuth(config, reg.get('virtual')!).verifyScope).toBe('vehicle:verify');
   });
 
+  it('accepts a second MQTT manufacturer with its own login and topics, and https or loopback-http OAuth endpoints', async () => {
+    project = copyProject();
+    addAcme((m) =>
+      Object.assign(authOf(m), {
+        issuer: 'https://auth.acme.example',
+        authorizationEndpoint: 'https://auth.acme.example/oauth2/authorize',
+        tokenEndpoint: 'http://localhost:8081/oauth2/token',
+        clientSecretEnv: 'OAUTH_CLIENT_SECRET_ACME',
+      }),
+    );
+    const reg = await load();
+    expect(reg.get('acme')?.manifest.transport).toMatchObject({ kind: 'mqtt', username: 'acme' });
+  });
+
+  // Two manifests that would take each other's login or messages: both files are named.
+  const conflicts: [string, () => void, RegExp][] = [
+    [
+      'two MQTT manufacturers with one broker username',
+      () => addAcme((m) => (transportOf(m).username = 'virtual')),
+      /virtual\/manifest\.json: transport\.username "virtual" is already the broker login of .*acme\/manifest\.json/,
+    ],
+    [
+      'topic filters of two manufacturers that match one topic',
+      () => addAcme((m) => (transportOf(m).topics = ['+/v1/+/telemetry'])),
+      /virtual\/manifest\.json: topic filter "virtual\/v1\/\+\/telemetry" overlaps "\+\/v1\/\+\/telemetry" of .*acme\/manifest\.json/,
+    ],
+  ];
+  for (const [what, breakIt, message] of conflicts) {
+    it(`stops the start on ${what}, naming both manifests`, async () => {
+      project = copyProject();
+      breakIt();
+      expect(await loadError()).toMatch(message);
+    });
+  }
+
+  it('lets the topic filters of two manufacturers differ in one literal level', async () => {
+    project = copyProject();
+    addAcme((m) => (transportOf(m).topics = ['+/v2/+/telemetry', '+/v2/+/event']));
+    await expect(load()).resolves.toBeDefined();
+  });
+
+  it('names only the property at fault and only the transport its kind names', async () => {
+    project = copyProject();
+    editManifest('virtual', (m) => {
+      const t = transportOf(m);
+      t.usernme = t.username;
+      delete t.username;
+    });
+    const message = await loadError();
+    expect(message).toMatch(/\/transport must have required property 'username'/);
+    expect(message).toMatch(/\/transport must NOT have additional properties: usernme/);
+    // Nothing about the HTTP transport's fields, nor the oneOf that wrapped both.
+    expect(message).not.toMatch(/signatureHeader|recordsField|typeField|oneOf/);
+    // Each line once.
+    const lines = message.slice(message.indexOf('schema: ') + 8).split('; ');
+    expect(new Set(lines).size).toBe(lines.length);
+  });
+
+  it('names the allowed kinds when the transport kind is unknown', async () => {
+    project = copyProject();
+    editManifest('virtual', (m) => (transportOf(m).kind = 'amqp'));
+    const message = await loadError();
+    expect(message).toMatch(/\/transport\/kind must be equal to one of the allowed values: mqtt, http/);
+    expect(message).not.toMatch(/signatureHeader|oneOf/);
+  });
+
   const broken: [string, (p: NonNullable<typeof project>) => void, RegExp][] = [
+    [
+      'an MQTT manufacturer in callback mode (the callback is signed like HTTP ingest)',
+      () => editManifest('virtual', (m) => (m.activation = { mode: 'callback' })),
+      /virtual\/manifest\.json: activation\.mode "callback" needs transport\.kind "http"/,
+    ],
+    ['a plain http OAuth endpoint', () => editManifest('borealis', (m) => (authOf(m).tokenEndpoint = 'http://auth.borealis.example/token')), /borealis\/manifest\.json: authorization\.tokenEndpoint must be an https URL/],
+    ['a scheme-less OAuth endpoint', () => editManifest('borealis', (m) => (authOf(m).authorizationEndpoint = 'auth.borealis.example/authorize')), /borealis\/manifest\.json: authorization\.authorizationEndpoint must be an https URL or an absolute path/],
+    ['a scheme-less OAuth issuer', () => editManifest('virtual', (m) => (authOf(m).issuer = 'oem/virtual')), /virtual\/manifest\.json: authorization\.issuer must be an https URL or an absolute path/],
+    [
+      'an outside token endpoint without clientSecretEnv',
+      () =>
+        editManifest('virtual', (m) =>
+          Object.assign(authOf(m), { issuer: 'https://auth.virtual.example', authorizationEndpoint: 'https://auth.virtual.example/authorize', tokenEndpoint: 'https://auth.virtual.example/token' }),
+        ),
+      /virtual\/manifest\.json: authorization\.clientSecretEnv is required/,
+    ],
     ['a manifest that is not JSON', (p) => writeFileSync(join(p.paths.adapters, 'borealis', 'manifest.json'), '{ nope'), /borealis\/manifest\.json: is not valid JSON/],
     ['a missing manifest', (p) => rmSync(join(p.paths.adapters, 'borealis', 'manifest.json')), /borealis\/manifest\.json: is missing/],
     ['a manifest without transport', () => editManifest('borealis', (m) => delete m.transport), /borealis\/manifest\.json: does not match the manifest schema: .*transport/],

@@ -64,6 +64,7 @@ describe('scenario files', () => {
     ['not JSON', '{ "vin": ', /not valid JSON/],
     ['an unknown field', { ...base(), colour: 'red' }, /additional properties: colour/],
     ['an invalid VIN (I, O and Q are not VIN characters)', { ...base(), vin: 'V1RTUALV1NO000042' }, /\/vin/],
+    ['a VIN of the load-test fleet (V1RTUALV1NF + 6 digits)', { ...base(), vin: 'V1RTUALV1NF000001' }, /\/vin must match pattern .*reserved_for_the_load_test_fleet/],
     ['a bad time of day', { ...base(), schedule: [{ activity: 'drive', from: '25:00', to: '26:00' }] }, /\/schedule\/0\/from/],
     ['a signal that is not overridable', { ...base(), signals: { 'motion.speedKmh': { constant: 0 } } }, /motion.speedKmh/],
     ['a range upside down', { ...base(), signals: { 'lowVoltage.mainV': { min: 14, max: 12 } } }, /min 14 is above max 12/],

@@ -41,6 +41,7 @@ export async function startEmbeddedBroker(
   for (const adapter of services.adapters.list()) {
     const t = adapter.manifest.transport;
     if (t.kind !== 'mqtt') continue;
+    // Usernames are unique: the registry refuses two manifests with one (src/adapters/conflicts.ts).
     byUsername.set(t.username, {
       publisher: { adapter, allowed: topicMatcher(t.topics) },
       secret: digest(adapterSecret(config, adapter)),

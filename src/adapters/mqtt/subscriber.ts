@@ -44,6 +44,7 @@ export async function startExternalSubscriber(
     reconnectPeriod: 1000,
     connectTimeout: 10_000,
     customHandleAcks(topic, payload, _packet, done) {
+      // At most one route matches: the registry refuses overlapping filters (src/adapters/conflicts.ts).
       const route = routes.find((r) => r.matches(topic));
       if (!route) return done(0); // not ours (a broader subscription of someone else): nothing to keep
       const manufacturer = route.adapter.manifest.id;

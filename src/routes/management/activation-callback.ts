@@ -16,9 +16,9 @@ interface CallbackBody {
 
 /**
  * `POST /management/v1/manufacturers/:manufacturer/activation-callback`: how a manufacturer whose
- * manifest says `activation.mode: "callback"` (e.g. borealis) answers pending activations,
- * signed like its HTTP ingest (docs/vehicle-management.md). Its own scope keeps the raw body,
- * which the signature covers.
+ * manifest says `activation.mode: "callback"` (e.g. borealis; HTTP transport only) answers
+ * pending activations, signed like its HTTP ingest (docs/vehicle-management.md). Its own scope
+ * keeps the raw body, which the signature covers.
  */
 export default async function activationCallback(app: FastifyInstance, opts: RouteOptions): Promise<void> {
   const { services } = opts;
@@ -38,6 +38,8 @@ export default async function activationCallback(app: FastifyInstance, opts: Rou
     async (request) => {
       const adapter = services.adapters.get(request.params.manufacturer);
       const transport = adapter?.manifest.transport;
+      // Only HTTP manufacturers can sign a callback; the registry refuses callback mode for any
+      // other transport at start (src/adapters/manifest-rules.ts), so this is a guard only.
       if (!adapter || adapter.manifest.activation.mode !== 'callback' || transport?.kind !== 'http') {
         throw apiErrors.notFound('No manufacturer with activation callbacks by this id.');
       }
