@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { CHANGED_IN_VERSION_2, SPEC_22_ITEMS, VERSION_2_ITEMS } from './spec-items.ts';
+import { CHANGED_IN_VERSION_2, CHANGED_IN_VERSION_3, SPEC_22_ITEMS, VERSION_2_ITEMS } from './spec-items.ts';
 
 interface Entry {
   technicalName: string;
@@ -26,7 +26,10 @@ const since = async (iso: string) =>
     .map((e) => e.technicalName);
 
 const added = VERSION_2_ITEMS.map((i) => i.technicalName);
-const unchanged = SPEC_22_ITEMS.map((i) => i.technicalName).filter((n) => n !== CHANGED_IN_VERSION_2);
+const changed = [CHANGED_IN_VERSION_2, ...CHANGED_IN_VERSION_3];
+const unchanged = SPEC_22_ITEMS.map((i) => i.technicalName).filter((n) => !changed.includes(n));
+/** Every change of an entry raises its version by one. */
+const expectedVersion = (n: string) => 1 + changed.filter((c) => c === n).length;
 
 describe('catalog evolution through the API', () => {
   it('gives every entry an integer version and an ISO updatedAt', () => {
@@ -39,7 +42,11 @@ describe('catalog evolution through the API', () => {
   it('keeps the untouched spec 2.2 items at version 1, older than every change', () => {
     const latestOriginal = Math.max(...unchanged.map((n) => Date.parse(byName(n).updatedAt)));
     for (const n of unchanged) expect(byName(n).version, n).toBe(1);
-    for (const n of [...added, CHANGED_IN_VERSION_2]) expect(Date.parse(byName(n).updatedAt), n).toBeGreaterThan(latestOriginal);
+    for (const n of [...added, ...changed]) expect(Date.parse(byName(n).updatedAt), n).toBeGreaterThan(latestOriginal);
+  });
+
+  it('raises the version of every changed entry by one per change', () => {
+    for (const n of changed) expect(byName(n).version, n).toBe(expectedVersion(n));
   });
 
   it('adds the version-2 items at version 1', () => {
@@ -47,21 +54,27 @@ describe('catalog evolution through the API', () => {
   });
 
   it('shows the changed description at version 2', () => {
-    const changed = byName(CHANGED_IN_VERSION_2);
+    const entry = byName(CHANGED_IN_VERSION_2);
     const original = SPEC_22_ITEMS.find((i) => i.technicalName === CHANGED_IN_VERSION_2)!.description;
-    expect(changed.version).toBe(2);
-    expect(changed.description).not.toBe(original);
-    expect(changed.description).toMatch(/per week/);
+    expect(entry.version).toBeGreaterThanOrEqual(2);
+    expect(entry.description).not.toBe(original);
+    expect(entry.description).toMatch(/per week/);
   });
 
   it('returns exactly the changed and added entries for updatedSince after version 1', async () => {
-    const v2 = byName(CHANGED_IN_VERSION_2).updatedAt;
-    const expected = [...added, CHANGED_IN_VERSION_2].sort();
+    const v2 = byName(added[0]!).updatedAt;
+    const expected = [...new Set([...added, ...changed])].sort();
     expect(await since(v2)).toEqual(expected); // inclusive: the instant of the change itself
     expect(await since('2024-03-01T00:00:00+02:00')).toEqual(expected);
     expect(await since('2024-03-01')).toEqual(expected);
     expect(await since('2023-12-31T23:59:59Z')).toHaveLength(all.length);
-    expect(await since(new Date(Date.parse(v2) + 1).toISOString())).toEqual([]);
+  });
+
+  it('returns exactly the version-3 changes for updatedSince after version 2', async () => {
+    const v3 = byName(CHANGED_IN_VERSION_3[0]!).updatedAt;
+    expect(Date.parse(v3)).toBeGreaterThan(Date.parse(byName(added[0]!).updatedAt));
+    expect(await since(v3)).toEqual([...CHANGED_IN_VERSION_3].sort());
+    expect(await since(new Date(Date.parse(v3) + 1).toISOString())).toEqual([]);
   });
 
   it('combines updatedSince with deliveryMethod', async () => {

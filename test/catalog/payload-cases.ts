@@ -36,8 +36,10 @@ export function sampleOf(fields: Fields, onlyRequired = false): Record<string, u
 
 function sampleValue(field: Field, onlyRequired: boolean): unknown {
   switch (field.kind) {
-    case 'number':
-      return field.min !== undefined && field.max !== undefined ? (field.min + field.max) / 2 : (field.min ?? 0) + 12.5;
+    case 'number': {
+      const v = field.min !== undefined && field.max !== undefined ? (field.min + field.max) / 2 : (field.min ?? 0) + 12.5;
+      return field.integer ? Math.round(v) : v;
+    }
     case 'string':
       return 'text';
     case 'boolean':
@@ -120,20 +122,31 @@ function fieldCases(cases: PayloadCase[], full: unknown, path: Path, key: string
     }
     case 'date-time':
       cases.push({ name: `${at} with offset and fraction`, rule: 'date-time', payload: setAt(full, path, '2024-05-01T12:15:30.250+02:00'), valid: true });
-      for (const bad of ['yesterday', '2024-05-01', '2024-05-01T10:15:30', '2024-13-01T10:15:30Z', '1714558530']) {
+      cases.push({ name: `${at} with a negative offset`, rule: 'date-time', payload: setAt(full, path, '2024-05-01T05:15:30-05:00'), valid: true });
+      // RFC 3339 section 5.6 only: upper-case T and Z, seconds, an offset written ±hh:mm.
+      for (const bad of ['yesterday', '2024-05-01', '2024-05-01T10:15:30', '2024-13-01T10:15:30Z', '1714558530', '2024-05-01 10:15:30Z', '2024-05-01t10:15:30Z', '2024-05-01T10:15:30z', '2024-05-01T10:15Z', '2024-05-01T12:15:30+0200', '2024-05-01T12:15:30+02', ' 2024-05-01T10:15:30Z']) {
         cases.push({ name: `${at} = ${bad}`, rule: 'date-time', payload: setAt(full, path, bad), valid: false, error: `${at} must match format "date-time"` });
       }
       break;
-    case 'number':
-      if (field.min !== undefined) {
+    case 'number': {
+      const step = field.integer ? 1 : 0.5;
+      if (field.min !== undefined && field.exclusiveMin) {
+        cases.push({ name: `${at} just above its minimum`, rule: 'range', payload: setAt(full, path, field.min + step), valid: true });
+        cases.push({ name: `${at} at its (excluded) minimum`, rule: 'range', payload: setAt(full, path, field.min), valid: false, error: `${at} must be >` });
+        cases.push({ name: `${at} below its minimum`, rule: 'range', payload: setAt(full, path, field.min - step), valid: false, error: `${at} must be >` });
+      } else if (field.min !== undefined) {
         cases.push({ name: `${at} at its minimum`, rule: 'range', payload: setAt(full, path, field.min), valid: true });
-        cases.push({ name: `${at} below its minimum`, rule: 'range', payload: setAt(full, path, field.min - 0.5), valid: false, error: `${at} must be >=` });
+        cases.push({ name: `${at} below its minimum`, rule: 'range', payload: setAt(full, path, field.min - step), valid: false, error: `${at} must be >=` });
       }
       if (field.max !== undefined) {
         cases.push({ name: `${at} at its maximum`, rule: 'range', payload: setAt(full, path, field.max), valid: true });
-        cases.push({ name: `${at} above its maximum`, rule: 'range', payload: setAt(full, path, field.max + 0.5), valid: false, error: `${at} must be <=` });
+        cases.push({ name: `${at} above its maximum`, rule: 'range', payload: setAt(full, path, field.max + step), valid: false, error: `${at} must be <=` });
+      }
+      if (field.integer) {
+        cases.push({ name: `${at} a fraction`, rule: 'range', payload: setAt(full, path, (field.min ?? 0) + 2.5), valid: false, error: `${at} must be multiple of 1` });
       }
       break;
+    }
     case 'object':
       walk(field.fields, path);
       break;

@@ -53,6 +53,75 @@ describe('rule coverage', () => {
     // The 17 value+unit rows of 2.2, acceleration's optional unit, charginghistory's session
     // objects, and the 4 version-2 items with a unit (geolocation has none).
     expect(count('unit enumeration')).toBe(UNIT_ITEMS);
+    // The 5 bounded version-2 items and the 13 items bounded in catalog version 3.
+    expect(count('range')).toBe(18);
+  });
+});
+
+describe('impossible readings', () => {
+  const at = '2024-05-01T10:00:00Z';
+
+  it('rejects a state of charge of 250 % or -3 % and accepts 0 % and 100 %', () => {
+    for (const item of ['sochighlevel', 'soclowlevel']) {
+      for (const value of [0, 47.5, 100]) expect(catalog.validate(item, { value, unit: 'PERCENTAGE', timestamp: at }), `${item} ${value}`).toEqual({ valid: true });
+    }
+    expect(catalog.validate('sochighlevel', { value: 250, unit: 'PERCENTAGE', timestamp: at })).toEqual({ valid: false, errors: ['/value must be <= 100'] });
+    expect(catalog.validate('soclowlevel', { value: -3, unit: 'PERCENTAGE', timestamp: at })).toEqual({ valid: false, errors: ['/value must be >= 0'] });
+  });
+
+  it('bounds every percentage of the catalog, however deep, to 0..100', () => {
+    const found: string[] = [];
+    const walk = (schema: unknown, at: string): void => {
+      if (schema === null || typeof schema !== 'object') return;
+      const s = schema as { properties?: Record<string, { enum?: string[]; minimum?: number; maximum?: number }>; items?: unknown };
+      if (s.properties?.unit?.enum?.includes('PERCENTAGE')) {
+        found.push(at);
+        expect([s.properties.value?.minimum, s.properties.value?.maximum], at).toEqual([0, 100]);
+      }
+      for (const [k, sub] of Object.entries(s.properties ?? {})) walk(sub, `${at}.${k}`);
+      walk(s.items, `${at}[]`);
+    };
+    for (const entry of catalog.list()) walk(entry.schema, entry.technicalName);
+    // 6 items of 2.2, fuellevel, and the two charging session levels.
+    expect(found).toHaveLength(9);
+  });
+
+  it('counts in whole numbers: a condition based services number of 2.5 or -1 is rejected', () => {
+    expect(catalog.validate('conditionbasedservicesnumber', { value: 0, timestamp: at })).toEqual({ valid: true });
+    expect(catalog.validate('conditionbasedservicesnumber', { value: 3, timestamp: at })).toEqual({ valid: true });
+    expect(catalog.validate('conditionbasedservicesnumber', { value: 2.5, timestamp: at })).toEqual({ valid: false, errors: ['/value must be multiple of 1'] });
+    expect(catalog.validate('conditionbasedservicesnumber', { value: -1, timestamp: at })).toEqual({ valid: false, errors: ['/value must be >= 0'] });
+  });
+
+  it('keeps a coolant temperature above absolute zero in the unit it is given in', () => {
+    const temp = (value: number, unit: string) => catalog.validate('coolanttemperature', { value, unit, timestamp: at });
+    expect(temp(-273.15, 'C')).toEqual({ valid: true });
+    expect(temp(-300, 'F')).toEqual({ valid: true });
+    expect(temp(-459.67, 'F')).toEqual({ valid: true });
+    const below = temp(-300, 'C');
+    expect(below.valid).toBe(false);
+    if (!below.valid) expect(below.errors).toContain('/value must be >= -273.15');
+    expect(temp(-460, 'F')).toMatchObject({ valid: false, errors: expect.arrayContaining(['/value must be >= -459.67']) });
+  });
+
+  it('accepts any crash severity from 0 up, and no negative distance', () => {
+    expect(catalog.validate('crashseverity', { value: 0, timestamp: at })).toEqual({ valid: true });
+    expect(catalog.validate('crashseverity', { value: 1e6, timestamp: at })).toEqual({ valid: true });
+    expect(catalog.validate('crashseverity', { value: -1, timestamp: at })).toEqual({ valid: false, errors: ['/value must be >= 0'] });
+    expect(catalog.validate('averagedistance', { value: -0.1, unit: 'km', timestamp: at })).toEqual({ valid: false, errors: ['/value must be >= 0'] });
+    expect(catalog.validate('averagedistanceperiod', { value: 45.7, unit: 'km', periodValue: 0, period: 'DAY', timestamp: at })).toEqual({ valid: false, errors: ['/periodValue must be > 0'] });
+  });
+});
+
+describe('date-times (RFC 3339 section 5.6)', () => {
+  it('accepts only upper-case T and Z or a ±hh:mm offset', () => {
+    const ts = (timestamp: string) => catalog.validate('batteryvoltage', { value: 12.5, unit: 'V', timestamp });
+    for (const ok of ['2026-11-25T10:00:00Z', '2026-11-25T10:00:00.123Z', '2026-11-25T11:00:00+01:00', '2026-11-25T05:00:00-05:00', '2016-12-31T23:59:60Z']) {
+      expect(ts(ok), ok).toEqual({ valid: true });
+    }
+    for (const bad of ['2026-11-25 10:00:00Z', '2026-11-25t10:00:00Z', '2026-11-25T10:00:00z', '2026-11-25T11:00:00+0100', '2026-11-25T11:00:00+01', '2026-11-25T10:00:00', '2026-02-30T10:00:00Z']) {
+      expect(ts(bad), bad).toEqual({ valid: false, errors: ['/timestamp must match format "date-time"'] });
+    }
   });
 });
 

@@ -1,4 +1,4 @@
-import { arr, E, e, event, f, obj, range, TS, valueBool, valueEnum, valueUnit, type Fields } from './spec-fields.ts';
+import { arr, count, E, e, event, f, obj, positive, range, TS, valueBool, valueEnum, valueUnit, valueUnitIn, type Fields } from './spec-fields.ts';
 
 /** One catalog item as the spec (2.2, 2.3, section 6) or the catalog's version 2 defines it. */
 export interface SpecItem {
@@ -26,7 +26,9 @@ const pushEvent = (technicalName: string, description: string): SpecItem => ({
 });
 
 const dieselStatus = ['UNKNOWN', 'NORMAL_OPERATION', 'OVERLOADED', 'AT_LIMIT', 'OVER_LIMIT'];
-const percentObj = obj({ value: f('number'), unit: e('PERCENTAGE') });
+const percentObj = obj({ value: range(0, 100, false), unit: e('PERCENTAGE') });
+/** Absolute zero in °C, the first unit of coolanttemperature (the schema allows -459.67 in °F). */
+const ABSOLUTE_ZERO_C = -273.15;
 
 /** Spec 2.3: the element of charginghistory `value.chargingsession`. */
 const chargingSession = obj({
@@ -40,7 +42,11 @@ const chargingSession = obj({
   chargingLocation: obj({ municipality: f('string'), address: f('string'), formattedAddress: f('string') }),
 });
 
-/** Spec section 2.2, row by row (43 items). */
+/**
+ * Spec section 2.2, row by row (43 items). Bounds (catalog version 3) only where a value outside
+ * is impossible: a percentage outside 0..100, a negative count, distance or crash severity, a
+ * temperature below absolute zero.
+ */
 export const SPEC_22_ITEMS: SpecItem[] = [
   // y is a number: "the schema is authoritative".
   pull('acceleration', { x: f('number*'), y: f('number*'), z: f('number'), unit: e('m/s/s'), timestamp: TS }),
@@ -48,16 +54,17 @@ export const SPEC_22_ITEMS: SpecItem[] = [
   pushEvent('accidentcallmanual', 'Indicates that the manual accident call was triggered.'),
   pushEvent('automaticteleservicecall', 'Date when the vehicle triggered the automatic teleservice call.'),
   pull('energyconsumptionauxiliary', valueUnit('kWh'), 'Consumption of electrical components.'),
-  pull('averagedistance', valueUnit('km', 'mi'), 'Average distance per week.'),
-  pull('averagedistanceperiod', { value: f('number*'), unit: E('km', 'mi'), periodValue: f('number*'), period: E('DAY', 'WEEK', 'MONTH', 'YEAR'), timestamp: TS }),
-  pull('soclowlevel', valueUnit('PERCENTAGE'), 'Low-voltage battery charge.'),
+  pull('averagedistance', valueUnitIn(0, undefined, 'km', 'mi'), 'Average distance per week.'),
+  pull('averagedistanceperiod', { value: range(0), unit: E('km', 'mi'), periodValue: positive(), period: E('DAY', 'WEEK', 'MONTH', 'YEAR'), timestamp: TS }),
+  pull('soclowlevel', valueUnitIn(0, 100, 'PERCENTAGE'), 'Low-voltage battery charge.'),
   pull('batterymanagementstatus', valueEnum('OK', 'HIGH_VOLTAGE_USER_CUT_OFF', 'INFOTAINMENT_CUT_OFF', 'VEHICLE_WAKE_UP_BLOCKED')),
   pull('batteryvoltage', valueUnit('V')),
   pull('accessorybatteryvoltage', valueUnit('V')),
   pull('backupbatteryvoltage', valueUnit('V')),
-  pull('sochighlevel', valueUnit('PERCENTAGE'), 'High-voltage battery charge.'),
-  pull('brakefluidliferemaining', valueUnit('PERCENTAGE')),
-  pull('brakesliferemaining', valueUnit('PERCENTAGE')),
+  pull('sochighlevel', valueUnitIn(0, 100, 'PERCENTAGE'), 'High-voltage battery charge.'),
+  pull('brakefluidliferemaining', valueUnitIn(0, 100, 'PERCENTAGE')),
+  pull('brakesliferemaining', valueUnitIn(0, 100, 'PERCENTAGE')),
+  // No minimum: an overdue service is reported as a negative distance remaining.
   pull('brakesservicedistance', valueUnit('km'), 'Distance remaining before the next brake service.'),
   pull('charginghistory', { value: obj({ chargingsession: arr(chargingSession, true) }, true), timestamp: f('date-time') }),
   pull('chargingmethod', valueEnum('ALTERNATING', 'DIRECT', 'NOTCHARGING')),
@@ -74,10 +81,10 @@ export const SPEC_22_ITEMS: SpecItem[] = [
     value: arr(obj({ date: f('date-time'), id: f('number'), description: f('string'), status: f('string'), name: f('string*'), value: f('number') }), true),
     timestamp: TS,
   }),
-  pull('conditionbasedservicesnumber', { value: f('number*'), timestamp: TS }),
-  pull('convertibletopposition', valueUnit('PERCENTAGE')),
+  pull('conditionbasedservicesnumber', { value: count(), timestamp: TS }),
+  pull('convertibletopposition', valueUnitIn(0, 100, 'PERCENTAGE')),
   pull('convertibletopstatus', valueEnum('OPENED', 'CLOSED', 'LOCKED', 'UNLOCKED', 'SAFE', 'SECURED', 'INTERMEDIATE', 'UNKNOWN')),
-  pull('coolanttemperature', valueUnit('C', 'F')),
+  pull('coolanttemperature', valueUnitIn(ABSOLUTE_ZERO_C, undefined, 'C', 'F')),
   pull('crashlocationfrontleft', valueBool()),
   pull('crashlocationfrontright', valueBool()),
   pull('crashlocationpedestrianprotection', valueBool()),
@@ -86,11 +93,12 @@ export const SPEC_22_ITEMS: SpecItem[] = [
   pull('crashlocationrollover', valueBool()),
   pull('crashlocationsideleft', valueBool()),
   pull('crashlocationsideright', valueBool()),
-  pull('crashseverity', { value: f('number*'), timestamp: TS }, 'Severity of the last crash.'),
+  // The spec gives no scale, so no maximum.
+  pull('crashseverity', { value: range(0), timestamp: TS }, 'Severity of the last crash.'),
   pull('deepsleepstatus', valueEnum('ON', 'OFF', 'UNKNOWN')),
   pull('dieselexhaustfilterstatus', valueEnum(...dieselStatus)),
-  pull('dieselexhaustfluidlevel', valueUnit('PERCENTAGE')),
-  pull('dieselexhaustfluidlevelrangeremaining', valueUnit('km')),
+  pull('dieselexhaustfluidlevel', valueUnitIn(0, 100, 'PERCENTAGE')),
+  pull('dieselexhaustfluidlevelrangeremaining', valueUnitIn(0, undefined, 'km')),
   pull('dieseloffboardregenerationstatus', valueEnum(...dieselStatus)),
 ];
 
@@ -106,3 +114,20 @@ export const VERSION_2_ITEMS: SpecItem[] = [
 
 /** The one 2.2 entry whose description changed in catalog version 2. */
 export const CHANGED_IN_VERSION_2 = 'averagedistance';
+
+/** Catalog version 3: the 2.2 entries that gained bounds (each raised by one version). */
+export const CHANGED_IN_VERSION_3 = [
+  'averagedistance',
+  'averagedistanceperiod',
+  'brakefluidliferemaining',
+  'brakesliferemaining',
+  'charginghistory',
+  'conditionbasedservicesnumber',
+  'convertibletopposition',
+  'coolanttemperature',
+  'crashseverity',
+  'dieselexhaustfluidlevel',
+  'dieselexhaustfluidlevelrangeremaining',
+  'sochighlevel',
+  'soclowlevel',
+];

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
+import jsonata from 'jsonata';
 import { describe, expect, it } from 'vitest';
 import { compileMappingSource, MappingCompileError } from '../../src/mapping/compile.ts';
-import { isoTime } from '../../src/mapping/helpers.ts';
+import { HELPERS, isoTime } from '../../src/mapping/helpers.ts';
 
 const run = (expr: string, input: unknown = {}) =>
   compileMappingSource('test.jsonata', expr).evaluate(input, { receivedAt: '2026-11-25T12:00:00.000Z', messageType: 't' });
@@ -14,16 +15,33 @@ describe('mapping helpers', () => {
     for (const bad of ['', 'yesterday', Number.NaN, Number.POSITIVE_INFINITY, null, undefined, {}, 1e20]) expect(isoTime(bad)).toBeUndefined();
   });
 
+  it('refuses a date string without Z or an offset instead of reading it in the server\'s time zone', () => {
+    // Date.parse reads these in the process's local zone (TZ=America/New_York made 10:00 into
+    // 15:00Z), so the same message would be stored at another instant on another server.
+    for (const local of ['2026-11-25T10:00:00', '2026-11-25T10:00:00.123', '2026-11-25 10:00:00', '2026-11-25T10:00', '2026-11-25', 'Wed Nov 25 2026 10:00:00', '11/25/2026 10:00']) {
+      expect(isoTime(local), local).toBeUndefined();
+    }
+    // V8's lenient fallback reads this one in local time despite the offset; only ISO 8601 passes.
+    expect(isoTime('Nov 25 2026-05:00')).toBeUndefined();
+    // Nor is an impossible day moved to another one (V8 makes 30 February into 2 March).
+    expect(isoTime('2026-02-30T10:00:00Z')).toBeUndefined();
+    expect(isoTime('2028-02-29T10:00:00Z')).toBe('2028-02-29T10:00:00.000Z');
+    expect(isoTime('2026-11-25T10:00:00Z')).toBe('2026-11-25T10:00:00.000Z');
+    expect(isoTime('2026-11-25T10:00:00.5z')).toBe('2026-11-25T10:00:00.500Z');
+    expect(isoTime('2026-11-25T05:00:00-05:00')).toBe('2026-11-25T10:00:00.000Z');
+    expect(isoTime('2026-11-25T15:30:00+05:30')).toBe('2026-11-25T10:00:00.000Z');
+  });
+
   it('converts units inside a mapping, and gives undefined for an unknown unit', async () => {
-    expect(await run('$length(100, "mi", "km")')).toBeCloseTo(160.9344, 6);
-    expect(await run('$length(1, "km", "mi")')).toBeCloseTo(0.621371, 6);
+    expect(await run('$distance(100, "mi", "km")')).toBeCloseTo(160.9344, 6);
+    expect(await run('$distance(1, "km", "mi")')).toBeCloseTo(0.621371, 6);
     expect(await run('$speed(60, "mph", "km/h")')).toBeCloseTo(96.56064, 6);
     expect(await run('$speed(10, "m/s", "km/h")')).toBeCloseTo(36, 9);
     expect(await run('$temperature(212, "F", "C")')).toBeCloseTo(100, 9);
     expect(await run('$temperature(-40, "C", "F")')).toBeCloseTo(-40, 9);
     expect(await run('$temperature(0, "K", "C")')).toBeCloseTo(-273.15, 9);
     expect(await run('$roundTo(12.345, 1)')).toBe(12.3);
-    expect(await run('$length(1, "furlong", "km")')).toBeUndefined();
+    expect(await run('$distance(1, "furlong", "km")')).toBeUndefined();
     expect(await run('$isoTime(capturedAt)', { capturedAt: 1795600800 })).toBe('2026-11-25T10:00:00.000Z');
   });
 
@@ -31,11 +49,18 @@ describe('mapping helpers', () => {
     await fc.assert(
       fc.asyncProperty(fc.double({ min: -1e6, max: 1e6, noNaN: true }), fc.constantFrom('km', 'm', 'mi', 'ft'), fc.constantFrom('C', 'F', 'K'), async (v, unit, t) => {
         const input = { v, unit, t };
-        expect(await run('$length($length(v, unit, "km"), "km", unit)', input)).toBeCloseTo(v, 3);
+        expect(await run('$distance($distance(v, unit, "km"), "km", unit)', input)).toBeCloseTo(v, 3);
         expect(await run('$temperature($temperature(v, t, "C"), "C", t)', input)).toBeCloseTo(v, 3);
       }),
       { numRuns: 50 },
     );
+  });
+
+  it('leaves every JSONata built-in function as JSONata defines it', async () => {
+    // A helper named like a built-in replaces it for every mapping: `$length(vin) = 17` threw T0410.
+    for (const name of Object.keys(HELPERS)) expect(await jsonata(`$${name}`).evaluate({}), `$${name} is a JSONata built-in`).toBeUndefined();
+    expect(await run('$length(vin) = 17', { vin: 'BRLAU1EV0N1000001' })).toBe(true);
+    expect(await run('$length("")')).toBe(0);
   });
 
   it('binds $receivedAt and names the file and position of a mapping that does not compile', async () => {
