@@ -40,7 +40,7 @@ async function main(): Promise<void> {
   const prefix = `soak${randomUUID().slice(0, 6)}`;
   const base = {
     DATA_DIR: join(dir, 'data'), REDIS_URL: redis.url, QUEUE_PREFIX: prefix, SECRET_KEY: randomUUID() + randomUUID(),
-    HOST: '127.0.0.1', LOG_LEVEL: 'warn', DEMO_SEED: 'false', SIMULATOR: 'off', MQTT_PASSWORD_VIRTUAL: PASSWORD, ADMIN_TOKEN: 'soak',
+    HOST: '127.0.0.1', LOG_LEVEL: 'warn', DEMO_SEED: 'false', SIMULATOR: 'off', MQTT_PASSWORD_VIRTUAL: PASSWORD, ADMIN_TOKEN: 'soak-admin-token-0001',
   };
   const procs: ServiceProcess[] = [
     startService('broker', { env: { ...base, ROLES: 'broker', MQTT_PORT: String(mqttPort), PROBE_PORT: String(brokerProbe) } }),

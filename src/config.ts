@@ -1,9 +1,15 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+// A namespace import: a named import of parseEnv would fail to link on Node < 20.12.
+import * as util from 'node:util';
 import ipaddr from 'ipaddr.js';
 
 /**
  * All settings of the service, in one place. Every key has a documented default and can be
  * overridden by the environment variable of the same name. `.env.example` mirrors this table;
  * `test/config.test.ts` checks that the two stay in step.
+ *
+ * Entry points read `.env` into the environment first ({@link applyEnvFile}).
  *
  * Invalid values stop the start with a message naming the variable (see {@link ConfigError}).
  * Behaviour never switches on NODE_ENV.
@@ -39,6 +45,9 @@ const bool: Parser<boolean> = (raw, name) => {
   if (['false', '0', 'no', 'off'].includes(v)) return false;
   throw new ConfigError(name, `must be true/false (or on/off), got "${raw}"`);
 };
+
+/** Empty: not set, so a rule in {@link loadConfig} picks the value. */
+const optionalBool: Parser<boolean | undefined> = (raw, name) => (raw.trim() === '' ? undefined : bool(raw, name));
 
 const url =
   (protocols: string[]): Parser<string | undefined> =>
@@ -169,7 +178,7 @@ export const DEFINITIONS = {
   PUBLIC_URL: def('', url(['http:', 'https:']), 'Public origin used in redirects and links. Default: http://localhost:$PORT.'),
   CONSENT_URL: def('', url(['http:', 'https:']), 'Origin of the consent portal ({consent_url}). Default: PUBLIC_URL.'),
   PORTAL_URL: def('', url(['http:', 'https:']), 'Origin of the portal API ({portal_url}). Default: PUBLIC_URL.'),
-  ADMIN_TOKEN: def('', optionalStr, 'Bearer token for /admin/v1/*. The admin API is disabled when unset.'),
+  ADMIN_TOKEN: def('', optionalStr, 'Bearer token (at least 16 characters) for /admin/v1/*. The admin API is disabled when unset.'),
   BODY_LIMIT_BYTES: def('1048576', int(1024, 64 * 1024 * 1024), 'Largest accepted request body; larger ones get 413.'),
   REQUEST_TIMEOUT_MS: def('30000', int(1000), 'Time after which a slow HTTP request is cut off.'),
   HTTP_HEADERS_TIMEOUT_MS: def('10000', int(1000), 'Time a client has to send the request headers (guards against slow-header attacks); capped at REQUEST_TIMEOUT_MS.'),
@@ -183,7 +192,7 @@ export const DEFINITIONS = {
   PROBE_PORT: def('0', int(0, 65535), 'A process without the api role serves /health, /ready and /metrics on this port (0: not at all).'),
   DATA_DIR: def('./data', str, 'Where the embedded store, the private Redis and other local state live.'),
   SECRET_KEY: def('', optionalStr, 'Key (at least 32 characters) that encrypts stored secrets and pseudonymises VINs in logs. Default: generated once into DATA_DIR/secret.key.'),
-  DEMO_SEED: def('true', bool, 'On an empty store, create a demo consumer and subscription and print its API key once.'),
+  DEMO_SEED: def('', optionalBool, 'On an empty store, create a demo consumer subscribed to every item and print its API key once, on stdout (a deployed process\'s log). Default: on only for the local try-out, when neither REDIS_URL nor MONGO_URL is set.'),
   // --- Redis and queues
   REDIS_URL: def('', url(['redis:', 'rediss:']), 'Redis for BullMQ and rate limits. Default: a private redis-server started from PATH.'),
   QUEUE_PREFIX: def('cvd', str, 'Prefix of every BullMQ and rate-limit key in Redis.'),
@@ -245,7 +254,10 @@ export const DEFINITIONS = {
 } satisfies Record<string, Definition<unknown>>;
 
 type Definitions = typeof DEFINITIONS;
-export type Config = { [K in keyof Definitions]: ReturnType<Definitions[K]['parse']> } & {
+type Parsed = { [K in keyof Definitions]: ReturnType<Definitions[K]['parse']> };
+export type Config = Omit<Parsed, 'DEMO_SEED'> & {
+  /** Resolved: the explicit setting, else on only without REDIS_URL and MONGO_URL. */
+  DEMO_SEED: boolean;
   /** Resolved origins (defaults applied). */
   publicUrl: string;
   consentUrl: string;
@@ -260,8 +272,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     out[name] = d.parse(raw, name);
   }
   const cfg = out as Config;
+  // The seed prints a working API key on stdout, which is the log of a deployed process: by
+  // default only the local try-out (private Redis, embedded SQLite) gets it.
+  cfg.DEMO_SEED = (out.DEMO_SEED as boolean | undefined) ?? (cfg.REDIS_URL === undefined && cfg.MONGO_URL === undefined);
   if (cfg.SECRET_KEY !== undefined && cfg.SECRET_KEY.length < 32) {
     throw new ConfigError('SECRET_KEY', 'must be at least 32 characters long');
+  }
+  // It guards erasure and provisioning: a short one is guessed, or is a placeholder left in.
+  if (cfg.ADMIN_TOKEN !== undefined && cfg.ADMIN_TOKEN.length < 16) {
+    throw new ConfigError('ADMIN_TOKEN', 'must be at least 16 characters long (or unset, to turn the admin API off)');
   }
   if (!/^[A-Za-z0-9_-]+$/.test(cfg.QUEUE_PREFIX)) {
     throw new ConfigError('QUEUE_PREFIX', 'may hold only letters, digits, "_" and "-"');
@@ -286,4 +305,38 @@ export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): Config {
     }
     throw err;
   }
+}
+
+/**
+ * Reads `.env` into `env` (default: process.env) at start, as `.env.example` invites: a variable
+ * already set in the environment, even to "", wins over the file. Call it before
+ * {@link loadConfig}, into process.env itself, since adapter secrets are read from there too.
+ *
+ * ENV_FILE (read from the environment, not from a file) names another file, relative to `cwd`;
+ * empty, none is read (tests that start service processes set it, so that a developer's .env
+ * never leaks into them). A missing `.env` is fine; a missing ENV_FILE or an unreadable file
+ * stops the start. Returns the names it set.
+ */
+export function applyEnvFile(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): string[] {
+  const named = env.ENV_FILE;
+  if (named === '') return [];
+  const path = resolve(cwd, named ?? '.env');
+  const which = named === undefined ? `is unset, so "${path}" is read` : `names "${path}"`;
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    if (named === undefined && (err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw new ConfigError('ENV_FILE', `${which}, which cannot be read: ${(err as Error).message} (ENV_FILE= reads none)`);
+  }
+  if (typeof util.parseEnv !== 'function') {
+    throw new ConfigError('ENV_FILE', `${which}, and reading it needs Node 20.12 or later (ENV_FILE= reads none)`);
+  }
+  const applied: string[] = [];
+  for (const [name, value] of Object.entries(util.parseEnv(text))) {
+    if (env[name] !== undefined || value === undefined) continue;
+    env[name] = value;
+    applied.push(name);
+  }
+  return applied;
 }

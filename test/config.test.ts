@@ -1,6 +1,8 @@
-import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config.ts';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { applyEnvFile, ConfigError, loadConfig } from '../src/config.ts';
 import { renderEnvExample } from '../scripts/env-example.ts';
 
 describe('configuration', () => {
@@ -30,6 +32,8 @@ describe('configuration', () => {
     ['ROLES', 'api,kitchen'],
     ['SECRET_KEY', 'short'],
     ['LOG_LEVEL', 'loud'],
+    ['ADMIN_TOKEN', 'x'],
+    ['DEMO_SEED', 'maybe'],
   ])('stops on an invalid %s, naming it', (name, value) => {
     let caught: unknown;
     try {
@@ -44,5 +48,78 @@ describe('configuration', () => {
 
   it('.env.example lists every key with its default (run `npm run env:example` after adding one)', () => {
     expect(readFileSync(new URL('../.env.example', import.meta.url), 'utf8')).toBe(renderEnvExample());
+  });
+
+  it('.env.example says, first thing, that .env is read and does not override the environment', () => {
+    expect(renderEnvExample().split('\n')[0]).toMatch(/\.env in the working directory is read at start.*already set in the environment win/);
+  });
+});
+
+describe('ADMIN_TOKEN', () => {
+  it('needs at least 16 characters: a short token guards erasure and provisioning', () => {
+    expect(() => loadConfig({ ADMIN_TOKEN: 'x'.repeat(15) })).toThrow(/ADMIN_TOKEN must be at least 16 characters/);
+    expect(loadConfig({ ADMIN_TOKEN: 'test-admin-token' }).ADMIN_TOKEN).toBe('test-admin-token');
+  });
+
+  it('unset or empty: the admin API is off', () => {
+    expect(loadConfig({}).ADMIN_TOKEN).toBeUndefined();
+    expect(loadConfig({ ADMIN_TOKEN: '' }).ADMIN_TOKEN).toBeUndefined();
+  });
+});
+
+describe('DEMO_SEED', () => {
+  // The seed prints a working API key on stdout, which is the log of a deployed process.
+  it('is on by default only for the local try-out (private Redis, embedded SQLite)', () => {
+    expect(loadConfig({}).DEMO_SEED).toBe(true);
+    expect(loadConfig({ REDIS_URL: 'redis://redis:6379' }).DEMO_SEED).toBe(false);
+    expect(loadConfig({ MONGO_URL: 'mongodb://mongo:27017' }).DEMO_SEED).toBe(false);
+    expect(loadConfig({ REDIS_URL: 'redis://redis:6379', MONGO_URL: 'mongodb://mongo:27017' }).DEMO_SEED).toBe(false);
+  });
+
+  it('an explicit value wins over the default', () => {
+    expect(loadConfig({ DEMO_SEED: 'false' }).DEMO_SEED).toBe(false);
+    expect(loadConfig({ DEMO_SEED: 'true', REDIS_URL: 'redis://redis:6379', MONGO_URL: 'mongodb://mongo:27017' }).DEMO_SEED).toBe(true);
+    expect(loadConfig({ DEMO_SEED: 'on', REDIS_URL: 'redis://redis:6379' }).DEMO_SEED).toBe(true);
+  });
+});
+
+// Every case reads a file in its own temp dir into its own env object: never the working
+// directory's .env, never process.env.
+describe('applyEnvFile (.env at start)', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'cvd-envfile-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('reads .env in the working directory; variables already set, even empty, win', () => {
+    writeFileSync(join(dir, '.env'), '# a comment\nPORT=9000\nLOG_LEVEL=debug\nADMIN_TOKEN="from-the-file-0123"\nMONGO_URL=mongodb://x:27017\n');
+    const env: NodeJS.ProcessEnv = { PORT: '7000', MONGO_URL: '' };
+    expect(applyEnvFile(env, dir).sort()).toEqual(['ADMIN_TOKEN', 'LOG_LEVEL']);
+    expect(env).toEqual({ PORT: '7000', MONGO_URL: '', LOG_LEVEL: 'debug', ADMIN_TOKEN: 'from-the-file-0123' });
+    expect(loadConfig(env)).toMatchObject({ PORT: 7000, LOG_LEVEL: 'debug', MONGO_URL: undefined });
+  });
+
+  it('without a .env it does nothing', () => {
+    const env: NodeJS.ProcessEnv = { PORT: '7000' };
+    expect(applyEnvFile(env, dir)).toEqual([]);
+    expect(env).toEqual({ PORT: '7000' });
+  });
+
+  it('ENV_FILE names another file, or none when empty', () => {
+    writeFileSync(join(dir, '.env'), 'PORT=9000\n');
+    writeFileSync(join(dir, 'other.env'), 'PORT=9100\n');
+    const other: NodeJS.ProcessEnv = { ENV_FILE: 'other.env' };
+    applyEnvFile(other, dir);
+    expect(other.PORT).toBe('9100');
+    const none: NodeJS.ProcessEnv = { ENV_FILE: '' };
+    expect(applyEnvFile(none, dir)).toEqual([]);
+    expect(none.PORT).toBeUndefined();
+  });
+
+  it('an ENV_FILE that cannot be read stops the start, naming it', () => {
+    expect(() => applyEnvFile({ ENV_FILE: 'missing.env' }, dir)).toThrow(/ENV_FILE.*missing\.env/);
+    mkdirSync(join(dir, '.env'));
+    expect(() => applyEnvFile({}, dir)).toThrow(ConfigError);
   });
 });

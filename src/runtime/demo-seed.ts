@@ -17,8 +17,12 @@ export function demoRedirectUrl(publicUrl: string): string {
 /**
  * On an empty store (no consumer at all): a "Demo consumer" with a subscription to every
  * catalog item (legal basis CONSENT), whose API key, subscription id and ready-to-paste curl
- * commands are written ONCE to `out` (stdout by default), never through the logger, so the key
- * never reaches the logs. The key is stored only as a hash, so it cannot be shown again.
+ * commands are written ONCE to `out` (stdout by default), never through the logger. The key is
+ * stored only as a hash, so it cannot be shown again.
+ *
+ * stdout is the log of a supervised process (journald, `docker logs`), so the key would end up
+ * there after all: the caller runs this only when DEMO_SEED is on, which by default it is only
+ * for the local try-out (neither REDIS_URL nor MONGO_URL set; see src/config.ts).
  *
  * Two API processes starting at the same moment on one empty store may each create a demo
  * consumer; that is harmless (two independent demo tenants) and not worth a lock.

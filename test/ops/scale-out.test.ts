@@ -27,7 +27,7 @@ const V1 = 'V1RTUALV1N0000001';
 const S08 = 'V1RTUALV1N0000S08';
 const ITEMS = ['mileage', 'batteryvoltage', 'vehiclespeed', 'accidentautomatic', 'crashseverity'];
 const REDIRECT = 'https://app.example.com/cb';
-const ADMIN = 'ops-admin-token';
+const ADMIN = 'ops-admin-token-0001';
 const RATE_MAX = 40;
 const BOREALIS_SECRET = 'borealis-ingest-secret-for-the-scale-out-test';
 

@@ -29,7 +29,7 @@ export function deployment(redisUrl: string, shared: Record<string, string> = {}
     REDIS_URL: redisUrl,
     QUEUE_PREFIX: `ops${randomUUID().slice(0, 8)}`,
     SECRET_KEY: randomBytes(32).toString('base64url'),
-    ADMIN_TOKEN: 'ops-admin-token',
+    ADMIN_TOKEN: 'ops-admin-token-0001',
     HOST: '127.0.0.1',
     LOG_LEVEL: 'info',
     DEMO_SEED: 'false',
