@@ -32,6 +32,15 @@ class OutputTooDeepError extends Error {
   }
 }
 
+export interface AnalyseOptions {
+  /**
+   * Data stamped later than this after the message's receivedAt is refused (TIME_IN_FUTURE).
+   * The pipeline passes INGEST_MAX_FUTURE_S; without it (a dry run, a mapping case, whose
+   * receivedAt is made up) there is no such check.
+   */
+  maxFutureMs?: number;
+}
+
 /** More items than this from one message is a runaway mapping, not telemetry. */
 const MAX_ITEMS_PER_MESSAGE = 10_000;
 /** JSONata's guardrail codes: D1011 stack depth, D1012 timeout, D2014 range size, D2015 sequence size. */
@@ -41,7 +50,7 @@ const LIMIT_CODES = new Set(['D1011', 'D1012', 'D2014', 'D2015']);
  * Decodes, maps and validates one raw message; never throws for anything the message or its
  * mapping does. Used alike by the worker, the dry run, the case runner and reprocessing.
  */
-export async function analyse(adapter: Adapter, catalog: Catalog, msg: RawMessage): Promise<Analysis> {
+export async function analyse(adapter: Adapter, catalog: Catalog, msg: RawMessage, opts: AnalyseOptions = {}): Promise<Analysis> {
   const mapping = adapter.mappings.get(msg.messageType);
   const mappingVersion = mapping?.version ?? null;
   // The VIN is looked for in the raw text only when the message fails (it costs a regex scan).
@@ -71,7 +80,7 @@ export async function analyse(adapter: Adapter, catalog: Catalog, msg: RawMessag
     return fail(limit ? 'MAPPING_LIMIT' : 'MAPPING_FAILED', `${e.code ? `${e.code}: ` : ''}${e.message ?? String(err)}`);
   }
   try {
-    return validateOutput(adapter, catalog, output, mappingVersion, fail);
+    return validateOutput(adapter, catalog, output, mappingVersion, fail, { receivedMs: Date.parse(msg.receivedAt), maxFutureMs: opts.maxFutureMs ?? Infinity });
   } catch (err) {
     // Whatever the output holds, the message fails alone (a RangeError: a stack overflow).
     if (err instanceof OutputTooDeepError || err instanceof RangeError) return fail('MAPPING_LIMIT', err.message);
@@ -94,7 +103,14 @@ async function evaluateWithRetry(run: () => Promise<unknown>): Promise<unknown> 
 
 type Fail = (code: QuarantineCode, reason: string, vin?: string | null) => Analysis;
 
-function validateOutput(adapter: Adapter, catalog: Catalog, output: unknown, mappingVersion: string | null, fail: Fail): Analysis {
+function validateOutput(
+  adapter: Adapter,
+  catalog: Catalog,
+  output: unknown,
+  mappingVersion: string | null,
+  fail: Fail,
+  clock: { receivedMs: number; maxFutureMs: number },
+): Analysis {
   if (output === undefined) return fail('OUTPUT_INVALID', 'the mapping produced nothing');
   const plain = toPlainJson(output);
   const groups = Array.isArray(plain) ? plain : [plain];
@@ -134,6 +150,14 @@ function validateOutput(adapter: Adapter, catalog: Catalog, output: unknown, map
   if (bad.length > 0) {
     const reason = bad.flatMap((c) => c.errors.map((e) => `${c.item}: ${e}`)).join('; ');
     return { ...analysed, candidates, failure: { code: 'SCHEMA_VIOLATION', reason: reason.length > 4000 ? `${reason.slice(0, 3997)}...` : reason } };
+  }
+  // The latest value only moves forward: one point from a clock years ahead would stay the
+  // latest for ever, every correct reading after it kept in history only.
+  const early = candidates.find((c) => (pointTime(c.payload) ?? 0) > clock.receivedMs + clock.maxFutureMs);
+  if (early) {
+    const at = new Date(pointTime(early.payload)!).toISOString();
+    const reason = `${early.item}: ${at} is more than ${clock.maxFutureMs / 1000} s after the message was received (INGEST_MAX_FUTURE_S)`;
+    return { ...analysed, candidates, failure: { code: 'TIME_IN_FUTURE', reason } };
   }
   return { ...analysed, candidates };
 }

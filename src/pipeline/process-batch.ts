@@ -35,7 +35,7 @@ export async function processBatch(
   // alone rather than taking the acknowledged messages of its whole batch with it.
   const analyseAlone = async (adapter: Adapter, msg: RawMessage): Promise<Analysis> => {
     try {
-      return await analyse(adapter, catalog, msg);
+      return await analyse(adapter, catalog, msg, { maxFutureMs: services.config.INGEST_MAX_FUTURE_S * 1000 });
     } catch (err) {
       return { mappingVersion: null, vin: null, candidates: [], failure: { code: 'MAPPING_FAILED', reason: `harmonizing failed: ${(err as Error).message}` } };
     }

@@ -89,5 +89,7 @@ function stringEnv(config: TestServices['services']['config']): Record<string, s
     SIMULATOR: 'off',
     DEMO_SEED: 'false',
     LOG_LEVEL: 'warn',
+    // The batch is received at the test clock's time, before the fixture's own (see helpers/services.ts).
+    INGEST_MAX_FUTURE_S: String(config.INGEST_MAX_FUTURE_S),
   };
 }

@@ -22,6 +22,8 @@ export const QUARANTINE_CODES = [
   'VIN_NOT_CLAIMED',
   /** A harmonized payload does not match its catalog schema, or the item is not in the manifest. */
   'SCHEMA_VIOLATION',
+  /** Data stamped more than INGEST_MAX_FUTURE_S after the message was received (a wrong clock). */
+  'TIME_IN_FUTURE',
 ] as const;
 export type QuarantineCode = (typeof QUARANTINE_CODES)[number];
 
