@@ -49,6 +49,12 @@ describe('external MQTT broker (MQTT_URL)', () => {
     await services.readiness.get('mqtt-subscriber')!();
   });
 
+  it('stores a message published at QoS 0 as well (best effort: no acknowledgement to withhold)', async () => {
+    const { services } = await setUp();
+    await publisher!.publishAsync('virtual/v1/V1RTUALV1N0000003/telemetry', fixture('virtual', 'virtual.telemetry.electric.json'), { qos: 0 });
+    await waitFor(async () => (await services.store.dataPoints.count()) === 30, 10_000, '30 points from the QoS 0 publish');
+  });
+
   it('does not acknowledge while the queue is down; the broker redelivers and the message is stored once', async () => {
     redis = await startPrivateRedis();
     const port = redis.port;

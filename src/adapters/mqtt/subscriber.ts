@@ -34,6 +34,23 @@ export async function startExternalSubscriber(
     .map((adapter) => ({ adapter, matches: topicMatcher(adapter.manifest.transport.topics) }));
   const topics = routes.flatMap((r) => r.adapter.manifest.transport.topics);
 
+  /** The raw message of a publish on one of our topics, or null: not ours, or over the size limit (dropped). */
+  const toMessage = (topic: string, payload: Buffer | string) => {
+    // At most one route matches: the registry refuses overlapping filters (src/adapters/conflicts.ts).
+    const route = routes.find((r) => r.matches(topic));
+    if (!route) return null; // not ours (a broader subscription of someone else)
+    const manufacturer = route.adapter.manifest.id;
+    if (payload.length > config.MQTT_MAX_PAYLOAD_BYTES) {
+      metrics.ingestRejected.inc({ manufacturer, reason: 'too_large' });
+      logger.warn({ manufacturer, bytes: payload.length }, 'MQTT payload over MQTT_MAX_PAYLOAD_BYTES dropped');
+      return null;
+    }
+    return rawMessage(
+      { manufacturer, messageType: messageTypeOf(topic), receivedAt: services.clock.now().toISOString(), topic },
+      Buffer.isBuffer(payload) ? payload : Buffer.from(payload),
+    );
+  };
+
   const client = mqtt.connect(mqttUrl, {
     clientId: opts.clientId ?? config.MQTT_CLIENT_ID ?? `${config.QUEUE_PREFIX}-ingest`,
     // customHandleAcks needs MQTT 5 in mqtt.js; with it, clean: false only keeps the session
@@ -44,33 +61,37 @@ export async function startExternalSubscriber(
     reconnectPeriod: 1000,
     connectTimeout: 10_000,
     customHandleAcks(topic, payload, _packet, done) {
-      // At most one route matches: the registry refuses overlapping filters (src/adapters/conflicts.ts).
-      const route = routes.find((r) => r.matches(topic));
-      if (!route) return done(0); // not ours (a broader subscription of someone else): nothing to keep
-      const manufacturer = route.adapter.manifest.id;
-      if (payload.length > config.MQTT_MAX_PAYLOAD_BYTES) {
-        metrics.ingestRejected.inc({ manufacturer, reason: 'too_large' });
-        logger.warn({ manufacturer, bytes: payload.length }, 'MQTT payload over MQTT_MAX_PAYLOAD_BYTES dropped');
-        return done(0);
-      }
-      const message = rawMessage(
-        { manufacturer, messageType: messageTypeOf(topic), receivedAt: services.clock.now().toISOString(), topic },
-        Buffer.isBuffer(payload) ? payload : Buffer.from(payload),
-      );
+      const message = toMessage(topic, payload);
+      if (!message) return done(0); // not ours, or too large: nothing to keep
       ingest.enqueue(message).then(
         () => {
-          metrics.ingestMessages.inc({ manufacturer, transport: 'mqtt' });
+          metrics.ingestMessages.inc({ manufacturer: message.manufacturer, transport: 'mqtt' });
           done(0);
         },
         (err: unknown) => {
-          metrics.ingestRejected.inc({ manufacturer, reason: 'queue_unavailable' });
-          logger.warn({ manufacturer, err: (err as Error).message }, 'queue refused an MQTT message; reconnecting without PUBACK');
+          metrics.ingestRejected.inc({ manufacturer: message.manufacturer, reason: 'queue_unavailable' });
+          logger.warn({ manufacturer: message.manufacturer, err: (err as Error).message }, 'queue refused an MQTT message; reconnecting without PUBACK');
           done(err as Error);
           // The broker re-sends unacknowledged messages of the persistent session on reconnect.
           client.stream?.destroy();
         },
       );
     },
+  });
+  // mqtt.js calls customHandleAcks for QoS 1 and 2 only. A manufacturer publishing at QoS 0
+  // asked for at most once: queued as well, and if the queue refuses it there is no
+  // acknowledgement to withhold, so it is counted and logged as lost.
+  client.on('message', (topic, payload, packet) => {
+    if (packet.qos !== 0) return;
+    const message = toMessage(topic, payload);
+    if (!message) return;
+    ingest.enqueue(message).then(
+      () => metrics.ingestMessages.inc({ manufacturer: message.manufacturer, transport: 'mqtt' }),
+      (err: unknown) => {
+        metrics.ingestRejected.inc({ manufacturer: message.manufacturer, reason: 'queue_unavailable_qos0' });
+        logger.warn({ manufacturer: message.manufacturer, err: (err as Error).message }, 'queue refused an MQTT QoS 0 message; it is lost (publish at QoS 1 to have it re-sent)');
+      },
+    );
   });
   client.on('error', (err) => logger.warn({ err: err.message }, 'external MQTT broker error'));
   client.on('connect', (connack) => {
