@@ -296,8 +296,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
  * {@link loadConfig} for entry points: an invalid setting prints its message (naming the
  * variable) and exits with 78 (EX_CONFIG) instead of a stack trace.
  */
+/**
+ * For entry points (the service, the simulator): reads `.env` into the environment first
+ * ({@link applyEnvFile}), then the config; a bad setting prints its message and exits 78.
+ */
 export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): Config {
   try {
+    applyEnvFile(env);
     return loadConfig(env);
   } catch (err) {
     if (err instanceof ConfigError) {

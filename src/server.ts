@@ -21,6 +21,7 @@ async function main(): Promise<void> {
   // what has started so far and exits, instead of killing the process mid-start.
   const starting = new AbortController();
   let started = false;
+  let redisReached = false;
   const running: Running[] = [];
   let services: Services | undefined;
   let privateRedis: PrivateRedis | undefined;
@@ -32,9 +33,10 @@ async function main(): Promise<void> {
       try {
         await stopRoles(running, {
           onError: (name, err) => logger.error({ err, part: name }, 'a part failed to stop'),
-          // Stopped during the start (e.g. while waiting for Redis): a second per part. A job
-          // cut off is not lost; another worker takes it over once its lock runs out.
-          ...(started ? {} : { capMs: 1000 }),
+          // Stopped during the start, or before Redis ever answered (workers do not wait for
+          // it at start): a second per part. A job cut off is not lost; another worker takes
+          // it over once its lock runs out.
+          ...(started && redisReached ? {} : { capMs: 1000 }),
         });
       } finally {
         if (services) await closeServices(services);
@@ -44,10 +46,13 @@ async function main(): Promise<void> {
   });
 
   if (!config.REDIS_URL) {
-    privateRedis = await startPrivateRedis({ dir: join(config.DATA_DIR, 'redis') });
+    // Watched: nobody else would restart it if it died (OOM killer, kill -9).
+    privateRedis = await startPrivateRedis({ dir: join(config.DATA_DIR, 'redis'), watch: { logger } });
     logger.info({ url: privateRedis.url }, 'REDIS_URL not set: started a private redis-server');
   }
   services = await createServices(config, logger, config.REDIS_URL ?? privateRedis!.url);
+  // Until then no worker has anything in flight, but BullMQ's close waits for a connection.
+  services.redis.once('ready', () => (redisReached = true));
   try {
     await startRoles(services, { running, signal: starting.signal });
   } catch (err) {

@@ -34,6 +34,11 @@ export async function startActivationWorkers(services: Services): Promise<Runnin
     services.logger.warn({ err: err.message, jobId: job?.id, attempts: job?.attemptsMade }, 'activation job failed');
   });
   worker.on('error', (err) => services.logger.warn({ err: err.message }, 'activation worker error'));
-  await worker.waitUntilReady();
-  return [{ name: 'activation-worker', close: () => worker.close() }];
+  // Not awaiting the worker's connection: it connects on its own once Redis answers, and a
+  // process with the api role must open its port (liveness) while Redis is still down.
+  let connected = false;
+  worker.once('ready', () => (connected = true));
+  // A worker that never reached Redis has nothing in flight, and BullMQ's plain close would
+  // wait for the connection it never got.
+  return [{ name: 'activation-worker', close: () => worker.close(!connected) }];
 }

@@ -19,15 +19,20 @@ export async function startPushWorkers(services: Services, opts: { resolve?: Res
     connectTimeoutMs: Math.min(config.PUSH_TIMEOUT_MS, 10_000),
     connections: Math.max(8, config.PUSH_CONCURRENCY),
   });
+  // Not awaiting the worker's connection: it connects on its own once Redis answers, and a
+  // process with the api role must open its port (liveness) while Redis is still down.
   const worker = createPushWorker(services, agent);
-  await worker.waitUntilReady();
+  let connected = false;
+  worker.once('ready', () => (connected = true));
   const reconciler = startPushReconciler(services, createPushQueue(services));
   return [
     reconciler,
     {
       name: 'push-worker',
       async close() {
-        await worker.close();
+        // A worker that never reached Redis has nothing in flight, and BullMQ's plain close
+        // would wait for the connection it never got.
+        await worker.close(!connected);
         await agent.close();
       },
     },

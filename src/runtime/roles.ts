@@ -26,6 +26,9 @@ export interface StartRolesOptions {
  * up (the broker before its publishers, the API last, when there is somewhere to queue work)
  * and is reversed on the way down: the API stops taking requests first, the broker last.
  *
+ * No part waits for Redis here: a process must open its port (liveness, /ready saying "not
+ * ready") while Redis is down, and BullMQ workers connect on their own once it answers.
+ *
  * Every role runs alone as well, against a shared Redis, store and (with MQTT_URL) an external
  * MQTT broker; docs/operations.md lists the commands. A process without the api role serves
  * its probes on PROBE_PORT when set.

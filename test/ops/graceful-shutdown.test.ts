@@ -149,4 +149,17 @@ describe('graceful shutdown on SIGTERM', () => {
     expect(await worker.exited).toEqual({ code: 0, signal: null });
     expect(Date.now() - signalled).toBeLessThan(5_000);
   }, 60_000);
+
+  it('a SIGTERM to a process of every role (api included) that has never reached Redis ends it at once with 0', async () => {
+    d = deployment(`redis://127.0.0.1:${await freePort()}`);
+    const port = await freePort();
+    const all = startService('all', { env: d.env({ PORT: String(port) }) });
+    procs.push(all);
+    // Started (its port open) while the workers still wait for Redis.
+    await waitForHttp(`http://127.0.0.1:${port}/ready`, 503, 30_000, all);
+    const signalled = Date.now();
+    all.signal('SIGTERM');
+    expect(await all.exited).toEqual({ code: 0, signal: null });
+    expect(Date.now() - signalled).toBeLessThan(5_000);
+  }, 60_000);
 });

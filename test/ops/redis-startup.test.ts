@@ -1,5 +1,11 @@
+import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ACTIVATION_QUEUE } from '../../src/management/queue.ts';
+import { bullConnection, HARMONIZE_QUEUE } from '../../src/pipeline/queue.ts';
+import { PUSH_QUEUE } from '../../src/push/queue.ts';
 import { freePort } from '../../src/runtime/free-port.ts';
 import { startPrivateRedis, type PrivateRedis } from '../../src/runtime/private-redis.ts';
 import type { Store } from '../../src/store/contract.ts';
@@ -62,6 +68,108 @@ describe('processes and their Redis', () => {
     expect(accepted.status).toBe(202);
     store = await d.store();
     await eventually(async () => (await store!.dataPoints.count()) === POINTS_PER_BOREALIS_RECORD, 'the record stored by the worker', 20_000);
+  }, 90_000);
+
+  it('with the api role beside the workers (ROLES=all) open the HTTP port at once, report not ready, and work once Redis is up', async () => {
+    const redisPort = await freePort();
+    d = deployment(`redis://127.0.0.1:${redisPort}`);
+    const apiPort = await freePort();
+    // ROLES unset: all of them in one process, as `npm start` runs it.
+    const all = startService('all', { env: d.env({ PORT: String(apiPort) }) });
+    procs.push(all);
+    const base = `http://127.0.0.1:${apiPort}`;
+
+    // Liveness must answer while Redis is down, or an orchestrator restarts the process in a loop.
+    await waitForHttp(`${base}/health`, 200, 30_000, all);
+    const r = await ready(`${base}/ready`);
+    expect(r.status).toBe(503);
+    expect(r.body.failing).toContain('redis');
+    expect(all.child.exitCode).toBeNull();
+
+    redis = await startPrivateRedis({ port: redisPort });
+    await waitForHttp(`${base}/ready`, 200, 30_000, all);
+    // Every worker of the process reached Redis on its own: harmonize, activations, push.
+    const prefix = d.env().QUEUE_PREFIX!;
+    const queues = [HARMONIZE_QUEUE, ACTIVATION_QUEUE, PUSH_QUEUE].map((name) => new Queue(name, { connection: bullConnection(redis!.url, 'worker'), prefix }));
+    try {
+      for (const q of queues) await eventually(async () => (await q.getWorkersCount()) > 0, `a worker on ${q.name}`, 20_000);
+    } finally {
+      await Promise.all(queues.map((q) => q.close()));
+    }
+    const req = borealisRequest([borealisRecord('BRLSTART000000002', 1_795_600_000)]);
+    const accepted = await fetch(`${base}/ingest/v1/borealis`, { method: 'POST', headers: req.headers, body: req.body });
+    expect(accepted.status).toBe(202);
+    store = await d.store();
+    await eventually(async () => (await store!.dataPoints.count()) === POINTS_PER_BOREALIS_RECORD, 'the record stored by the worker', 20_000);
+  }, 90_000);
+
+  it('without REDIS_URL, notice that their private redis-server died, log it, start it again, and are ready again', async () => {
+    d = deployment('redis://unused');
+    const apiPort = await freePort();
+    const env = d.env({ PORT: String(apiPort) });
+    delete env.REDIS_URL;
+    const all = startService('all', { env });
+    procs.push(all);
+    const url = `http://127.0.0.1:${apiPort}/ready`;
+    const pidfile = join(d.dataDir, 'redis', 'redis.pid');
+    const redisPid = () => Number(readFileSync(pidfile, 'utf8').trim());
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const seen = new Set<number>();
+    try {
+      await waitForHttp(url, 200, 30_000, all);
+      const redisUrl = JSON.parse(all.lines.find((l) => l.includes('started a private redis-server'))!).url as string;
+      const clients = async () => {
+        const c = new Redis(redisUrl, { maxRetriesPerRequest: 0, retryStrategy: () => null });
+        c.on('error', () => {});
+        try {
+          // Without this connection.
+          return ((await c.client('LIST')) as string).trim().split('\n').length - 1;
+        } catch {
+          return -1; // Redis does not answer
+        } finally {
+          c.disconnect();
+        }
+      };
+      const connections = await clients();
+      const first = redisPid();
+      seen.add(first);
+      process.kill(first, 'SIGKILL');
+
+      // A new redis-server on the same data dir (it rewrites the pidfile), and the process ready again.
+      const second = await eventually(() => {
+        const pid = redisPid();
+        return pid !== first && alive(pid) ? pid : undefined;
+      }, 'a new redis-server', 20_000);
+      seen.add(second);
+      await waitForHttp(url, 200, 30_000, all);
+      const logged = all.lines.filter((l) => l.includes('"level":50') && l.includes('redis-server'));
+      expect(logged, all.lines.slice(-20).join('\n')).toHaveLength(1);
+      expect(JSON.parse(logged[0]!)).toMatchObject({ signal: 'SIGKILL' });
+      // It takes work again.
+      const req = borealisRequest([borealisRecord('BRLSTART000000003', 1_795_600_000)]);
+      const accepted = await fetch(`http://127.0.0.1:${apiPort}/ingest/v1/borealis`, { method: 'POST', headers: req.headers, body: req.body });
+      expect(accepted.status).toBe(202);
+
+      // Every connection of the process is back (a producer closed while still reconnecting
+      // fails its close, which would make the exit code 1 for a reason of its own).
+      await eventually(async () => (await clients()) >= connections, `${connections} connections back`, 20_000);
+
+      // A stop stops it for good: stopping is no death to recover from.
+      const exit = await all.stop();
+      expect(exit, all.lines.filter((l) => l.includes('"level":50')).join('\n')).toEqual({ code: 0, signal: null });
+      await eventually(() => !alive(second), 'the redis-server gone', 5_000);
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(await clients()).toBe(-1);
+    } finally {
+      for (const pid of seen) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    }
   }, 90_000);
 
   it('report not ready while Redis may evict keys, log it as an error, and are ready once it uses noeviction', async () => {

@@ -39,8 +39,10 @@ export interface StartOptions {
 
 export function startService(name: string, opts: StartOptions): ServiceProcess {
   const env = { ...process.env, ...opts.env };
-  // The settings come from this env alone, not from the test runner's own.
+  // The settings come from this env alone, not from the test runner's own, nor from a
+  // developer's .env in ROOT (the service reads that at start unless ENV_FILE is empty).
   delete env.NODE_OPTIONS;
+  env.ENV_FILE = '';
   const child = opts.script
     ? spawn('npm', ['run', '--silent', opts.script], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
     : spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
