@@ -29,7 +29,9 @@ function authError(message: string, returnCode: 4 | 5): AuthenticateError {
  * No publish is lost between PUBACK and the queue: aedes writes PUBACK before its `published`
  * hook runs (reliability checklist F2/M3), so the durable enqueue happens inside
  * `authorizePublish`, which runs first. When the queue refuses the message, the callback gets the
- * error: aedes closes the connection without PUBACK and the client re-sends on reconnect.
+ * error: aedes closes the connection without PUBACK and the client re-sends on reconnect. A
+ * publish refused for good (another manufacturer's topic, over MQTT_MAX_PAYLOAD_BYTES) is
+ * acknowledged and dropped instead, counted and logged.
  */
 export async function startEmbeddedBroker(
   services: Services,
@@ -73,16 +75,23 @@ export async function startEmbeddedBroker(
       const publisher = client ? sessions.get(client) : undefined;
       if (!publisher) return done(new Error('not authenticated'));
       const manufacturer = publisher.adapter.manifest.id;
+      // Nothing is kept in the broker: the queue is the message's only home.
+      packet.retain = false;
+      if (packet.topic.startsWith('$SYS/')) return done(new Error('$SYS topics are reserved'));
+      // Refused for good: acknowledged and dropped (MQTT-3.3.5-2 allows either that or closing
+      // the connection). Closed, the client would re-send it first on every reconnect, and
+      // nothing it publishes after it would ever get through. Nobody subscribes here, so an
+      // authorized packet that is not queued goes nowhere.
       if (!publisher.allowed(packet.topic)) {
         metrics.ingestRejected.inc({ manufacturer, reason: 'mqtt_topic' });
-        return done(new Error('topic outside the manufacturer namespace'));
+        logger.warn({ manufacturer }, 'MQTT publish outside the manufacturer topics acknowledged and dropped');
+        return done(null);
       }
       if (packet.payload.length > config.MQTT_MAX_PAYLOAD_BYTES) {
         metrics.ingestRejected.inc({ manufacturer, reason: 'too_large' });
-        return done(new Error('payload too large'));
+        logger.warn({ manufacturer, bytes: packet.payload.length }, 'MQTT payload over MQTT_MAX_PAYLOAD_BYTES acknowledged and dropped');
+        return done(null);
       }
-      // Nothing is kept in the broker: the queue is the message's only home.
-      packet.retain = false;
       const payload = typeof packet.payload === 'string' ? Buffer.from(packet.payload) : packet.payload;
       const message = rawMessage(
         { manufacturer, messageType: messageTypeOf(packet.topic), receivedAt: services.clock.now().toISOString(), topic: packet.topic },
