@@ -298,6 +298,8 @@ export const MATRIX: MatrixRow[] = [
   // No such entry: a 404 (not a 401) still shows the operator got through.
   admin({ method: 'GET', route: '/admin/v1/quarantine/:id', url: '/admin/v1/quarantine/q-none' }, { status: 404 }),
   admin({ method: 'POST', route: '/admin/v1/quarantine/reprocess', url: '/admin/v1/quarantine/reprocess', body: { ids: ['q-none'] } }, { status: 202 }),
+  admin({ method: 'GET', route: '/admin/v1/pipeline/failed-batches', url: '/admin/v1/pipeline/failed-batches' }, { status: 200 }),
+  admin({ method: 'POST', route: '/admin/v1/pipeline/failed-batches/retry', url: '/admin/v1/pipeline/failed-batches/retry' }, { status: 202 }),
   admin(
     { method: 'POST', route: '/admin/v1/mappings/:manufacturer/dry-run', url: '/admin/v1/mappings/virtual/dry-run', body: { messageType: 'telemetry', message: {} } },
     { status: 200 },
