@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { join, resolve } from 'node:path';
 import { loadAdapterRegistry, type AdapterRegistry } from './adapters/registry.ts';
+import { checkOutsideClientSecrets } from './consent/manufacturer-auth.ts';
 import type { Catalog } from './catalog/catalog.ts';
 import { loadCatalog } from './catalog/load.ts';
 import { systemClock, type Clock } from './clock.ts';
@@ -69,6 +70,7 @@ export async function createServices(
     mappingsDir: paths.mappings,
     limits: { timeoutMs: config.MAPPING_TIMEOUT_MS, maxDepth: config.MAPPING_MAX_DEPTH, maxSequence: 100_000 },
   });
+  checkOutsideClientSecrets(adapters.list());
   const store = overrides.store ?? (await openStore(config));
   const redis = createRedisClient(redisUrl);
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis client error'));

@@ -29,18 +29,39 @@ export function callbackUri(config: Config, manufacturerId: string): string {
   return `${config.consentUrl}/callback/${encodeURIComponent(manufacturerId)}`;
 }
 
+/** Whether the manufacturer's authorization server is one this service hosts (a path, src/oem-virtual). */
+const isHosted = (adapter: Adapter): boolean => adapter.manifest.authorization.tokenEndpoint.startsWith('/');
+
 /**
  * The OAuth client secret at a manufacturer: the environment variable the manifest names
- * (`clientSecretEnv`) wins; unset, it is derived from SECRET_KEY, so the simulated servers this
- * service hosts and the client agree without set-up. No secret when the manifest declares none.
+ * (`clientSecretEnv`) wins; unset, for a simulated server this service hosts, it is derived from
+ * SECRET_KEY, so server and client agree without set-up. An outside server issued its secret
+ * itself: there is nothing to derive ({@link checkOutsideClientSecrets} stops the start). No
+ * secret when the manifest declares none.
  */
 export function oauthClientSecret(config: Config, adapter: Adapter, env: NodeJS.ProcessEnv = process.env): string | undefined {
   const envName = adapter.manifest.authorization.clientSecretEnv;
   if (envName === undefined) return undefined;
   const fromEnv = env[envName];
   if (fromEnv) return fromEnv;
+  if (!isHosted(adapter)) return undefined;
   const key = resolveSecretKey(config.SECRET_KEY, config.DATA_DIR);
   return createHmac('sha256', key).update(`oauth-client:${adapter.manifest.id}`).digest('base64url');
+}
+
+/**
+ * At start: every manufacturer whose authorization server is outside this service has the
+ * client secret that server issued in the variable its manifest names. Without it every token
+ * exchange would fail at the first real consent; the start stops instead, naming it.
+ */
+export function checkOutsideClientSecrets(adapters: readonly Adapter[], env: NodeJS.ProcessEnv = process.env): void {
+  for (const adapter of adapters) {
+    const envName = adapter.manifest.authorization.clientSecretEnv;
+    if (envName === undefined || isHosted(adapter) || env[envName]) continue;
+    throw new Error(
+      `${envName} is not set: it must hold the OAuth client secret that ${adapter.manifest.name} (${adapter.manifest.id})'s authorization server issued (adapters/${adapter.manifest.id}/manifest.json authorization.clientSecretEnv)`,
+    );
+  }
 }
 
 export function manufacturerAuth(config: Config, adapter: Adapter): ManufacturerAuth {
