@@ -4,6 +4,7 @@ import { createLogger } from './logger.ts';
 import { seedDemo } from './runtime/demo-seed.ts';
 import { startPrivateRedis, type PrivateRedis } from './runtime/private-redis.ts';
 import { StartAbortedError, startRoles, stopRoles } from './runtime/roles.ts';
+import { watchSecretKeyAgreement } from './runtime/secret-key-agreement.ts';
 import { installShutdown } from './runtime/shutdown.ts';
 import type { Running } from './runtime/startable.ts';
 import { closeServices, createServices, type Services } from './services.ts';
@@ -25,7 +26,7 @@ async function main(): Promise<void> {
   const running: Running[] = [];
   let services: Services | undefined;
   let privateRedis: PrivateRedis | undefined;
-  installShutdown({
+  const shutdown = installShutdown({
     logger,
     timeoutMs: config.SHUTDOWN_TIMEOUT_MS,
     async stop() {
@@ -53,6 +54,12 @@ async function main(): Promise<void> {
   services = await createServices(config, logger, config.REDIS_URL ?? privateRedis!.url);
   // Until then no worker has anything in flight, but BullMQ's close waits for a connection.
   services.redis.once('ready', () => (redisReached = true));
+  // Another process of this installation runs with another key: stop at once (78: a
+  // configuration error, as for a bad setting).
+  watchSecretKeyAgreement(services, (err) => {
+    logger.fatal(err.message);
+    void shutdown.trigger('SECRET_KEY mismatch', 78);
+  });
   try {
     await startRoles(services, { running, signal: starting.signal });
   } catch (err) {

@@ -13,8 +13,11 @@ export interface ShutdownOptions {
 }
 
 export interface Shutdown {
-  /** Starts the shutdown (what SIGTERM and SIGINT do); later calls share the first one. */
-  trigger(reason: string): Promise<void>;
+  /**
+   * Starts the shutdown (what SIGTERM and SIGINT do); later calls share the first one. The
+   * process exits with `exitCode` (default 0) once everything stopped.
+   */
+  trigger(reason: string, exitCode?: number): Promise<void>;
   readonly stopping: boolean;
 }
 
@@ -29,7 +32,7 @@ export function installShutdown(opts: ShutdownOptions): Shutdown {
   const exit = opts.exit ?? ((code: number) => process.exit(code));
   let done: Promise<void> | undefined;
 
-  const trigger = (reason: string): Promise<void> => {
+  const trigger = (reason: string, exitCode = 0): Promise<void> => {
     if (done) {
       logger.info({ reason }, 'already shutting down');
       return done;
@@ -45,7 +48,7 @@ export function installShutdown(opts: ShutdownOptions): Shutdown {
       () => {
         clearTimeout(timer);
         logger.info({ ms: Date.now() - started }, 'shut down');
-        exit(0);
+        exit(exitCode);
       },
       (err: unknown) => {
         clearTimeout(timer);
