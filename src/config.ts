@@ -188,7 +188,7 @@ export const DEFINITIONS = {
   ROLES: def('all', roles, 'What this process runs: "all", or a list of api, broker, pipeline, push, simulator.'),
   LOG_LEVEL: def('info', oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const), 'pino log level.'),
   LOG_PRETTY: def('false', bool, 'Human-readable logs instead of JSON lines.'),
-  SHUTDOWN_TIMEOUT_MS: def('10000', int(100), 'Longest a graceful shutdown may take before the process exits anyway.'),
+  SHUTDOWN_TIMEOUT_MS: def('15000', int(100), 'Longest a graceful shutdown may take before the process exits anyway; keep it above PUSH_TIMEOUT_MS + 2 s, the longest a webhook send in flight can take.'),
   PROBE_PORT: def('0', int(0, 65535), 'A process without the api role serves /health, /ready and /metrics on this port (0: not at all).'),
   DATA_DIR: def('./data', str, 'Where the embedded store, the private Redis and other local state live.'),
   SECRET_KEY: def('', optionalStr, 'Key (at least 32 characters) that encrypts stored secrets and pseudonymises VINs in logs. Default: generated once into DATA_DIR/secret.key.'),

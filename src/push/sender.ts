@@ -19,6 +19,9 @@ export interface SendResult {
  * is a failure), and the answer's body read only up to a few KB (then the socket is dropped)
  * so a hostile receiver can neither stream us gigabytes nor have its text shown to anyone.
  */
+/** Longest the answer's body is read after its status line came. */
+const BODY_DRAIN_MS = 2000;
+
 export async function postWebhook(
   dispatcher: Dispatcher,
   url: string,
@@ -35,9 +38,11 @@ export async function postWebhook(
   try {
     const res = await request(url, { method: 'POST', dispatcher, headers, body, bodyTimeout: timeoutMs, signal: abort.signal });
     clearTimeout(deadline);
-    // The bounded body read below may take at most as long again: a receiver trickling its
-    // answer byte by byte is cut off then.
-    const cutOff = setTimeout(() => res.body.destroy(), timeoutMs);
+    // The status decides the attempt; the body is only read (a few KB at most) to free the
+    // connection for the next push, for at most BODY_DRAIN_MS: a receiver trickling its answer
+    // byte by byte is cut off then, so a send ends within about PUSH_TIMEOUT_MS plus that, well
+    // inside SHUTDOWN_TIMEOUT_MS (docs/operations.md).
+    const cutOff = setTimeout(() => res.body.destroy(), Math.min(timeoutMs, BODY_DRAIN_MS));
     await res.body.dump({ limit: MAX_RESPONSE_BYTES }).catch(() => undefined);
     clearTimeout(cutOff);
     const statusCode = res.statusCode;

@@ -98,6 +98,22 @@ describe('webhook sender and SSRF guard at connection time', () => {
     expect(Date.now() - started).toBeLessThan(2000);
   }, 5_000);
 
+  it('gives a 2xx answer whose body trickles in byte by byte its result within about 2 s, not another whole timeout', async () => {
+    // A send must end well inside SHUTDOWN_TIMEOUT_MS: its status is known once the status line
+    // came, and the rest of the body only drains the connection.
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      const tick = setInterval(() => res.write('.'), 100);
+      res.on('close', () => clearInterval(tick));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    open.push({ close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }) });
+    const started = Date.now();
+    const res = await postWebhook(agent(true, loopback), `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, {}, '{}', 8000);
+    expect(res).toMatchObject({ statusCode: 200, error: null });
+    expect(Date.now() - started).toBeLessThan(3500);
+  }, 20_000);
+
   it('reads only a few KB of a huge answer and never returns its text', async () => {
     let written = 0;
     const server = createServer((_req, res) => {
