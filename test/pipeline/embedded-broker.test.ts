@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fixture, harmonizeJobCount, startHarness, waitFor, type Harness } from './harness.ts';
 
@@ -102,5 +103,26 @@ describe('embedded broker → queue → worker → store', () => {
     for (const speed of [1, 2, 3]) await client.publishAsync(`virtual/v1/${VIN}/telemetry`, small(speed), { qos: 1 });
     await waitFor(async () => (await h.services.store.dataPoints.count()) === 15, 10_000, 'the three later messages stored');
     expect(h.logs.some((l) => l.includes('MQTT payload over MQTT_MAX_PAYLOAD_BYTES acknowledged and dropped'))).toBe(true);
+  });
+
+  it('closes a connection whose packet announces more than the limit at its first bytes, before buffering it (a 120 MB CONNECT)', async () => {
+    h = await startHarness({ worker: false });
+    const { port } = new URL(h.brokerUrl!);
+    const socket = connect(Number(port), '127.0.0.1');
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    socket.on('error', () => {});
+    // CONNECT (type 1), remaining length 120 MiB as an MQTT variable-length integer, then a first 64 KB of it.
+    const length = 120 * 1024 * 1024;
+    const varint: number[] = [];
+    for (let x = length; x > 0; x = Math.floor(x / 128)) varint.push((x % 128) | (x >= 128 ? 0x80 : 0));
+    const sent = Date.now();
+    socket.write(Buffer.concat([Buffer.from([0x10, ...varint]), Buffer.alloc(64 * 1024)]));
+    await closed;
+    expect(Date.now() - sent).toBeLessThan(2000);
+    expect(h.logs.some((l) => l.includes('packet over the size limit'))).toBe(true);
+    // Others are still served.
+    const client = await h.connect();
+    await client.publishAsync(`virtual/v1/${VIN}/telemetry`, '{}', { qos: 1 });
   });
 });

@@ -8,6 +8,7 @@ import { rawMessage } from '../../pipeline/raw-message.ts';
 import type { Running } from '../../runtime/startable.ts';
 import type { Services } from '../../services.ts';
 import { adapterSecret } from '../secrets.ts';
+import { limitedConnection } from './frame-limit.ts';
 import { messageTypeOf, topicMatcher } from './topics.ts';
 
 interface Publisher {
@@ -114,7 +115,17 @@ export async function startEmbeddedBroker(
   aedes.on('clientError', (_client, err) => logger.debug({ err: err.message }, 'MQTT client error'));
   aedes.on('connectionError', (_client, err) => logger.debug({ err: err.message }, 'MQTT connection error'));
 
-  const server = createServer(aedes.handle);
+  // A packet announcing more than the largest publish we accept (payload, topic and headers)
+  // closes the connection at its first bytes; a CONNECT needs far less.
+  const limits = { maxPacketBytes: config.MQTT_MAX_PAYLOAD_BYTES + 64 * 1024, maxConnectBytes: 64 * 1024 };
+  const server = createServer((socket) =>
+    aedes.handle(
+      limitedConnection(socket, limits, (err) => {
+        metrics.ingestRejected.inc({ manufacturer: 'unknown', reason: 'mqtt_packet_too_large' });
+        logger.warn({ err: err.message }, 'MQTT connection closed: packet over the size limit');
+      }),
+    ),
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port ?? config.MQTT_PORT, opts.host ?? config.MQTT_HOST, () => resolve());

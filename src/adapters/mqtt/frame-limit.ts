@@ -1,0 +1,61 @@
+import { Duplex, Transform, type TransformCallback } from 'node:stream';
+import type { Socket } from 'node:net';
+
+/** A packet announced larger than allowed: the connection is closed before its bytes arrive. */
+export class FrameTooLargeError extends Error {
+  constructor(type: number, length: number, limit: number) {
+    super(`MQTT packet of type ${type} announces ${length} bytes, more than ${limit}`);
+    this.name = 'FrameTooLargeError';
+  }
+}
+
+const CONNECT = 1;
+
+/**
+ * Reads each MQTT packet's fixed header (type, then the remaining length in 1 to 4 bytes) as the
+ * bytes pass and fails as soon as a packet announces more than its limit. aedes would otherwise
+ * buffer a whole packet (up to 256 MB) before any check: a CONNECT, before authentication too.
+ * The bytes themselves pass unchanged.
+ */
+export function mqttFrameLimit(limits: { maxPacketBytes: number; maxConnectBytes: number }): Transform {
+  let remaining = 0;
+  let header: number[] = [];
+  return new Transform({
+    transform(chunk: Buffer, _enc, done: TransformCallback) {
+      let i = 0;
+      while (i < chunk.length) {
+        if (remaining > 0) {
+          const n = Math.min(remaining, chunk.length - i);
+          remaining -= n;
+          i += n;
+          continue;
+        }
+        header.push(chunk[i++]!);
+        if (header.length === 1) continue;
+        if (header[header.length - 1]! & 0x80) {
+          if (header.length > 4) return done(new Error('malformed MQTT remaining length'));
+          continue;
+        }
+        let length = 0;
+        for (let k = header.length - 1; k >= 1; k--) length = length * 128 + (header[k]! & 0x7f);
+        const type = header[0]! >> 4;
+        const limit = type === CONNECT ? limits.maxConnectBytes : limits.maxPacketBytes;
+        if (length > limit) return done(new FrameTooLargeError(type, length, limit));
+        remaining = length;
+        header = [];
+      }
+      done(null, chunk);
+    },
+  });
+}
+
+/** The socket as aedes sees it: reads through {@link mqttFrameLimit}, writes straight to the socket. */
+export function limitedConnection(socket: Socket, limits: { maxPacketBytes: number; maxConnectBytes: number }, onRefused: (err: Error) => void): Duplex {
+  const limiter = mqttFrameLimit(limits);
+  limiter.on('error', (err) => {
+    onRefused(err);
+    socket.destroy();
+  });
+  socket.on('error', () => limiter.destroy());
+  return Duplex.from({ readable: socket.pipe(limiter), writable: socket });
+}
