@@ -2,7 +2,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Catalog } from '../catalog/catalog.ts';
 import { loadCatalog } from '../catalog/load.ts';
 import { systemClock, type Clock } from '../clock.ts';
-import { ConfigError, loadConfig } from '../config.ts';
+import { applyEnvFile, ConfigError, loadConfig } from '../config.ts';
 import { ApiError } from '../errors.ts';
 import { defaultPaths, type Paths } from '../services.ts';
 import type { Store } from '../store/contract.ts';
@@ -65,6 +65,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       io.stdout(commandHelp(found.command));
       return EXIT.ok;
     }
+    // The same settings as the service: .env first (variables set in the environment win).
+    applyEnvFile(io.env);
     const config = loadConfig(io.env);
     const paths = io.paths ?? defaultPaths();
     let catalog: Catalog | undefined;

@@ -8,7 +8,7 @@ import type { PushQueue } from './queue.ts';
 
 /** Rows looked at per page, and pages per run: a run's work is bounded, the next run goes on. */
 const PAGE = 500;
-const MAX_PAGES = 40;
+const MAX_PAGES = 10;
 
 export interface ReconcileResult {
   /** Overdue rows looked up in the queue. */

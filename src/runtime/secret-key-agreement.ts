@@ -30,10 +30,17 @@ export function watchSecretKeyAgreement(services: Services, onMismatch: (err: Se
   const key = `${config.QUEUE_PREFIX}:secret-key-fingerprint`;
   const mine = secrets.pseudonym('cvd:secret-key-fingerprint:v1');
   let reported = false;
+  // A process that has matched the installation's key once is the installation: if the
+  // fingerprint later differs, it was lost (Redis lost its data) and written again by a process
+  // with a wrong key, which must not make every healthy process exit. That one is logged.
+  let matched = false;
   const check = async () => {
     await redis.set(key, mine, 'EX', TTL_S, 'NX');
     if ((await redis.get(key)) === mine) {
+      matched = true;
       await redis.expire(key, TTL_S);
+    } else if (matched) {
+      logger.error('a process with another SECRET_KEY took over the SECRET_KEY fingerprint in Redis: find it and give it the same SECRET_KEY');
     } else if (!reported) {
       reported = true;
       onMismatch(new SecretKeyMismatchError());

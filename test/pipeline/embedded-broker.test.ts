@@ -89,7 +89,8 @@ describe('embedded broker → queue → worker → store', () => {
   it("acknowledges and drops an oversized payload, and the same client's next messages are stored; a 200-level topic drops the client", async () => {
     h = await startHarness({ env: { MQTT_MAX_PAYLOAD_BYTES: '1024' } });
     const client = await h.connect();
-    await client.publishAsync(`virtual/v1/${VIN}/telemetry`, 'x'.repeat(2048), { qos: 1 });
+    // Far over the limit (and over the limit plus any topic and header room) but a publish.
+    await client.publishAsync(`virtual/v1/${VIN}/telemetry`, 'x'.repeat(200 * 1024), { qos: 1 });
     const bad = await h.connect();
     const closed = new Promise<void>((resolve) => bad.once('close', () => resolve()));
     bad.publish(Array.from({ length: 200 }, () => 'a').join('/'), '{}', { qos: 1 });

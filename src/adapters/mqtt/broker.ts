@@ -11,6 +11,9 @@ import { adapterSecret } from '../secrets.ts';
 import { limitedConnection } from './frame-limit.ts';
 import { messageTypeOf, topicMatcher } from './topics.ts';
 
+/** A packet larger than this (16 MiB) closes its connection; see startEmbeddedBroker. */
+const MAX_PUBLISH_FRAME_BYTES = 16 * 1024 * 1024;
+
 interface Publisher {
   adapter: Adapter;
   allowed: (topic: string) => boolean;
@@ -115,9 +118,12 @@ export async function startEmbeddedBroker(
   aedes.on('clientError', (_client, err) => logger.debug({ err: err.message }, 'MQTT client error'));
   aedes.on('connectionError', (_client, err) => logger.debug({ err: err.message }, 'MQTT connection error'));
 
-  // A packet announcing more than the largest publish we accept (payload, topic and headers)
-  // closes the connection at its first bytes; a CONNECT needs far less.
-  const limits = { maxPacketBytes: config.MQTT_MAX_PAYLOAD_BYTES + 64 * 1024, maxConnectBytes: 64 * 1024 };
+  // aedes holds a whole packet in memory before any check. A CONNECT (before authentication)
+  // announcing more than 64 KB closes the connection at its first bytes. A publish over
+  // MQTT_MAX_PAYLOAD_BYTES is acknowledged and dropped in authorizePublish (a closed connection
+  // would have its client re-send it for ever); only one announcing more than
+  // MAX_PUBLISH_FRAME_BYTES, far beyond any telemetry, closes the connection.
+  const limits = { maxPacketBytes: Math.max(MAX_PUBLISH_FRAME_BYTES, 2 * config.MQTT_MAX_PAYLOAD_BYTES), maxConnectBytes: 64 * 1024 };
   const server = createServer((socket) =>
     aedes.handle(
       limitedConnection(socket, limits, (err) => {

@@ -18,7 +18,7 @@ export async function createMongoDeliveryRepo(db: Db): Promise<DeliveryRepo> {
     // Retention deletes by age across all subscriptions.
     { key: { createdAt: 1 }, name: 'deliveries_created' },
     // The push reconciler's look for overdue in-flight rows (status $in, then a range on updatedAt).
-    { key: { status: 1, updatedAt: 1 }, name: 'deliveries_status_updated' },
+    { key: { status: 1, updatedAt: 1, _id: 1 }, name: 'deliveries_status_updated' },
   ]);
 
   return {
@@ -59,7 +59,11 @@ export async function createMongoDeliveryRepo(db: Db): Promise<DeliveryRepo> {
         updatedAt: { $lt: before },
         nextAttemptAt: { $not: { $gte: before } },
       };
-      if (after) filter.$or = [{ updatedAt: { $gt: after.updatedAt } }, { updatedAt: after.updatedAt, _id: { $gt: after.transactionId } }];
+      if (after) {
+        // The range bound beside the $or keeps the index scan from starting over at each page.
+        filter.updatedAt = { $gte: after.updatedAt, $lt: before };
+        filter.$or = [{ updatedAt: { $gt: after.updatedAt } }, { updatedAt: after.updatedAt, _id: { $gt: after.transactionId } }];
+      }
       const docs = await col
         .find(filter)
         .sort({ updatedAt: 1, _id: 1 })
