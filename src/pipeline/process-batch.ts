@@ -3,6 +3,7 @@ import { metrics, timed } from '../metrics/metrics.ts';
 import type { PushFanoutEnqueuer } from '../push/fanout-contract.ts';
 import type { Services } from '../services.ts';
 import type { DataPoint, QuarantinedMessage } from '../store/contract.ts';
+import { firstReception } from './first-reception.ts';
 import { analyse, toDataPoints, type Analysis } from './harmonize.ts';
 import { quarantineIdOf, type RawMessage } from './raw-message.ts';
 
@@ -43,14 +44,21 @@ export async function processBatch(
   const points: DataPoint[] = [];
   const failures: QuarantinedMessage[] = [];
   const recovered: string[] = [];
-  for (const [i, msg] of messages.entries()) {
+  for (const [i, received] of messages.entries()) {
+    let msg = received;
     // Mapping is CPU-bound: give the event loop a turn now and then, so lock renewals, probes
     // and the shutdown timer run while a large batch is harmonized.
     if (i > 0 && i % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
     const adapter = adapters.get(msg.manufacturer);
-    const analysis: Analysis = adapter
+    let analysis: Analysis = adapter
       ? await analyseAlone(adapter, msg)
       : { mappingVersion: null, vin: null, candidates: [], failure: { code: 'UNKNOWN_MESSAGE_TYPE', reason: `no adapter "${msg.manufacturer}" in this deployment` } };
+    // Items without a vehicle time are keyed by reception: a message received again is mapped
+    // again with its first reception's time (src/pipeline/first-reception.ts).
+    if (adapter && !analysis.failure && analysis.candidates.some((c) => c.payload.timestamp === undefined)) {
+      const first = await firstReception(services, msg);
+      if (first !== msg.receivedAt) analysis = await analyseAlone(adapter, (msg = { ...msg, receivedAt: first }));
+    }
     if (adapter && !analysis.failure) {
       points.push(...toDataPoints(adapter, analysis, msg));
       if (msg.reprocess) recovered.push(msg.reprocess.quarantineId);
