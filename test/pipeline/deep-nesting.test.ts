@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { processBatch } from '../../src/pipeline/process-batch.ts';
-import { createPushFanoutEnqueuer, type PushFanoutEnqueuer } from '../../src/push/fanout-contract.ts';
-import { createTestServices, type TestServices } from '../helpers/services.ts';
+import { batchServices } from './harness.ts';
 import { rawFixtures, toRawMessage, withVin } from './data-minimisation-inject.ts';
 
 /** The raw message with its latitude wrapped in `depth` levels of arrays (JSON.stringify would overflow). */
@@ -19,16 +18,7 @@ function withDeepLatitude(body: Record<string, unknown>, depth: number): string 
  * and the suite's Redis.
  */
 describe('pipeline: a deeply nested message is quarantined alone', () => {
-  let t: TestServices;
-  let fanout: PushFanoutEnqueuer;
-  beforeAll(async () => {
-    t = await createTestServices();
-    fanout = createPushFanoutEnqueuer(t.services);
-  });
-  afterAll(async () => {
-    await fanout.close();
-    await t.cleanup();
-  });
+  const batch = batchServices();
 
   it('the good message of the same batch is stored; the deep one is MAPPING_LIMIT', async () => {
     const f = rawFixtures().find((x) => x.name === 'virtual.telemetry.combustion.json')!;
@@ -36,14 +26,14 @@ describe('pipeline: a deeply nested message is quarantined alone', () => {
     const receivedAt = '2026-11-25T10:20:00.000Z';
     const deepBody = withVin(f, 'V1RTUALV1N0000002');
     const deep = { ...toRawMessage(f, deepBody, receivedAt), body: withDeepLatitude(deepBody, 5000) };
-    const outcome = await processBatch(t.services, fanout, [deep, toRawMessage(f, goodBody, receivedAt)]);
+    const outcome = await processBatch(batch.t.services, batch.fanout, [deep, toRawMessage(f, goodBody, receivedAt)]);
     expect(outcome.quarantined).toBe(1);
     expect(outcome.stored).toBeGreaterThan(10);
-    const [entry] = (await t.services.store.quarantine.list({}, 10)).items;
+    const [entry] = (await batch.t.services.store.quarantine.list({}, 10)).items;
     expect(entry).toMatchObject({ code: 'MAPPING_LIMIT', vin: 'V1RTUALV1N0000002' });
     expect(entry!.reason).toMatch(/nested more than \d+ levels/);
     // The operator's log line says why (the failure code is not mistaken for a secret "code").
-    const line = t.logs.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((l) => l.msg === 'raw message quarantined');
+    const line = batch.t.logs.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((l) => l.msg === 'raw message quarantined');
     expect(line).toMatchObject({ quarantineCode: 'MAPPING_LIMIT', manufacturer: 'virtual' });
   });
 });

@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { processBatch } from '../../src/pipeline/process-batch.ts';
-import { createPushFanoutEnqueuer, type PushFanoutEnqueuer } from '../../src/push/fanout-contract.ts';
-import { createTestServices, type TestServices } from '../helpers/services.ts';
+import { batchServices } from './harness.ts';
 import { rawFixtures, toRawMessage, withVin } from './data-minimisation-inject.ts';
 
 const VIN = 'V1RTUALV1N0000003';
@@ -14,33 +13,24 @@ const VIN = 'V1RTUALV1N0000003';
  * mappings, catalog, SQLite store and Redis.
  */
 describe('pipeline: data stamped in the future', () => {
-  let t: TestServices;
-  let fanout: PushFanoutEnqueuer;
-  beforeAll(async () => {
-    t = await createTestServices({ env: { INGEST_MAX_FUTURE_S: '300' } });
-    fanout = createPushFanoutEnqueuer(t.services);
-  });
-  afterAll(async () => {
-    await fanout.close();
-    await t.cleanup();
-  });
+  const batch = batchServices({ INGEST_MAX_FUTURE_S: '300' });
 
   const f = rawFixtures().find((x) => x.name === 'virtual.telemetry.combustion.json')!;
   const at = (sampledAt: string) => ({ ...withVin(f, VIN), sampledAt });
 
   it('quarantines a reading from 2099 and keeps the latest value where the correct readings put it', async () => {
     const receivedAt = '2026-11-25T10:20:00.000Z';
-    const future = await processBatch(t.services, fanout, [toRawMessage(f, at('2099-01-01T00:00:00Z'), receivedAt)]);
+    const future = await processBatch(batch.t.services, batch.fanout, [toRawMessage(f, at('2099-01-01T00:00:00Z'), receivedAt)]);
     expect(future).toMatchObject({ quarantined: 1, stored: 0 });
-    const [entry] = (await t.services.store.quarantine.list({}, 10)).items;
+    const [entry] = (await batch.t.services.store.quarantine.list({}, 10)).items;
     expect(entry).toMatchObject({ code: 'TIME_IN_FUTURE', vin: VIN });
     expect(entry!.reason).toMatch(/2099-01-01T00:00:00.000Z is more than 300 s after the message was received/);
 
     // A clock a little ahead (within the allowance) is fine; so is the next correct reading.
-    const ahead = await processBatch(t.services, fanout, [toRawMessage(f, at('2026-11-25T10:24:00Z'), receivedAt)]);
+    const ahead = await processBatch(batch.t.services, batch.fanout, [toRawMessage(f, at('2026-11-25T10:24:00Z'), receivedAt)]);
     expect(ahead.quarantined).toBe(0);
-    await processBatch(t.services, fanout, [toRawMessage(f, at('2026-11-25T10:30:00Z'), '2026-11-25T10:30:01.000Z')]);
-    const [latest] = await t.services.store.dataPoints.latest([VIN], ['mileage']);
+    await processBatch(batch.t.services, batch.fanout, [toRawMessage(f, at('2026-11-25T10:30:00Z'), '2026-11-25T10:30:01.000Z')]);
+    const [latest] = await batch.t.services.store.dataPoints.latest([VIN], ['mileage']);
     expect(latest?.payload.timestamp).toBe('2026-11-25T10:30:00.000Z');
   });
 });

@@ -1,4 +1,5 @@
 import { Queue } from 'bullmq';
+import { afterAll, beforeAll } from 'vitest';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,6 +9,7 @@ import { mqttCredentials } from '../../src/adapters/secrets.ts';
 import type { Clock } from '../../src/clock.ts';
 import { bullConnection, HARMONIZE_QUEUE } from '../../src/pipeline/queue.ts';
 import { startHarmonizeWorker, type HarmonizeWorkerOptions } from '../../src/pipeline/worker.ts';
+import { createPushFanoutEnqueuer, type PushFanoutEnqueuer } from '../../src/push/fanout-contract.ts';
 import type { Running } from '../../src/runtime/startable.ts';
 import { defaultPaths, type Paths } from '../../src/services.ts';
 import type { Services } from '../../src/services.ts';
@@ -108,4 +110,22 @@ export async function startHarness(
       await t.cleanup();
     },
   };
+}
+
+/**
+ * Real services and a push fan-out for a suite that calls processBatch itself (no broker, no
+ * worker): created before the suite's tests, closed after them. Read them in the tests, not
+ * at collection time.
+ */
+export function batchServices(env: Record<string, string> = {}): { readonly t: TestServices; readonly fanout: PushFanoutEnqueuer } {
+  const ctx = {} as { t: TestServices; fanout: PushFanoutEnqueuer };
+  beforeAll(async () => {
+    ctx.t = await createTestServices({ env });
+    ctx.fanout = createPushFanoutEnqueuer(ctx.t.services);
+  });
+  afterAll(async () => {
+    await ctx.fanout.close();
+    await ctx.t.cleanup();
+  });
+  return ctx;
 }
