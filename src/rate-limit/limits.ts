@@ -35,9 +35,25 @@ export interface VehicleLimits {
   retryAfterS: number;
 }
 
+/**
+ * One limiter per Services (one per process), shared by the management, delivery and push
+ * routes: a limiter leases tokens for itself, so one limiter per route would hold three leases
+ * of the same subscription counter and answer three different `remaining`.
+ */
+const sharedLimiters = new WeakMap<Services, FixedWindowLimiter>();
+
+function sharedLimiter(services: Services): FixedWindowLimiter {
+  let limiter = sharedLimiters.get(services);
+  if (!limiter) {
+    limiter = createFixedWindowLimiter(services.redis, services.clock, services.logger);
+    sharedLimiters.set(services, limiter);
+  }
+  return limiter;
+}
+
 export function createRateLimits(services: Services, limiter?: FixedWindowLimiter): RateLimits {
   const { config, secrets } = services;
-  const l = limiter ?? createFixedWindowLimiter(services.redis, services.clock, services.logger);
+  const l = limiter ?? sharedLimiter(services);
   const base = `${config.QUEUE_PREFIX}:rl`;
   const subscriptionCounter = (subscriptionId: string): Counter => ({
     key: `${base}:{${subscriptionId}}:s`,

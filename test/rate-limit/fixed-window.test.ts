@@ -21,7 +21,12 @@ describe('fixed-window limiter in Redis', () => {
     const k = key();
     const results = await Promise.all(Array.from({ length: 50 }, () => limiter.hit([{ key: k, limit: 10, windowS: 60 }])));
     expect(results.filter((r) => r?.[0]?.allowed).length).toBe(10);
-    expect(results.map((r) => r?.[0]?.count).sort((a, b) => a! - b!)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+    // The admitted count 1..10; denied hits are no longer counted (they read the limit), and
+    // Redis holds the 10 tokens handed out, not the 50 hits.
+    const admitted = results.filter((r) => r?.[0]?.allowed).map((r) => r![0]!.count);
+    expect(admitted.sort((a, b) => a - b)).toEqual(Array.from({ length: 10 }, (_, i) => i + 1));
+    expect(results.filter((r) => !r?.[0]?.allowed).every((r) => r?.[0]?.count === 10 && r[0].remaining === 0)).toBe(true);
+    expect(await t.services.redis.get(`${k}:${Date.parse('2026-05-01T12:00:00.000Z')}`)).toBe('10');
   });
 
   it('holds across processes: two clients on the same Redis share the counter', async () => {
