@@ -1,5 +1,4 @@
 import formbody from '@fastify/formbody';
-import helmet from '@fastify/helmet';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
@@ -8,7 +7,7 @@ import { installClosingGuard } from './http/closing.ts';
 import { installErrorHandler } from './http/error-handler.ts';
 import { frameworkErrorHandler } from './http/framework-errors.ts';
 import { requestId } from './http/request-id.ts';
-import { docsCsp, helmetOptions, serverTimeouts } from './http/security-headers.ts';
+import { docsCsp, helmetOptions, securityHeaders, serverTimeouts } from './http/security-headers.ts';
 import adminRoutes from './routes/admin/index.ts';
 import catalogRoutes from './routes/catalog/index.ts';
 import consentRoutes from './routes/consent/index.ts';
@@ -56,7 +55,11 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   });
 
   // Security headers on every answer, 404s and errors included; pages set their own CSP.
-  await app.register(helmet, helmetOptions(config));
+  const applySecurityHeaders = securityHeaders(helmetOptions(config));
+  app.addHook('onRequest', (_request, reply, done) => {
+    applySecurityHeaders(reply.raw);
+    done();
+  });
   await app.register(formbody, { bodyLimit: 64 * 1024 });
   await app.register(swagger, {
     openapi: {
