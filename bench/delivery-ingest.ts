@@ -1,22 +1,29 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { openSqliteStore } from '../src/store/sqlite/open.ts';
+import { loadConfig } from '../src/config.ts';
+import { createLogger } from '../src/logger.ts';
+import { closeServices, createServices } from '../src/services.ts';
 import type { DataPoint } from '../src/store/contract.ts';
 import { BENCH_ITEM_NAMES, benchPayload } from './delivery-payloads.ts';
 
 /**
- * Background ingestion for the delivery benchmark: a worker thread with its own connection to
- * the same SQLite file writes batches of harmonized data points (insertMany, as the pipeline
- * does) at a fixed rate, for the benchmark's VINs and a crowd of others, until told to stop.
+ * Background ingestion for the delivery benchmark: a worker thread with its own services (its
+ * own connection to the same SQLite file and Redis, like a pipeline worker process) writes
+ * batches of harmonized data points at a fixed rate through the store the pipeline uses, so
+ * each batch also publishes its cache invalidation, for the benchmark's VINs and a crowd of
+ * others, until told to stop.
  */
 export interface IngestSpec {
-  file: string;
+  /** The API's settings (DATA_DIR, REDIS_URL, QUEUE_PREFIX ...), so both share store and Redis. */
+  env: Record<string, string>;
   vins: string[];
   pointsPerSecond: number;
   batchSize: number;
 }
 
 async function run(spec: IngestSpec): Promise<void> {
-  const store = openSqliteStore(spec.file);
+  const config = loadConfig(spec.env);
+  const services = await createServices(config, createLogger({ level: 'warn', pretty: false }), config.REDIS_URL!);
+  const { store } = services;
   let stop = false;
   let written = 0;
   let clockMs = Date.now();
@@ -50,7 +57,7 @@ async function run(spec: IngestSpec): Promise<void> {
     await new Promise((r) => setTimeout(r, Math.max(0, intervalMs - spent)));
   }
   const seconds = (performance.now() - started) / 1000;
-  await store.close();
+  await closeServices(services);
   parentPort!.postMessage({ written, perSecond: written / seconds });
 }
 

@@ -242,6 +242,8 @@ export const DEFINITIONS = {
   RATE_LIMIT_VEHICLE_WINDOW_S: def('60', int(1), 'Window of the per-vehicle limit.'),
   RATE_LIMIT_PORTAL_MAX: def('60', int(1), 'Requests per client address (IPv6: per /64) and window to the consent portal and callbacks (see TRUST_PROXY).'),
   RATE_LIMIT_PORTAL_WINDOW_S: def('60', int(1), 'Window of the portal limit.'),
+  // --- Delivery read model
+  READ_CACHE_MAX_AGE_MS: def('1000', int(0, 60000), 'Longest an API process serves a cached access decision or latest value without reading the store again (0: no cache). Writes invalidate at once over Redis; this bounds a write that could not tell (docs/operations.md).'),
   // --- Push
   PUSH_ALLOW_PRIVATE_TARGETS: def('false', bool, 'Allow webhook URLs on loopback/private ranges and plain http (tests, local development).'),
   PUSH_RETRY_SCHEDULE_S: def('5,300,1800,7200,18000,36000,36000', intList, 'Delays between webhook attempts (about a day in all).'),

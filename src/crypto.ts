@@ -32,9 +32,15 @@ export interface SecretBox {
   pseudonym(value: string): string;
 }
 
+/** VINs whose pseudonym a secret box remembers (all are forgotten when full). */
+const PSEUDONYM_MEMO = 50_000;
+
 export function createSecretBox(secretKey: string): SecretBox {
   const encKey = createHash('sha256').update(`enc:${secretKey}`).digest();
   const macKey = createHash('sha256').update(`mac:${secretKey}`).digest();
+  // Delivery pseudonymises up to 10 VINs per request (rate-limit keys, cache invalidation):
+  // remembering recent ones saves an HMAC each time.
+  const pseudonyms = new Map<string, string>();
   return {
     encrypt(plain) {
       const iv = randomBytes(12);
@@ -50,7 +56,13 @@ export function createSecretBox(secretKey: string): SecretBox {
       return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
     },
     pseudonym(value) {
-      return `p_${createHmac('sha256', macKey).update(value).digest('base64url').slice(0, 16)}`;
+      let p = pseudonyms.get(value);
+      if (p === undefined) {
+        p = `p_${createHmac('sha256', macKey).update(value).digest('base64url').slice(0, 16)}`;
+        if (pseudonyms.size >= PSEUDONYM_MEMO) pseudonyms.clear();
+        pseudonyms.set(value, p);
+      }
+      return p;
     },
   };
 }

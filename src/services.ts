@@ -8,6 +8,9 @@ import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import { createSecretBox, resolveSecretKey, type SecretBox } from './crypto.ts';
 import type { Logger } from './logger.ts';
+import { createInvalidationBus, type InvalidationBus } from './read-model/bus.ts';
+import { invalidatingStore } from './read-model/invalidating-store.ts';
+import { createReadModel, type ReadModel } from './read-model/read-model.ts';
 import { createRedisClient } from './runtime/redis.ts';
 import type { Store } from './store/contract.ts';
 import { openStore } from './store/open-store.ts';
@@ -48,6 +51,13 @@ export interface Services {
   redisUrl: string;
   /** One shared client for small commands (rate limits, readiness). */
   redis: Redis;
+  /**
+   * The delivery hot path's cached reads (src/read-model/read-model.ts), kept true by the
+   * invalidations that `store` publishes on every relevant write.
+   */
+  readModel: ReadModel;
+  /** The channel those invalidations travel on between processes. */
+  cacheBus: InvalidationBus;
   /** Extra readiness checks that running roles register (e.g. the MQTT broker). */
   readiness: Map<string, () => Promise<void>>;
 }
@@ -71,25 +81,48 @@ export async function createServices(
     limits: { timeoutMs: config.MAPPING_TIMEOUT_MS, maxDepth: config.MAPPING_MAX_DEPTH, maxSequence: 100_000 },
   });
   checkOutsideClientSecrets(adapters.list());
-  const store = overrides.store ?? (await openStore(config));
+  const rawStore = overrides.store ?? (await openStore(config));
   const redis = createRedisClient(redisUrl);
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis client error'));
+  const clock = overrides.clock ?? systemClock;
+  const secrets = createSecretBox(resolveSecretKey(config.SECRET_KEY, config.DATA_DIR));
+  let bus: InvalidationBus | undefined;
+  const store = invalidatingStore(rawStore, (inv) => bus!.publish(inv));
+  const readModel = createReadModel({
+    store,
+    clock,
+    maxAgeMs: config.READ_CACHE_MAX_AGE_MS,
+    pullItems: catalog.list().filter((e) => e.deliveryMethod === 'pull').map((e) => e.technicalName),
+    pseudonym: (vin) => secrets.pseudonym(vin),
+    isLive: () => bus?.live ?? false,
+  });
+  bus = createInvalidationBus({
+    redisUrl,
+    publisher: redis,
+    channel: `${config.QUEUE_PREFIX}:cache-invalidation`,
+    logger,
+    pseudonym: (vin) => secrets.pseudonym(vin),
+    target: readModel,
+  });
   return {
     config,
     logger,
-    clock: overrides.clock ?? systemClock,
+    clock,
     paths,
     store,
     catalog,
     adapters,
-    secrets: createSecretBox(resolveSecretKey(config.SECRET_KEY, config.DATA_DIR)),
+    secrets,
     redisUrl,
     redis,
+    readModel,
+    cacheBus: bus,
     readiness: new Map(),
   };
 }
 
 export async function closeServices(services: Services): Promise<void> {
+  await services.cacheBus.close();
   services.redis.disconnect();
   await services.store.close();
 }

@@ -1,9 +1,10 @@
 import { isValidVin } from '../management/vin.ts';
 import { metrics } from '../metrics/metrics.ts';
 import type { VehicleLimits } from '../rate-limit/limits.ts';
+import { fragmentOf, rememberFragment, type LatestOfVin } from '../read-model/read-model.ts';
 import type { Services } from '../services.ts';
 import type { Subscription } from '../store/contract.ts';
-import { itemError, vehicleError, type DeliveryError } from './error-codes.ts';
+import { itemError, vehicleError, type DeliveryError, type VehicleErrorCode } from './error-codes.ts';
 import { API_VERSION, type DeliveryRequest, type VehicleIdentifier } from './request.ts';
 import { checkVehicleAccess } from './vehicle-access.ts';
 
@@ -26,13 +27,17 @@ export function wellFormedVins(request: DeliveryRequest): string[] {
 }
 
 const json = JSON.stringify;
+const COMMA = Buffer.from(',');
+const CLOSE = Buffer.from(']}');
 
 /**
- * Answers a checked delivery request with the JSON text of an {@link InVehicleResponse}: one
+ * Answers a checked delivery request with the UTF-8 JSON of an {@link InVehicleResponse}: one
  * entry per requested vehicle, in request order (a VIN asked twice is answered twice, counted
- * once). The latest payload of every (VIN, item) pair comes from one store query, as the JSON
- * text the store holds, and is spliced into the answer as is: parsing and re-serializing 200
- * payloads per request was most of the cost of this call (see bench/delivery.ts).
+ * once). The latest payloads come from the read model (src/read-model/read-model.ts) as the
+ * JSON text the store holds and are spliced into the answer as is; the part of the answer built
+ * from one VIN's payloads is kept with them until they change, since consumers repeat the same
+ * request shape (parsing, re-serializing and even joining 200 payloads per request were most of
+ * the cost of this call: bench/delivery.ts).
  * A failed read is CAR.VE.907 for the vehicles it concerned.
  */
 export async function deliverInVehicle(
@@ -40,56 +45,75 @@ export async function deliverInVehicle(
   subscription: Subscription,
   request: DeliveryRequest,
   limits: VehicleLimits,
-): Promise<string> {
-  const { catalog, adapters, store, logger } = services;
+): Promise<Buffer> {
+  const { catalog, readModel, logger } = services;
   const deliveredAt = services.clock.now().toISOString();
   const candidates = wellFormedVins(request);
   const access = await checkVehicleAccess(services, subscription, candidates, limits);
   const readable = candidates.filter((vin) => access.get(vin)?.ok);
 
-  const pushOnly = new Set(request.items.filter((i) => catalog.get(i)?.deliveryMethod === 'push'));
-  const pullItems = request.items.filter((i) => !pushOnly.has(i));
-  const latest = new Map<string, Map<string, string>>();
+  const pullItems = request.items.filter((i) => catalog.get(i)?.deliveryMethod !== 'push');
+  let latest = new Map<string, LatestOfVin>();
   let readFailed = false;
   if (readable.length > 0 && pullItems.length > 0) {
     try {
-      for (const p of await store.dataPoints.latestPayloadsJson(readable, pullItems)) {
-        let byItem = latest.get(p.vin);
-        if (!byItem) latest.set(p.vin, (byItem = new Map()));
-        byItem.set(p.item, p.payloadJson);
-      }
+      latest = await readModel.latest(readable, pullItems);
     } catch (err) {
       logger.error({ err }, 'latest data points read failed');
       readFailed = true;
     }
   }
 
-  const itemKeys = request.items.map((item) => json(item));
-  const entries = request.identifiers.map((identifier): string => {
-    const echo = json({ type: identifier.type, value: identifier.value });
-    const fail = (e: DeliveryError) => {
-      metrics.deliveryVehicleResults.inc({ result: e.code });
-      return `{"identifier":${echo},"error":${json(e)}}`;
-    };
-    if (identifier.type !== 'VIN') return fail(vehicleError['CAR.VE.902']);
-    if (!isValidVin(identifier.value)) return fail(vehicleError['CAR.VE.901']);
-    const a = access.get(identifier.value);
-    if (!a) return fail(vehicleError['CAR.VE.907']);
-    if (!a.ok) return fail(vehicleError[a.code]);
-    if (readFailed) return fail(vehicleError['CAR.VE.907']);
-    const supplied = a.manufacturer ? adapters.get(a.manufacturer)?.manifest.items : undefined;
+  const shape = request.items.join('\n');
+  const chunks: Buffer[] = [Buffer.from(`{"version":${json(API_VERSION)},"deliveredAt":${json(deliveredAt)},"inVehicleData":[`)];
+  let served = 0;
+  for (const identifier of request.identifiers) {
+    if (chunks.length > 1) chunks.push(COMMA);
+    // Only well-formed VINs were looked up, so an entry implies type VIN and a valid format.
+    const a = identifier.type === 'VIN' ? access.get(identifier.value) : undefined;
+    if (!a?.ok || readFailed) {
+      const code: VehicleErrorCode =
+        identifier.type !== 'VIN' ? 'CAR.VE.902' : !isValidVin(identifier.value) ? 'CAR.VE.901' : a && !a.ok ? a.code : 'CAR.VE.907';
+      metrics.deliveryVehicleResults.inc({ result: code });
+      const echo = json({ type: identifier.type, value: identifier.value });
+      chunks.push(Buffer.from(`{"identifier":${echo},"error":${json(vehicleError[code])}}`));
+      continue;
+    }
+    served++;
     const points = latest.get(identifier.value);
-    const parts = request.items.map((item, i) => {
-      const point = pushOnly.has(item) ? undefined : points?.get(item);
-      let result: string;
-      if (pushOnly.has(item)) result = `{"error":${json(itemError['CAR.VE.909'])}}`;
-      else if (point !== undefined) result = `{"dataPoint":${point}}`;
-      else if (supplied && !supplied.includes(item)) result = `{"error":${json(itemError['CAR.VE.910'])}}`;
-      else result = `{"error":${json(itemError['CAR.VE.908'])}}`;
-      return `${itemKeys[i]}:${result}`;
-    });
-    metrics.deliveryVehicleResults.inc({ result: 'data' });
-    return `{"identifier":${echo},"response":{${parts.join(',')}}}`;
+    const manufacturer = a.manufacturer ?? '';
+    let entry = points && fragmentOf(points, manufacturer, shape);
+    if (!entry) {
+      entry = vehicleEntry(services, identifier.value, a.manufacturer, request.items, points);
+      if (points) rememberFragment(points, manufacturer, shape, entry);
+    }
+    chunks.push(entry);
+  }
+  if (served > 0) metrics.deliveryVehicleResults.inc({ result: 'data' }, served);
+  chunks.push(CLOSE);
+  return Buffer.concat(chunks);
+}
+
+/**
+ * One served vehicle's whole entry, `{"identifier":…,"response":{…}}`, UTF-8 encoded: one
+ * member per requested item, its latest data point or the item-level error.
+ */
+function vehicleEntry(
+  services: Services,
+  vin: string,
+  manufacturer: string | null,
+  items: readonly string[],
+  points: LatestOfVin | undefined,
+): Buffer {
+  const supplied = manufacturer ? services.adapters.get(manufacturer)?.manifest.items : undefined;
+  const parts = items.map((item) => {
+    const point = points?.payloads.get(item);
+    let result: string;
+    if (services.catalog.get(item)?.deliveryMethod === 'push') result = `{"error":${json(itemError['CAR.VE.909'])}}`;
+    else if (point !== undefined) result = `{"dataPoint":${point}}`;
+    else if (supplied && !supplied.includes(item)) result = `{"error":${json(itemError['CAR.VE.910'])}}`;
+    else result = `{"error":${json(itemError['CAR.VE.908'])}}`;
+    return `${json(item)}:${result}`;
   });
-  return `{"version":${json(API_VERSION)},"deliveredAt":${json(deliveredAt)},"inVehicleData":[${entries.join(',')}]}`;
+  return Buffer.from(`{"identifier":${json({ type: 'VIN', value: vin })},"response":{${parts.join(',')}}}`);
 }

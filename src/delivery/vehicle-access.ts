@@ -17,7 +17,8 @@ export type VehicleAccess =
  * subscription's limit, for every well-formed VIN of the request).
  * A failed store read is 907 for the vehicles it concerned (one read for all the activations,
  * one for all the consents).
- * Nothing is cached: a deactivation or a revoked consent takes effect on the next request.
+ * The activations and consents come from the read model (src/read-model/read-model.ts): a
+ * deactivation or a revoked consent invalidates them, so it takes effect on the next request.
  */
 export async function checkVehicleAccess(
   services: Services,
@@ -25,7 +26,7 @@ export async function checkVehicleAccess(
   vins: string[],
   limits: VehicleLimits,
 ): Promise<Map<string, VehicleAccess>> {
-  const { store, logger } = services;
+  const { readModel, logger } = services;
   const { subscriptionId } = subscription;
   const out = new Map<string, VehicleAccess>();
   const fail = (vin: string, code: VehicleErrorCode, retryAfterS?: number) =>
@@ -33,7 +34,7 @@ export async function checkVehicleAccess(
 
   let rows: Map<string, { status: string; manufacturer: string | null }>;
   try {
-    rows = new Map((await store.vehicles.getMany(subscriptionId, vins)).map((v) => [v.vin, v]));
+    rows = await readModel.vehicles(subscriptionId, vins);
   } catch (err) {
     logger.error({ err }, 'vehicle lookup failed');
     for (const vin of vins) fail(vin, 'CAR.VE.907');
@@ -48,7 +49,7 @@ export async function checkVehicleAccess(
 
   if (subscription.legalBasis === 'CONSENT' && activated.length > 0) {
     try {
-      const consented = await store.consents.activeVins(subscriptionId, activated.map((a) => a.vin));
+      const consented = await readModel.activeVins(subscriptionId, activated.map((a) => a.vin));
       for (const a of activated) if (!consented.has(a.vin)) fail(a.vin, 'CAR.VE.905');
       activated = activated.filter((a) => consented.has(a.vin));
     } catch (err) {

@@ -1,5 +1,4 @@
 import type { FastifyRequest } from 'fastify';
-import { authenticateApiKey } from '../auth/api-keys.ts';
 import { apiErrors } from '../errors.ts';
 import type { Services } from '../services.ts';
 import type { Consumer, Subscription } from '../store/contract.ts';
@@ -48,19 +47,20 @@ export function keyInQuery(url: string): boolean {
  * - an unknown, malformed or revoked key → 401;
  * - the tenant comes from the key, never from the header: a subscription of another consumer
  *   is answered exactly like one that does not exist (400 subscription not found), with the
- *   same store look-ups on both paths.
+ *   same look-ups on both paths (through the read model, src/read-model/read-model.ts, which
+ *   may answer either from memory).
  */
-export function requireSubscription(services: Pick<Services, 'store'>) {
+export function requireSubscription(services: Pick<Services, 'readModel'>) {
   return async function checkSubscription(request: FastifyRequest): Promise<void> {
     if (keyInQuery(request.url)) throw apiErrors.invalidApiKey();
     const apiKey = header(request, 'x-api-key');
     if (apiKey === undefined || apiKey === '') throw apiErrors.missingHeader('X-Api-Key');
     const subscriptionId = header(request, 'x-subscription-id');
     if (subscriptionId === undefined || subscriptionId === '') throw apiErrors.missingHeader('X-Subscription-Id');
-    const auth = await authenticateApiKey(services.store, apiKey);
+    const auth = await services.readModel.authenticate(apiKey);
     if (!auth) throw apiErrors.invalidApiKey();
     const subscription =
-      subscriptionId.length <= MAX_SUBSCRIPTION_ID_LENGTH ? await services.store.subscriptions.get(subscriptionId) : null;
+      subscriptionId.length <= MAX_SUBSCRIPTION_ID_LENGTH ? await services.readModel.subscription(subscriptionId) : null;
     if (!subscription || subscription.consumerId !== auth.consumer.consumerId) throw apiErrors.subscriptionNotFound();
     request.consumerContext = { consumer: auth.consumer, subscription, keyId: auth.key.keyId };
   };

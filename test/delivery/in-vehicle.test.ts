@@ -126,7 +126,9 @@ describe('POST /delivery/v1/in-vehicle', () => {
   });
 
   it('a store failure is CAR.VE.907 inside a 200, not a 500', async () => {
-    // Fault injection on the real store: its read fails as a broken disk would make it.
+    // Fault injection on the real store: its read fails as a broken disk would make it. The
+    // read model is emptied so the read goes to the store.
+    t.services.readModel.clear();
     const original = t.services.store.dataPoints.latestPayloadsJson;
     t.services.store.dataPoints.latestPayloadsJson = async () => {
       throw new Error('disk on fire');
@@ -140,6 +142,7 @@ describe('POST /delivery/v1/in-vehicle', () => {
   });
 
   it('a failed activation lookup is CAR.VE.907 for every vehicle it concerned; malformed VINs keep their own code', async () => {
+    t.services.readModel.clear();
     const original = t.services.store.vehicles.getMany;
     t.services.store.vehicles.getMany = async () => {
       throw new Error('disk on fire');

@@ -8,6 +8,8 @@ import { ManualClock, type Clock } from '../../src/clock.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { closeServices, createServices, type Paths, type Services } from '../../src/services.ts';
+import type { Store } from '../../src/store/contract.ts';
+import { openStore } from '../../src/store/open-store.ts';
 
 export interface TestServices {
   services: Services;
@@ -22,7 +24,13 @@ export interface TestServices {
  * with a unique key prefix, and a captured logger. Pass a ManualClock to control time.
  */
 export async function createTestServices(
-  opts: { env?: Record<string, string>; clock?: Clock; paths?: Paths } = {},
+  opts: {
+    env?: Record<string, string>;
+    clock?: Clock;
+    paths?: Paths;
+    /** Wraps the engine's store under everything else (race tests put scheduling points there). */
+    wrapStore?: (store: Store) => Store;
+  } = {},
 ): Promise<TestServices> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cvd-test-'));
   const config: Config = loadConfig({
@@ -54,6 +62,7 @@ export async function createTestServices(
   const services = await createServices(config, logger, config.REDIS_URL!, {
     clock: opts.clock ?? new ManualClock(),
     ...(opts.paths ? { paths: opts.paths } : {}),
+    ...(opts.wrapStore ? { store: opts.wrapStore(await openStore(config)) } : {}),
   });
   return {
     services,

@@ -33,9 +33,9 @@ export default async function routes(app: FastifyInstance, opts: RouteOptions): 
       const { subscription } = consumerContext(request);
       const checked = checkDeliveryRequest(request.body, subscription, services.catalog);
       const vehicleLimits = await limits.read(request, reply, wellFormedVins(checked));
-      // Already JSON text (src/delivery/in-vehicle.ts); the schema above documents its shape.
-      const text = await deliverInVehicle(services, subscription, checked, vehicleLimits);
-      return reply.type('application/json; charset=utf-8').send(text);
+      // Already encoded JSON (src/delivery/in-vehicle.ts); the schema above documents its shape.
+      const answer = await deliverInVehicle(services, subscription, checked, vehicleLimits);
+      return reply.type('application/json; charset=utf-8').send(answer);
     },
   );
 

@@ -1,0 +1,43 @@
+/**
+ * What a store write makes stale in the delivery read model (src/read-model/read-model.ts):
+ * - `keys`: API keys, consumers or subscriptions (authentication answers);
+ * - `access`: the activations and consents of one subscription;
+ * - `data`: the latest values of some VINs;
+ * - `all`: everything (a write whose scope is not one subscription, e.g. a GDPR erasure).
+ */
+export type Invalidation =
+  | { kind: 'keys' }
+  | { kind: 'all' }
+  | { kind: 'access'; subscriptionId: string }
+  | { kind: 'data'; vins: readonly string[] };
+
+/**
+ * The message text on the Redis channel. VINs travel as their pseudonyms (reliability K6: no
+ * VIN in what passes through Redis); the receiver knows the pseudonyms of the VINs it caches.
+ */
+export function encodeInvalidation(inv: Invalidation, pseudonym: (vin: string) => string): string {
+  switch (inv.kind) {
+    case 'keys':
+      return 'k';
+    case 'all':
+      return '*';
+    case 'access':
+      return `a ${inv.subscriptionId}`;
+    case 'data':
+      return `d ${inv.vins.map(pseudonym).join(' ')}`;
+  }
+}
+
+/** A decoded message: `data` names pseudonyms. Unknown text decodes to `all` (fail safe). */
+export type ReceivedInvalidation =
+  | { kind: 'keys' }
+  | { kind: 'all' }
+  | { kind: 'access'; subscriptionId: string }
+  | { kind: 'data'; pseudonyms: string[] };
+
+export function decodeInvalidation(text: string): ReceivedInvalidation {
+  if (text === 'k') return { kind: 'keys' };
+  if (text.startsWith('a ') && text.length > 2) return { kind: 'access', subscriptionId: text.slice(2) };
+  if (text.startsWith('d ')) return { kind: 'data', pseudonyms: text.slice(2).split(' ').filter(Boolean) };
+  return { kind: 'all' };
+}

@@ -1,0 +1,215 @@
+import { authenticateApiKey, MAX_PRESENTED_KEY_LENGTH } from '../auth/api-keys.ts';
+import type { Clock } from '../clock.ts';
+import { sha256Hex } from '../crypto.ts';
+import type { ApiKeyRecord, Consumer, Store, Subscription, VehicleActivation } from '../store/contract.ts';
+import type { InvalidationTarget } from './bus.ts';
+import { ReadCache } from './cache.ts';
+import type { Invalidation, ReceivedInvalidation } from './invalidation.ts';
+
+/** The latest values of one VIN as delivery uses them. */
+export interface LatestOfVin {
+  /** Payload JSON text by item, for the items that have data. */
+  payloads: Map<string, string>;
+  /**
+   * Answer fragments already built from these payloads and encoded, by the caller's own keys
+   * (manufacturer, then the shape of the request): dropped with the payloads when the VIN's
+   * data changes.
+   */
+  fragments: Map<string, Map<string, Buffer>>;
+}
+
+export interface ReadModel extends InvalidationTarget {
+  /** As authenticateApiKey (src/auth/api-keys.ts). */
+  authenticate(presented: string): Promise<{ consumer: Consumer; key: ApiKeyRecord } | null>;
+  subscription(subscriptionId: string): Promise<Subscription | null>;
+  /** The subscription's activation rows of these VINs (as VehicleRepo.getMany). */
+  vehicles(subscriptionId: string, vins: readonly string[]): Promise<Map<string, VehicleActivation>>;
+  /** As ConsentRepo.activeVins. */
+  activeVins(subscriptionId: string, vins: readonly string[]): Promise<Set<string>>;
+  /** The latest values of these VINs (at least the given items; a VIN without data is absent). */
+  latest(vins: readonly string[], items: readonly string[]): Promise<Map<string, LatestOfVin>>;
+}
+
+/** Entries kept at most, per cache (oldest dropped first). */
+const MAX_KEYS = 10_000;
+const MAX_SUBSCRIPTIONS = 10_000;
+const MAX_ACCESS = 100_000;
+const MAX_LATEST_VINS = 10_000;
+/** Distinct request shapes whose fragments are kept per VIN. */
+const MAX_FRAGMENTS_PER_VIN = 16;
+
+/**
+ * The delivery hot path's reads, cached in this process: an API key's owner, a subscription,
+ * a VIN's activation and consent in a subscription, and a VIN's latest values.
+ *
+ * Why: delivery (10 VINs × 20 items) read five things from the store per request; served from
+ * memory the API answers several times more requests on the same CPU (bench/delivery.ts).
+ *
+ * Why it stays correct: every store write that changes one of these publishes an invalidation
+ * (src/read-model/invalidating-store.ts) that drops the entry here at once and in every other
+ * process within a Redis pub/sub hop; the cache is used only while that channel is live
+ * (src/read-model/bus.ts); a fill that raced with an invalidation is not kept
+ * (src/read-model/cache.ts); and no entry is older than `maxAgeMs`, which bounds staleness for a
+ * write that could not publish (a CLI run without Redis, a lost Redis connection).
+ * Only found keys and subscriptions are cached, so garbage credentials cannot fill memory.
+ */
+export function createReadModel(opts: {
+  store: Store;
+  clock: Clock;
+  maxAgeMs: number;
+  pullItems: readonly string[];
+  pseudonym: (vin: string) => string;
+  isLive: () => boolean;
+}): ReadModel {
+  const { store, clock, maxAgeMs, pseudonym, isLive } = opts;
+  const age = Math.max(1, maxAgeMs);
+  const keys = new ReadCache<{ consumer: Consumer; key: ApiKeyRecord }>(MAX_KEYS, age);
+  const subscriptions = new ReadCache<Subscription>(MAX_SUBSCRIPTIONS, age);
+  const activations = new ReadCache<VehicleActivation | null>(MAX_ACCESS, age);
+  const consents = new ReadCache<boolean>(MAX_ACCESS, age);
+  // By pseudonym: data invalidations name VINs by pseudonym (src/read-model/invalidation.ts).
+  const latest = new ReadCache<LatestOfVin>(MAX_LATEST_VINS, age);
+  const on = () => maxAgeMs > 0 && isLive();
+  const now = () => clock.now().getTime();
+  // Scopes: subscription for access answers; none ('') for keys, subscriptions and data.
+  const NONE = '';
+
+  function dropData(pseudonyms: readonly string[]): void {
+    for (const p of pseudonyms) latest.delete(NONE, p);
+  }
+
+  return {
+    async authenticate(presented) {
+      if (!on() || presented.length === 0 || presented.length > MAX_PRESENTED_KEY_LENGTH) {
+        return authenticateApiKey(store, presented);
+      }
+      const hash = sha256Hex(presented);
+      const t = now();
+      const hit = keys.get(NONE, hash, t);
+      if (hit) return hit;
+      const mark = keys.mark();
+      const found = await authenticateApiKey(store, presented);
+      if (found) keys.set(NONE, hash, found, mark, t);
+      return found;
+    },
+
+    async subscription(subscriptionId) {
+      if (!on()) return store.subscriptions.get(subscriptionId);
+      const t = now();
+      const hit = subscriptions.get(NONE, subscriptionId, t);
+      if (hit) return hit;
+      const mark = subscriptions.mark();
+      const found = await store.subscriptions.get(subscriptionId);
+      if (found) subscriptions.set(NONE, subscriptionId, found, mark, t);
+      return found;
+    },
+
+    async vehicles(subscriptionId, vins) {
+      const out = new Map<string, VehicleActivation>();
+      if (!on()) {
+        for (const v of await store.vehicles.getMany(subscriptionId, vins)) out.set(v.vin, v);
+        return out;
+      }
+      const t = now();
+      const missing: string[] = [];
+      for (const vin of vins) {
+        const hit = activations.get(subscriptionId, vin, t);
+        if (hit === undefined) missing.push(vin);
+        else if (hit) out.set(vin, hit);
+      }
+      if (missing.length === 0) return out;
+      const mark = activations.mark();
+      const rows = new Map((await store.vehicles.getMany(subscriptionId, missing)).map((v) => [v.vin, v]));
+      for (const vin of missing) {
+        const row = rows.get(vin) ?? null;
+        activations.set(subscriptionId, vin, row, mark, t);
+        if (row) out.set(vin, row);
+      }
+      return out;
+    },
+
+    async activeVins(subscriptionId, vins) {
+      if (!on()) return store.consents.activeVins(subscriptionId, [...vins]);
+      const t = now();
+      const out = new Set<string>();
+      const missing: string[] = [];
+      for (const vin of vins) {
+        const hit = consents.get(subscriptionId, vin, t);
+        if (hit === undefined) missing.push(vin);
+        else if (hit) out.add(vin);
+      }
+      if (missing.length === 0) return out;
+      const mark = consents.mark();
+      const active = await store.consents.activeVins(subscriptionId, missing);
+      for (const vin of missing) {
+        consents.set(subscriptionId, vin, active.has(vin), mark, t);
+        if (active.has(vin)) out.add(vin);
+      }
+      return out;
+    },
+
+    async latest(vins, items) {
+      const out = new Map<string, LatestOfVin>();
+      const cached = on();
+      const t = now();
+      const missing: string[] = [];
+      for (const vin of vins) {
+        const hit = cached ? latest.get(NONE, pseudonym(vin), t) : undefined;
+        if (hit === undefined) missing.push(vin);
+        else out.set(vin, hit);
+      }
+      if (missing.length === 0) return out;
+      const mark = latest.mark();
+      // A cached VIN holds every pull item, so any later request shape finds its items.
+      const rows = await store.dataPoints.latestPayloadsJson(missing, cached ? [...opts.pullItems] : [...items]);
+      for (const vin of missing) out.set(vin, { payloads: new Map(), fragments: new Map() });
+      for (const r of rows) out.get(r.vin)?.payloads.set(r.item, r.payloadJson);
+      if (cached) for (const vin of missing) latest.set(NONE, pseudonym(vin), out.get(vin)!, mark, t);
+      return out;
+    },
+
+    apply(inv: Invalidation) {
+      switch (inv.kind) {
+        case 'keys':
+          keys.clear();
+          subscriptions.clear();
+          return;
+        case 'access':
+          activations.deleteScope(inv.subscriptionId);
+          consents.deleteScope(inv.subscriptionId);
+          return;
+        case 'data':
+          dropData(inv.vins.map(pseudonym));
+          return;
+        case 'all':
+          this.clear();
+      }
+    },
+
+    applyReceived(inv: ReceivedInvalidation) {
+      if (inv.kind === 'data') dropData(inv.pseudonyms);
+      else this.apply(inv);
+    },
+
+    clear() {
+      keys.clear();
+      subscriptions.clear();
+      activations.clear();
+      consents.clear();
+      latest.clear();
+    },
+  };
+}
+
+/** A fragment built before from this VIN's payloads for this manufacturer and request shape. */
+export function fragmentOf(record: LatestOfVin, manufacturer: string, shape: string): Buffer | undefined {
+  return record.fragments.get(manufacturer)?.get(shape);
+}
+
+/** Keeps a fragment, bounded when clients vary their request shapes. */
+export function rememberFragment(record: LatestOfVin, manufacturer: string, shape: string, fragment: Buffer): void {
+  let byShape = record.fragments.get(manufacturer);
+  if (!byShape) record.fragments.set(manufacturer, (byShape = new Map()));
+  if (byShape.size >= MAX_FRAGMENTS_PER_VIN) byShape.clear();
+  byShape.set(shape, fragment);
+}

@@ -1,0 +1,19 @@
+import { describe, expect, it } from 'vitest';
+import { decodeInvalidation, encodeInvalidation } from '../../src/read-model/invalidation.ts';
+
+describe('invalidation messages', () => {
+  const pseudonym = (vin: string) => `p_${vin.length}${vin.slice(-2)}`;
+
+  it('round-trip, with VINs sent as pseudonyms only', () => {
+    expect(decodeInvalidation(encodeInvalidation({ kind: 'keys' }, pseudonym))).toEqual({ kind: 'keys' });
+    expect(decodeInvalidation(encodeInvalidation({ kind: 'all' }, pseudonym))).toEqual({ kind: 'all' });
+    expect(decodeInvalidation(encodeInvalidation({ kind: 'access', subscriptionId: 'sub-1' }, pseudonym))).toEqual({ kind: 'access', subscriptionId: 'sub-1' });
+    const text = encodeInvalidation({ kind: 'data', vins: ['V1RTUALV1N0000001', 'V1RTUALV1N0000002'] }, pseudonym);
+    expect(text).not.toMatch(/V1RTUALV1N/);
+    expect(decodeInvalidation(text)).toEqual({ kind: 'data', pseudonyms: ['p_1701', 'p_1702'] });
+  });
+
+  it('reads anything it does not understand as "drop everything"', () => {
+    for (const text of ['', 'x', 'a ', 'garbage message']) expect(decodeInvalidation(text)).toEqual({ kind: 'all' });
+  });
+});
