@@ -6,7 +6,7 @@ import { applyEnvFile, ConfigError, loadConfig } from '../config.ts';
 import { ApiError } from '../errors.ts';
 import { defaultPaths, type Paths } from '../services.ts';
 import type { Store } from '../store/contract.ts';
-import { openStore } from '../store/open-store.ts';
+import { openCliStore } from './store.ts';
 import { UsageError, type CliArgs, type CliCommand, type CliContext } from './command.ts';
 import { commandHelp, generalHelp } from './help.ts';
 import { findCommand, loadCommands } from './registry.ts';
@@ -74,7 +74,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       config,
       paths,
       clock: io.clock ?? systemClock,
-      store: async () => (store ??= await openStore(config)),
+      store: async () => (store ??= await openCliStore(config, (text) => io.stderr(`${text}\n`))),
       catalog: async () => (catalog ??= await loadCatalog(paths.catalog)),
       note: (text) => io.stderr(`${text}\n`),
       exitCode: EXIT.ok,

@@ -1,7 +1,7 @@
 import { isValidVin } from '../management/vin.ts';
 import { metrics } from '../metrics/metrics.ts';
 import type { VehicleLimits } from '../rate-limit/limits.ts';
-import { fragmentOf, rememberFragment, type LatestOfVin } from '../read-model/read-model.ts';
+import { fragmentOf, type LatestOfVin } from '../read-model/read-model.ts';
 import type { Services } from '../services.ts';
 import type { Subscription } from '../store/contract.ts';
 import { itemError, vehicleError, type DeliveryError, type VehicleErrorCode } from './error-codes.ts';
@@ -85,7 +85,7 @@ export async function deliverInVehicle(
     let entry = points && fragmentOf(points, manufacturer, shape);
     if (!entry) {
       entry = vehicleEntry(services, identifier.value, a.manufacturer, request.items, points);
-      if (points) rememberFragment(points, manufacturer, shape, entry);
+      if (points) readModel.rememberFragment(points, manufacturer, shape, entry);
     }
     chunks.push(entry);
   }

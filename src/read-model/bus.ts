@@ -31,6 +31,18 @@ export interface InvalidationBus {
 
 /** At most one "publish failed" error per this interval, so an outage does not flood the log. */
 const WARN_INTERVAL_MS = 10_000;
+/** The Redis channel of one installation's invalidations. */
+export function invalidationChannel(queuePrefix: string): string {
+  return `${queuePrefix}:cache-invalidation`;
+}
+
+/** A message on the channel: its origin (a process, and its own sequence number) and the text. */
+export function invalidationMessage(origin: string, n: number, text: string): string {
+  return `${origin}:${n} ${text}`;
+}
+
+/** ioredis states in which a command would wait for a reconnect that may not come soon. */
+const LOST = new Set(['reconnecting', 'close', 'end']);
 /** Longest a publish waits for its own message to come back. */
 export const ECHO_TIMEOUT_MS = 1000;
 
@@ -104,11 +116,12 @@ export function createInvalidationBus(opts: {
       target.apply(inv);
       const n = ++seq;
       try {
-        // Not connected: the command would only wait for a reconnect (up to its timeout) and
-        // hold the write's answer meanwhile; the outcome is the same as a failed publish.
-        if (publisher.status !== 'ready') throw new Error(`redis connection is ${publisher.status}`);
+        // Connection lost: the command would only wait for a reconnect (up to its timeout) and
+        // hold the write's answer meanwhile; the outcome is the same as a failed publish. (While
+        // it first connects, the command waits in ioredis's queue and goes out once connected.)
+        if (LOST.has(publisher.status)) throw new Error(`redis connection is ${publisher.status}`);
         const echoed = live ? waitForEcho(n) : Promise.resolve();
-        await publisher.publish(channel, `${origin}:${n} ${encodeInvalidation(inv, opts.pseudonym)}`);
+        await publisher.publish(channel, invalidationMessage(origin, n, encodeInvalidation(inv, opts.pseudonym)));
         await echoed;
       } catch (err) {
         awaitingEcho.delete(n);

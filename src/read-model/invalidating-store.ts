@@ -74,9 +74,11 @@ const consentEffects: Effects<ConsentRepo> = {
 };
 
 const dataPointEffects: Effects<DataPointRepo> = {
-  // Only new points can move a latest value; a failed call may have written part of its points.
-  insertMany: ([points], inserted) => {
-    const vins = [...new Set((inserted ?? points).map((p) => p.vin))];
+  // Every point's VIN, not only the new points': a retried batch whose history rows exist
+  // already can still move a latest value that its failed first attempt did not (MongoDB
+  // writes history and latest in two steps).
+  insertMany: ([points]) => {
+    const vins = [...new Set(points.map((p) => p.vin))];
     return vins.length > 0 ? [{ kind: 'data', vins }] : [];
   },
   latest: null,

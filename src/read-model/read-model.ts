@@ -28,15 +28,22 @@ export interface ReadModel extends InvalidationTarget {
   activeVins(subscriptionId: string, vins: readonly string[]): Promise<Set<string>>;
   /** The latest values of these VINs (at least the given items; a VIN without data is absent). */
   latest(vins: readonly string[], items: readonly string[]): Promise<Map<string, LatestOfVin>>;
+  /** Keeps an answer fragment built from a VIN's values, within the fragments' memory budget. */
+  rememberFragment(record: LatestOfVin, manufacturer: string, shape: string, fragment: Buffer): void;
 }
 
 /** Entries kept at most, per cache (oldest dropped first). */
 const MAX_KEYS = 10_000;
 const MAX_SUBSCRIPTIONS = 10_000;
 const MAX_ACCESS = 100_000;
-const MAX_LATEST_VINS = 10_000;
-/** Distinct request shapes whose fragments are kept per VIN. */
-const MAX_FRAGMENTS_PER_VIN = 16;
+const MAX_LATEST_VINS = 5_000;
+/** Distinct request shapes whose fragments are kept per VIN and manufacturer. */
+const MAX_FRAGMENTS_PER_VIN = 4;
+/**
+ * Bytes of fragments kept before the latest-values cache is emptied and starts over (an entry
+ * count alone would let large answers in many shapes take gigabytes).
+ */
+const FRAGMENT_BUDGET_BYTES = 32 * 1024 * 1024;
 
 /**
  * The delivery hot path's reads, cached in this process: an API key's owner, a subscription,
@@ -51,7 +58,8 @@ const MAX_FRAGMENTS_PER_VIN = 16;
  * (src/read-model/bus.ts); a fill that raced with an invalidation is not kept
  * (src/read-model/cache.ts); and no entry is older than `maxAgeMs`, which bounds staleness for a
  * write that could not publish (a CLI run without Redis, a lost Redis connection).
- * Only found keys and subscriptions are cached, so garbage credentials cannot fill memory.
+ * Only found keys are cached, so garbage credentials cannot fill memory; every cache is bounded
+ * (entries, and the answer fragments' bytes).
  */
 export function createReadModel(opts: {
   store: Store;
@@ -64,12 +72,15 @@ export function createReadModel(opts: {
   const { store, clock, maxAgeMs, pseudonym, isLive } = opts;
   const age = Math.max(1, maxAgeMs);
   const keys = new ReadCache<{ consumer: Consumer; key: ApiKeyRecord }>(MAX_KEYS, age);
-  const subscriptions = new ReadCache<Subscription>(MAX_SUBSCRIPTIONS, age);
+  // Unknown ids are cached too (as null), so a subscription of another consumer and one that
+  // does not exist take the same path (src/http/consumer-auth.ts).
+  const subscriptions = new ReadCache<Subscription | null>(MAX_SUBSCRIPTIONS, age);
   const activations = new ReadCache<VehicleActivation | null>(MAX_ACCESS, age);
   const consents = new ReadCache<boolean>(MAX_ACCESS, age);
   // By pseudonym: data invalidations name VINs by pseudonym (src/read-model/invalidation.ts).
   const latest = new ReadCache<LatestOfVin>(MAX_LATEST_VINS, age);
   const on = () => maxAgeMs > 0 && isLive();
+  let fragmentBytes = 0;
   const now = () => clock.now().getTime();
   // Scopes: subscription for access answers; none ('') for keys, subscriptions and data.
   const NONE = '';
@@ -97,10 +108,10 @@ export function createReadModel(opts: {
       if (!on()) return store.subscriptions.get(subscriptionId);
       const t = now();
       const hit = subscriptions.get(NONE, subscriptionId, t);
-      if (hit) return hit;
+      if (hit !== undefined) return hit;
       const mark = subscriptions.mark();
       const found = await store.subscriptions.get(subscriptionId);
-      if (found) subscriptions.set(NONE, subscriptionId, found, mark, t);
+      subscriptions.set(NONE, subscriptionId, found, mark, t);
       return found;
     },
 
@@ -186,6 +197,19 @@ export function createReadModel(opts: {
       }
     },
 
+    rememberFragment(record, manufacturer, shape, fragment) {
+      fragmentBytes += fragment.length;
+      if (fragmentBytes > FRAGMENT_BUDGET_BYTES) {
+        latest.clear();
+        fragmentBytes = 0;
+        return;
+      }
+      let byShape = record.fragments.get(manufacturer);
+      if (!byShape) record.fragments.set(manufacturer, (byShape = new Map()));
+      if (byShape.size >= MAX_FRAGMENTS_PER_VIN) byShape.clear();
+      byShape.set(shape, fragment);
+    },
+
     applyReceived(inv: ReceivedInvalidation) {
       if (inv.kind === 'data') dropData(inv.pseudonyms);
       else this.apply(inv);
@@ -204,12 +228,4 @@ export function createReadModel(opts: {
 /** A fragment built before from this VIN's payloads for this manufacturer and request shape. */
 export function fragmentOf(record: LatestOfVin, manufacturer: string, shape: string): Buffer | undefined {
   return record.fragments.get(manufacturer)?.get(shape);
-}
-
-/** Keeps a fragment, bounded when clients vary their request shapes. */
-export function rememberFragment(record: LatestOfVin, manufacturer: string, shape: string, fragment: Buffer): void {
-  let byShape = record.fragments.get(manufacturer);
-  if (!byShape) record.fragments.set(manufacturer, (byShape = new Map()));
-  if (byShape.size >= MAX_FRAGMENTS_PER_VIN) byShape.clear();
-  byShape.set(shape, fragment);
 }

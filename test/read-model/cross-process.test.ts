@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
+import { runCli } from '../../src/cli/run.ts';
 import type { ManualClock } from '../../src/clock.ts';
 import { closeServices, createServices, type Services } from '../../src/services.ts';
 import { openStore } from '../../src/store/open-store.ts';
@@ -103,6 +104,19 @@ describe('read model across two API processes', () => {
     const res = await http(aOrigin, 'DELETE', `/admin/v1/consumers/${c.consumerId}/api-keys/${keys.body[0].keyId}`, { authorization: 'Bearer test-admin-token' });
     expect(res.status).toBe(204);
     expect(await readAtB(c, VIN3)).toBe(401);
+  });
+
+  it('an API key revoked with the CLI (REDIS_URL set) is refused by B on the next request', async () => {
+    const { c } = await consumerWithData('V1RTUALV1N0000007');
+    const [key] = await a.services.store.consumers.listApiKeys(c.consumerId);
+    let stderr = '';
+    const code = await runCli(['keys', 'revoke', '--consumer', c.consumerId, '--key', key!.keyId], {
+      stdout: () => {},
+      stderr: (text) => (stderr += text),
+      env: { DATA_DIR: a.dataDir, REDIS_URL: a.services.redisUrl, QUEUE_PREFIX: a.services.config.QUEUE_PREFIX, ENV_FILE: '' },
+    });
+    expect([code, stderr]).toEqual([0, '']);
+    expect(await readAtB(c, 'V1RTUALV1N0000007')).toBe(401);
   });
 
   it('new data stored by another process is what B delivers next', async () => {
