@@ -8,7 +8,7 @@ import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import { createSecretBox, resolveSecretKey, type SecretBox } from './crypto.ts';
 import type { Logger } from './logger.ts';
-import { createInvalidationBus, type InvalidationBus } from './read-model/bus.ts';
+import { createInvalidationBus, invalidationChannel, type InvalidationBus } from './read-model/bus.ts';
 import { invalidatingStore } from './read-model/invalidating-store.ts';
 import { createReadModel, type ReadModel } from './read-model/read-model.ts';
 import { createRedisClient } from './runtime/redis.ts';
@@ -99,7 +99,7 @@ export async function createServices(
   bus = createInvalidationBus({
     redisUrl,
     publisher: redis,
-    channel: `${config.QUEUE_PREFIX}:cache-invalidation`,
+    channel: invalidationChannel(config.QUEUE_PREFIX),
     logger,
     pseudonym: (vin) => secrets.pseudonym(vin),
     target: readModel,
