@@ -2,6 +2,7 @@ import { Queue, type ConnectionOptions, type Job } from 'bullmq';
 import { redisOptions } from '../runtime/redis.ts';
 import type { Services } from '../services.ts';
 import { noQueueErasure, type QueueErasure } from './receipt.ts';
+import { closeQueue } from '../runtime/close-queue.ts';
 
 /** Every state in which no worker holds a job: it waits, or it ended and is kept for a while. */
 const IDLE_STATES = ['wait', 'prioritized', 'delayed', 'waiting-children', 'failed', 'completed'] as const;
@@ -54,7 +55,7 @@ export async function withQueue<T>(services: Services, name: string, use: (queue
     return await use(queue);
   } finally {
     clearTimeout(timer);
-    await queue.close();
+    await closeQueue(queue);
   }
 }
 

@@ -2,6 +2,7 @@ import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
 import { redisOptions } from '../runtime/redis.ts';
 import type { Services } from '../services.ts';
 import { encodeActivationJob, type ActivationJobData } from './job-codec.ts';
+import { closeQueue } from '../runtime/close-queue.ts';
 
 /** The BullMQ queue (prefixed with QUEUE_PREFIX) that carries activations to the manufacturers. */
 export const ACTIVATION_QUEUE = 'vehicle-activations';
@@ -70,6 +71,6 @@ export function createActivationQueue(services: Services): ActivationQueue {
         throw new QueueUnavailableError(err);
       }
     },
-    close: () => queue.close(),
+    close: () => closeQueue(queue),
   };
 }

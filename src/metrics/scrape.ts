@@ -5,6 +5,7 @@ import { PUSH_QUEUE } from '../push/queue.ts';
 import { redisOptions } from '../runtime/redis.ts';
 import type { Services } from '../services.ts';
 import { metrics } from './metrics.ts';
+import { closeQueue } from '../runtime/close-queue.ts';
 
 const QUEUES = [HARMONIZE_QUEUE, PUSH_QUEUE, ACTIVATION_QUEUE];
 const STATES = ['waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized'] as const;
@@ -40,7 +41,7 @@ export function createScrapeGauges(services: Services) {
       ]);
     },
     async close(): Promise<void> {
-      await Promise.all(queues.map((q) => q.close()));
+      await Promise.all(queues.map((q) => closeQueue(q)));
     },
   };
 }

@@ -3,6 +3,7 @@ import { createBatcher } from './batcher.ts';
 import { encodeBatch } from './job-codec.ts';
 import { createHarmonizeQueue } from './queue.ts';
 import type { RawMessage } from './raw-message.ts';
+import { closeQueue } from '../runtime/close-queue.ts';
 
 /** Where adapters hand raw messages over: a batcher in front of the harmonize queue. */
 export interface Ingest {
@@ -57,7 +58,7 @@ export function createIngest(services: Services, opts: { maxWaitMs?: number } = 
     async close() {
       services.readiness.delete('ingest-queue');
       await batcher.flush();
-      await queue.close();
+      await closeQueue(queue);
     },
   };
 }

@@ -1,6 +1,7 @@
 import { Queue, type JobsOptions } from 'bullmq';
 import type { Services } from '../services.ts';
 import { bullConnection } from './bull-connection.ts';
+import { closeQueue } from '../runtime/close-queue.ts';
 
 /** The BullMQ queue (prefixed with QUEUE_PREFIX) of webhook deliveries. */
 export const PUSH_QUEUE = 'push-deliveries';
@@ -88,6 +89,6 @@ export function createPushQueue(services: Services): PushQueue {
       if (!job) return false;
       return !(await job.isCompleted()) && !(await job.isFailed());
     },
-    close: () => queue.close(),
+    close: () => closeQueue(queue),
   };
 }

@@ -4,6 +4,7 @@ import { apiErrors } from '../../errors.ts';
 import { errorResponses } from '../../http/schemas.ts';
 import { createHarmonizeQueue } from '../../pipeline/queue.ts';
 import type { RouteOptions } from '../route-options.ts';
+import { closeQueue } from '../../runtime/close-queue.ts';
 
 const common = { tags: ['admin'], security: [{ adminToken: [] }] };
 const RETRY_AFTER_S = 5;
@@ -19,7 +20,7 @@ export default async function routes(app: FastifyInstance, opts: RouteOptions): 
   const { services } = opts;
   let queue: Queue | undefined;
   const harmonizeQueue = () => (queue ??= createHarmonizeQueue(services.config, services.redisUrl));
-  app.addHook('onClose', async () => queue?.close());
+  app.addHook('onClose', async () => (queue ? closeQueue(queue) : undefined));
 
   const failedCount = async (): Promise<number> => {
     try {
