@@ -1,3 +1,4 @@
+import { ACTIVE_CONSENT_STATES } from '../store/contract/consents.ts';
 import type {
   ConsentRepo,
   ConsumerRepo,
@@ -68,7 +69,9 @@ const consentEffects: Effects<ConsentRepo> = {
   findActive: null,
   activeVins: null,
   listChangedBefore: null,
-  deleteChangedBefore: all,
+  // Retention deletes ended processes only; deleting them changes no access decision (only
+  // active ones grant access), so the caches stay (it runs every few minutes).
+  deleteChangedBefore: ([states]) => (states.some((st) => ACTIVE_CONSENT_STATES.includes(st)) ? all() : []),
   deleteByVin: all,
   deleteBySubscriptionAndVin: ([subscriptionId]) => access(subscriptionId),
 };
