@@ -72,8 +72,8 @@ async function main(): Promise<void> {
 
     // Baselines on a bare Fastify: hello-world, and (for reference) the same route returning a
     // real delivery answer as a constant, to show what moving 21 KB per request costs by itself;
-    // then the floor: that plus the one Redis rate-limit call (subscription + 10 vehicles) every
-    // delivery must make, i.e. what any implementation pays before authentication and data.
+    // then the floor: that plus the rate-limit decision (subscription + 10 vehicles, from leased
+    // tokens: most requests make no Redis call) every delivery makes, before authentication and data.
     const hello = Fastify({ logger: false });
     hello.get('/', async () => ({ hello: 'world' }));
     const constantAnswer = (reply: FastifyReply) => reply.type('application/json; charset=utf-8').send(check.body);
@@ -89,7 +89,7 @@ async function main(): Promise<void> {
     const baseline = await load({ ...common, origin: helloOrigin, method: 'GET', path: '/', headers: {} });
     console.log(`static answer of ${check.body.length} bytes (reference): ${SECONDS} s ...`);
     const staticAnswer = await load({ ...common, origin: helloOrigin, method: 'POST', path: '/static', headers: { 'content-type': 'application/json' }, body });
-    console.log(`floor: the constant answer after the Redis rate-limit call (reference): ${SECONDS} s ...`);
+    console.log(`floor: the constant answer after the rate-limit decision (reference): ${SECONDS} s ...`);
     const floor = await load({ ...common, origin: helloOrigin, method: 'POST', path: '/floor', headers: { 'content-type': 'application/json' }, body });
     await hello.close();
 
