@@ -38,17 +38,18 @@ const CLOSE = Buffer.from(']}');
  * from one VIN's payloads is kept with them until they change, since consumers repeat the same
  * request shape (parsing, re-serializing and even joining 200 payloads per request were most of
  * the cost of this call: bench/delivery.ts).
- * A failed read is CAR.VE.907 for the vehicles it concerned.
+ * A failed read is CAR.VE.907 for the vehicles it concerned. `candidates` are the request's
+ * well-formed VINs, passed in when the caller worked them out already (for the rate limits).
  */
 export async function deliverInVehicle(
   services: Services,
   subscription: Subscription,
   request: DeliveryRequest,
   limits: VehicleLimits,
+  candidates: string[] = wellFormedVins(request),
 ): Promise<Buffer> {
   const { catalog, readModel, logger } = services;
   const deliveredAt = services.clock.now().toISOString();
-  const candidates = wellFormedVins(request);
   const access = await checkVehicleAccess(services, subscription, candidates, limits);
   const readable = candidates.filter((vin) => access.get(vin)?.ok);
 

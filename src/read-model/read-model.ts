@@ -85,6 +85,35 @@ export function createReadModel(opts: {
   // Scopes: subscription for access answers; none ('') for keys, subscriptions and data.
   const NONE = '';
 
+  /**
+   * Each VIN's cached answer in this subscription, reading the missing ones from the store in
+   * one call (`load` returns the answer of each VIN it was given, absent ones included).
+   */
+  async function perVin<V>(
+    cache: ReadCache<V>,
+    subscriptionId: string,
+    vins: readonly string[],
+    load: (missing: string[]) => Promise<(vin: string) => V>,
+  ): Promise<Map<string, V>> {
+    const t = now();
+    const out = new Map<string, V>();
+    const missing: string[] = [];
+    for (const vin of vins) {
+      const hit = cache.get(subscriptionId, vin, t);
+      if (hit === undefined) missing.push(vin);
+      else out.set(vin, hit);
+    }
+    if (missing.length === 0) return out;
+    const mark = cache.mark();
+    const answerOf = await load(missing);
+    for (const vin of missing) {
+      const answer = answerOf(vin);
+      cache.set(subscriptionId, vin, answer, mark, t);
+      out.set(vin, answer);
+    }
+    return out;
+  }
+
   function dropData(pseudonyms: readonly string[]): void {
     for (const p of pseudonyms) latest.delete(NONE, p);
   }
@@ -121,42 +150,21 @@ export function createReadModel(opts: {
         for (const v of await store.vehicles.getMany(subscriptionId, vins)) out.set(v.vin, v);
         return out;
       }
-      const t = now();
-      const missing: string[] = [];
-      for (const vin of vins) {
-        const hit = activations.get(subscriptionId, vin, t);
-        if (hit === undefined) missing.push(vin);
-        else if (hit) out.set(vin, hit);
-      }
-      if (missing.length === 0) return out;
-      const mark = activations.mark();
-      const rows = new Map((await store.vehicles.getMany(subscriptionId, missing)).map((v) => [v.vin, v]));
-      for (const vin of missing) {
-        const row = rows.get(vin) ?? null;
-        activations.set(subscriptionId, vin, row, mark, t);
-        if (row) out.set(vin, row);
-      }
+      const rows = await perVin(activations, subscriptionId, vins, async (missing) => {
+        const found = new Map((await store.vehicles.getMany(subscriptionId, missing)).map((v) => [v.vin, v]));
+        return (vin) => found.get(vin) ?? null;
+      });
+      for (const [vin, row] of rows) if (row) out.set(vin, row);
       return out;
     },
 
     async activeVins(subscriptionId, vins) {
       if (!on()) return store.consents.activeVins(subscriptionId, [...vins]);
-      const t = now();
-      const out = new Set<string>();
-      const missing: string[] = [];
-      for (const vin of vins) {
-        const hit = consents.get(subscriptionId, vin, t);
-        if (hit === undefined) missing.push(vin);
-        else if (hit) out.add(vin);
-      }
-      if (missing.length === 0) return out;
-      const mark = consents.mark();
-      const active = await store.consents.activeVins(subscriptionId, missing);
-      for (const vin of missing) {
-        consents.set(subscriptionId, vin, active.has(vin), mark, t);
-        if (active.has(vin)) out.add(vin);
-      }
-      return out;
+      const active = await perVin(consents, subscriptionId, vins, async (missing) => {
+        const found = await store.consents.activeVins(subscriptionId, missing);
+        return (vin) => found.has(vin);
+      });
+      return new Set([...active].filter(([, yes]) => yes).map(([vin]) => vin));
     },
 
     async latest(vins, items) {

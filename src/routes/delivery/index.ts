@@ -32,9 +32,10 @@ export default async function routes(app: FastifyInstance, opts: RouteOptions): 
     async (request, reply) => {
       const { subscription } = consumerContext(request);
       const checked = checkDeliveryRequest(request.body, subscription, services.catalog);
-      const vehicleLimits = await limits.read(request, reply, wellFormedVins(checked));
+      const vins = wellFormedVins(checked);
+      const vehicleLimits = await limits.read(request, reply, vins);
       // Already encoded JSON (src/delivery/in-vehicle.ts); the schema above documents its shape.
-      const answer = await deliverInVehicle(services, subscription, checked, vehicleLimits);
+      const answer = await deliverInVehicle(services, subscription, checked, vehicleLimits, vins);
       return reply.type('application/json; charset=utf-8').send(answer);
     },
   );
