@@ -8,6 +8,12 @@ export type VehicleAccess =
   | { ok: true; manufacturer: string | null }
   | { ok: false; code: VehicleErrorCode; retryAfterS?: number };
 
+// Module level, not a closure per call: tsx, which runs the service, names every inner function
+// each time it is created (esbuild keepNames), which showed in the delivery profile.
+function deny(out: Map<string, VehicleAccess>, vin: string, code: VehicleErrorCode): void {
+  out.set(vin, { ok: false, code });
+}
+
 /**
  * The checks every read of a VIN's data goes through (delivery and history), in this order:
  * ACTIVATED in this subscription (903; a VIN activated only in another consumer's subscription
@@ -29,39 +35,37 @@ export async function checkVehicleAccess(
   const { readModel, logger } = services;
   const { subscriptionId } = subscription;
   const out = new Map<string, VehicleAccess>();
-  const fail = (vin: string, code: VehicleErrorCode, retryAfterS?: number) =>
-    out.set(vin, retryAfterS === undefined ? { ok: false, code } : { ok: false, code, retryAfterS });
 
   let rows: Map<string, { status: string; manufacturer: string | null }>;
   try {
     rows = await readModel.vehicles(subscriptionId, vins);
   } catch (err) {
     logger.error({ err }, 'vehicle lookup failed');
-    for (const vin of vins) fail(vin, 'CAR.VE.907');
+    for (const vin of vins) deny(out, vin, 'CAR.VE.907');
     return out;
   }
   let activated: { vin: string; manufacturer: string | null }[] = [];
   for (const vin of vins) {
     const row = rows.get(vin);
-    if (!row || row.status !== 'ACTIVATED') fail(vin, 'CAR.VE.903');
+    if (!row || row.status !== 'ACTIVATED') deny(out, vin, 'CAR.VE.903');
     else activated.push({ vin, manufacturer: row.manufacturer });
   }
 
   if (subscription.legalBasis === 'CONSENT' && activated.length > 0) {
     try {
       const consented = await readModel.activeVins(subscriptionId, activated.map((a) => a.vin));
-      for (const a of activated) if (!consented.has(a.vin)) fail(a.vin, 'CAR.VE.905');
+      for (const a of activated) if (!consented.has(a.vin)) deny(out, a.vin, 'CAR.VE.905');
       activated = activated.filter((a) => consented.has(a.vin));
     } catch (err) {
       logger.error({ err }, 'consent lookup failed');
-      for (const a of activated) fail(a.vin, 'CAR.VE.907');
+      for (const a of activated) deny(out, a.vin, 'CAR.VE.907');
       activated = [];
     }
   }
 
   const { limited, retryAfterS } = limits;
   for (const a of activated) {
-    if (limited.has(a.vin)) fail(a.vin, 'CAR.VE.906', retryAfterS);
+    if (limited.has(a.vin)) out.set(a.vin, { ok: false, code: 'CAR.VE.906', retryAfterS });
     else out.set(a.vin, { ok: true, manufacturer: a.manufacturer });
   }
   return out;
