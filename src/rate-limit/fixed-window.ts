@@ -104,6 +104,8 @@ interface Lease {
   budget: number;
   /** The Redis count after this process's latest reservation (counts only grow in a window). */
   reserved: number;
+  /** Start of the window (ms): a lease of another window is never used. */
+  startMs: number;
   /** End of the window (ms), after which the entry is dropped. */
   endMs: number;
 }
@@ -112,14 +114,23 @@ export function createFixedWindowLimiter(redis: Redis, clock: Clock, logger: Log
   const r = redis as LimiterRedis;
   if (typeof r.cvdFixedWindow !== 'function') redis.defineCommand('cvdFixedWindow', { lua: SCRIPT });
   let lastWarn = 0;
-  /** Keyed by the Redis key, which names the window: a new window never sees an old budget. */
+  /**
+   * Keyed by the counter's key as the caller keeps it, without the window: a key string built
+   * afresh per hit had to be hashed on every lookup, which showed in the delivery profile.
+   */
   const leases = new Map<string, Lease>();
   let nextPruneMs = Infinity;
 
-  function leaseOf(key: string, endMs: number): Lease {
-    let lease = leases.get(key);
-    if (!lease) {
-      lease = { budget: 0, reserved: 0, endMs };
+  /**
+   * The lease of this counter in the window starting at `startMs`: a new window replaces an
+   * older one's lease (its budget is not carried over); a hit of an earlier window than the one
+   * held (an answer that arrived late, a clock set back) gets a lease of its own, not kept.
+   */
+  function leaseOf(key: string, startMs: number, endMs: number): Lease {
+    const held = leases.get(key);
+    if (held?.startMs === startMs) return held;
+    const lease = { budget: 0, reserved: 0, startMs, endMs };
+    if (!held || held.startMs < startMs) {
       leases.set(key, lease);
       nextPruneMs = Math.min(nextPruneMs, endMs);
     }
@@ -154,15 +165,16 @@ export function createFixedWindowLimiter(redis: Redis, clock: Clock, logger: Log
       const keys: string[] = [];
       const windows = counters.map((c, i) => {
         const windowMs = c.windowS * 1000;
-        const start = Math.floor(now / windowMs) * windowMs;
-        const w = { key: `${c.key}:${start}`, endMs: start + windowMs, resetS: Math.max(1, Math.ceil((start + windowMs - now) / 1000)) };
+        const startMs = Math.floor(now / windowMs) * windowMs;
+        const w = { startMs, endMs: startMs + windowMs, resetS: Math.max(1, Math.ceil((startMs + windowMs - now) / 1000)) };
         // Decided synchronously, so concurrent hits never take the same token twice; a counter
         // this process saw reach its limit is denied without asking.
-        const lease = leaseOf(w.key, w.endMs);
+        const lease = leaseOf(c.key, w.startMs, w.endMs);
         if (lease.budget > 0 || lease.reserved >= c.limit) states[i] = decide(c, lease, w.resetS);
         else {
           missing.push(i);
-          keys.push(w.key);
+          // Each window has its own Redis key.
+          keys.push(`${c.key}:${startMs}`);
         }
         return w;
       });
@@ -181,7 +193,7 @@ export function createFixedWindowLimiter(redis: Redis, clock: Clock, logger: Log
         missing.forEach((i, j) => {
           const w = windows[i]!;
           // Looked up again: the entry may have been pruned or dropped while we waited.
-          const lease = leaseOf(w.key, w.endMs);
+          const lease = leaseOf(counters[i]!.key, w.startMs, w.endMs);
           lease.reserved = Math.max(lease.reserved, out[2 * j]!);
           lease.budget += out[2 * j + 1]!;
           states[i] = decide(counters[i]!, lease, w.resetS);

@@ -30,6 +30,15 @@ export interface RateLimits {
   read(request: FastifyRequest, reply: FastifyReply, vins: string[]): Promise<VehicleLimits>;
 }
 
+/** A subscription's counter and its vehicles' counters, by VIN. */
+interface SubscriptionCounters {
+  subscription: Counter;
+  vehicles: Map<string, Counter>;
+}
+
+/** Subscriptions, and VINs per subscription, whose counters are kept (all dropped when full). */
+const MAX_KEPT = 10_000;
+
 export interface VehicleLimits {
   limited: Set<string>;
   retryAfterS: number;
@@ -55,11 +64,38 @@ export function createRateLimits(services: Services, limiter?: FixedWindowLimite
   const { config, secrets } = services;
   const l = limiter ?? sharedLimiter(services);
   const base = `${config.QUEUE_PREFIX}:rl`;
-  const subscriptionCounter = (subscriptionId: string): Counter => ({
-    key: `${base}:{${subscriptionId}}:s`,
-    limit: config.RATE_LIMIT_SUBSCRIPTION_MAX,
-    windowS: config.RATE_LIMIT_SUBSCRIPTION_WINDOW_S,
-  });
+  // Counters are built once per subscription and VIN and reused: the limiter looks leases up
+  // by these key strings, and a string built afresh per request is hashed on every lookup.
+  const counters = new Map<string, SubscriptionCounters>();
+  function countersOf(subscriptionId: string): SubscriptionCounters {
+    let c = counters.get(subscriptionId);
+    if (!c) {
+      if (counters.size >= MAX_KEPT) counters.clear();
+      c = {
+        subscription: {
+          key: `${base}:{${subscriptionId}}:s`,
+          limit: config.RATE_LIMIT_SUBSCRIPTION_MAX,
+          windowS: config.RATE_LIMIT_SUBSCRIPTION_WINDOW_S,
+        },
+        vehicles: new Map(),
+      };
+      counters.set(subscriptionId, c);
+    }
+    return c;
+  }
+  function vehicleCounter(subscriptionId: string, own: SubscriptionCounters, vin: string): Counter {
+    let c = own.vehicles.get(vin);
+    if (!c) {
+      if (own.vehicles.size >= MAX_KEPT) own.vehicles.clear();
+      c = {
+        key: `${base}:{${subscriptionId}}:v:${secrets.pseudonym(vin)}`,
+        limit: config.RATE_LIMIT_VEHICLE_MAX,
+        windowS: config.RATE_LIMIT_VEHICLE_WINDOW_S,
+      };
+      own.vehicles.set(vin, c);
+    }
+    return c;
+  }
 
   function applySubscription(reply: FastifyReply, state: WindowState | undefined): void {
     if (!state) return; // Redis unavailable: fail open (documented)
@@ -74,22 +110,15 @@ export function createRateLimits(services: Services, limiter?: FixedWindowLimite
   return {
     async subscriptionHook(request, reply) {
       const { subscription } = consumerContext(request);
-      const states = await l.hit([subscriptionCounter(subscription.subscriptionId)]);
+      const states = await l.hit([countersOf(subscription.subscriptionId).subscription]);
       applySubscription(reply, states?.[0]);
     },
 
     async read(request, reply, vins) {
       const { subscriptionId } = consumerContext(request).subscription;
       const distinct = [...new Set(vins)];
-      const counters = [
-        subscriptionCounter(subscriptionId),
-        ...distinct.map((vin) => ({
-          key: `${base}:{${subscriptionId}}:v:${secrets.pseudonym(vin)}`,
-          limit: config.RATE_LIMIT_VEHICLE_MAX,
-          windowS: config.RATE_LIMIT_VEHICLE_WINDOW_S,
-        })),
-      ];
-      const states = await l.hit(counters);
+      const own = countersOf(subscriptionId);
+      const states = await l.hit([own.subscription, ...distinct.map((vin) => vehicleCounter(subscriptionId, own, vin))]);
       applySubscription(reply, states?.[0]);
       const limited = new Set<string>();
       let retryAfterS = 0;
