@@ -91,6 +91,27 @@ describe('fixed-window limiter leases', () => {
     clock.set('2026-05-01T12:00:10.000Z');
   });
 
+  it("an answer that arrives after the next window started serves its own hit only, not the new window's hits", async () => {
+    const limiter = createFixedWindowLimiter(redis, clock, logger);
+    const k = key();
+    const counter = { key: k, limit: 1000, windowS: 60 };
+    clock.set('2026-05-01T12:00:59.000Z');
+    const late = limiter.hit([counter]); // leases 15 in the first window; the answer is on its way
+    clock.set('2026-05-01T12:01:00.000Z');
+    const next = limiter.hit([counter]); // the new window's first hit leases its own 15
+    expect((await late)![0]).toMatchObject({ allowed: true, resetS: 1 });
+    expect((await next)![0]).toMatchObject({ allowed: true, remaining: 999, resetS: 60 });
+    const before = await luaCalls();
+    // The new window's 14 tokens serve 14 hits; the late lease's 14 unused ones serve none.
+    for (let i = 0; i < 14; i++) expect((await limiter.hit([counter]))![0]!.allowed).toBe(true);
+    expect((await luaCalls()) - before).toBe(0);
+    expect((await limiter.hit([counter]))![0]!.allowed).toBe(true);
+    expect((await luaCalls()) - before).toBe(1);
+    expect(await redis.get(`${k}:${windowStart}`)).toBe('15');
+    expect(await redis.get(`${k}:${windowStart + 60_000}`)).toBe('30');
+    clock.set('2026-05-01T12:00:10.000Z');
+  });
+
   it('in one process, remaining counts down by one per hit; over the limit it denies without a Redis call', async () => {
     const limiter = createFixedWindowLimiter(redis, clock, logger);
     const k = key();
