@@ -31,6 +31,13 @@ export interface SecretBox {
   decrypt(sealed: string): string;
   /** Keyed hash of a VIN: stable, not reversible without the key. Safe for logs. */
   pseudonym(value: string): string;
+  /**
+   * Forgets the value behind this pseudonym, if remembered: a VIN-wide GDPR erasure must not
+   * leave the VIN in any process's memory (src/gdpr/erase.ts).
+   */
+  forget(pseudonym: string): void;
+  /** Whether the value's pseudonym is remembered (what the erasure's tests check). */
+  remembers(value: string): boolean;
 }
 
 /** VINs whose pseudonym a secret box remembers (all are forgotten when full). */
@@ -64,6 +71,13 @@ export function createSecretBox(secretKey: string): SecretBox {
         pseudonyms.set(value, p);
       }
       return p;
+    },
+    forget(pseudonym) {
+      // A scan, on an erasure only: keyed by the VIN, the memo is looked up on every request.
+      for (const [value, p] of pseudonyms) if (p === pseudonym) pseudonyms.delete(value);
+    },
+    remembers(value) {
+      return pseudonyms.has(value);
     },
   };
 }

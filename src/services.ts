@@ -94,6 +94,7 @@ export async function createServices(
     maxAgeMs: config.READ_CACHE_MAX_AGE_MS,
     pullItems: catalog.list().filter((e) => e.deliveryMethod === 'pull').map((e) => e.technicalName),
     pseudonym: (vin) => secrets.pseudonym(vin),
+    forget: (p) => secrets.forget(p),
     isLive: () => bus?.live ?? false,
   });
   bus = createInvalidationBus({

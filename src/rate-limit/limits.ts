@@ -30,7 +30,7 @@ export interface RateLimits {
   read(request: FastifyRequest, reply: FastifyReply, vins: string[]): Promise<VehicleLimits>;
 }
 
-/** A subscription's counter and its vehicles' counters, by VIN. */
+/** A subscription's counter and its vehicles' counters, by the VIN's pseudonym. */
 interface SubscriptionCounters {
   subscription: Counter;
   vehicles: Map<string, Counter>;
@@ -84,15 +84,18 @@ export function createRateLimits(services: Services, limiter?: FixedWindowLimite
     return c;
   }
   function vehicleCounter(subscriptionId: string, own: SubscriptionCounters, vin: string): Counter {
-    let c = own.vehicles.get(vin);
+    // By pseudonym, like the key: this map keeps no VIN in memory (a GDPR erasure makes every
+    // process forget the VIN's pseudonym, src/gdpr/erase.ts).
+    const vehicle = secrets.pseudonym(vin);
+    let c = own.vehicles.get(vehicle);
     if (!c) {
       if (own.vehicles.size >= MAX_KEPT) own.vehicles.clear();
       c = {
-        key: `${base}:{${subscriptionId}}:v:${secrets.pseudonym(vin)}`,
+        key: `${base}:{${subscriptionId}}:v:${vehicle}`,
         limit: config.RATE_LIMIT_VEHICLE_MAX,
         windowS: config.RATE_LIMIT_VEHICLE_WINDOW_S,
       };
-      own.vehicles.set(vin, c);
+      own.vehicles.set(vehicle, c);
     }
     return c;
   }

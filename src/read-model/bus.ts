@@ -113,6 +113,9 @@ export function createInvalidationBus(opts: {
       return live;
     },
     async publish(inv) {
+      // Encoded first: encoding pseudonymises VINs, which must not bring back into the memo a
+      // VIN that applying an erasure just made this process forget.
+      const text = encodeInvalidation(inv, opts.pseudonym);
       target.apply(inv);
       const n = ++seq;
       try {
@@ -121,7 +124,7 @@ export function createInvalidationBus(opts: {
         // it first connects, the command waits in ioredis's queue and goes out once connected.)
         if (LOST.has(publisher.status)) throw new Error(`redis connection is ${publisher.status}`);
         const echoed = live ? waitForEcho(n) : Promise.resolve();
-        await publisher.publish(channel, invalidationMessage(origin, n, encodeInvalidation(inv, opts.pseudonym)));
+        await publisher.publish(channel, invalidationMessage(origin, n, text));
         await echoed;
       } catch (err) {
         awaitingEcho.delete(n);

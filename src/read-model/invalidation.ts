@@ -3,13 +3,16 @@
  * - `keys`: API keys, consumers or subscriptions (authentication answers);
  * - `access`: the activations and consents of one subscription;
  * - `data`: the latest values of some VINs;
- * - `all`: everything (a write whose scope is not one subscription, e.g. a GDPR erasure).
+ * - `all`: everything (a write whose scope is not one subscription, e.g. a GDPR erasure);
+ * - `erased`: everything, and the VIN itself: a VIN-wide GDPR erasure has ended, and no process
+ *   may keep the VIN in memory (its pseudonym memo, src/crypto.ts).
  */
 export type Invalidation =
   | { kind: 'keys' }
   | { kind: 'all' }
   | { kind: 'access'; subscriptionId: string }
-  | { kind: 'data'; vins: readonly string[] };
+  | { kind: 'data'; vins: readonly string[] }
+  | { kind: 'erased'; vin: string };
 
 /**
  * The message text on the Redis channel. VINs travel as their pseudonyms (reliability K6: no
@@ -25,19 +28,23 @@ export function encodeInvalidation(inv: Invalidation, pseudonym: (vin: string) =
       return `a ${inv.subscriptionId}`;
     case 'data':
       return `d ${inv.vins.map(pseudonym).join(' ')}`;
+    case 'erased':
+      return `e ${pseudonym(inv.vin)}`;
   }
 }
 
-/** A decoded message: `data` names pseudonyms. Unknown text decodes to `all` (fail safe). */
+/** A decoded message: VINs come as pseudonyms. Unknown text decodes to `all` (fail safe). */
 export type ReceivedInvalidation =
   | { kind: 'keys' }
   | { kind: 'all' }
   | { kind: 'access'; subscriptionId: string }
-  | { kind: 'data'; pseudonyms: string[] };
+  | { kind: 'data'; pseudonyms: string[] }
+  | { kind: 'erased'; pseudonym: string };
 
 export function decodeInvalidation(text: string): ReceivedInvalidation {
   if (text === 'k') return { kind: 'keys' };
   if (text.startsWith('a ') && text.length > 2) return { kind: 'access', subscriptionId: text.slice(2) };
   if (text.startsWith('d ')) return { kind: 'data', pseudonyms: text.slice(2).split(' ').filter(Boolean) };
+  if (text.startsWith('e ') && text.length > 2) return { kind: 'erased', pseudonym: text.slice(2) };
   return { kind: 'all' };
 }

@@ -67,9 +67,11 @@ export function createReadModel(opts: {
   maxAgeMs: number;
   pullItems: readonly string[];
   pseudonym: (vin: string) => string;
+  /** Forgets a VIN in this process's pseudonym memo, named by its pseudonym (an erasure). */
+  forget: (pseudonym: string) => void;
   isLive: () => boolean;
 }): ReadModel {
-  const { store, clock, maxAgeMs, pseudonym, isLive } = opts;
+  const { store, clock, maxAgeMs, pseudonym, forget, isLive } = opts;
   const age = Math.max(1, maxAgeMs);
   const keys = new ReadCache<{ consumer: Consumer; key: ApiKeyRecord }>(MAX_KEYS, age);
   // Unknown ids are cached too (as null), so a subscription of another consumer and one that
@@ -202,6 +204,10 @@ export function createReadModel(opts: {
           return;
         case 'all':
           this.clear();
+          return;
+        case 'erased':
+          this.clear();
+          forget(pseudonym(inv.vin));
       }
     },
 
@@ -220,7 +226,10 @@ export function createReadModel(opts: {
 
     applyReceived(inv: ReceivedInvalidation) {
       if (inv.kind === 'data') dropData(inv.pseudonyms);
-      else this.apply(inv);
+      else if (inv.kind === 'erased') {
+        this.clear();
+        forget(inv.pseudonym);
+      } else this.apply(inv);
     },
 
     clear() {

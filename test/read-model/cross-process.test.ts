@@ -139,6 +139,19 @@ describe('read model across two API processes', () => {
     expect(await readAtB(c, vin)).toBe('CAR.VE.903');
   });
 
+  it('after a VIN-wide erasure at A, neither process holds the VIN in memory (K2)', async () => {
+    const vin = 'V1RTUALV1N0000007';
+    await consumerWithData(vin);
+    // Both pseudonymised it: A stored its points, B counted it against the rate limits.
+    expect(a.services.secrets.remembers(vin)).toBe(true);
+    expect(b.secrets.remembers(vin)).toBe(true);
+    const res = await http(aOrigin, 'DELETE', `/admin/v1/vehicles/${vin}/data`, { authorization: 'Bearer test-admin-token' });
+    expect(res.status).toBe(200);
+    expect(a.services.secrets.remembers(vin)).toBe(false);
+    // B has the message on its socket by now (A waited for its echo); let its loop take it.
+    await eventually(() => !b.secrets.remembers(vin), 'B forgot the VIN', 1000, 5);
+  });
+
   it('while B has lost the invalidation channel it reads the store, and caches again once back', async () => {
     const vin = 'V1RTUALV1N0000006';
     const { c } = await consumerWithData(vin);

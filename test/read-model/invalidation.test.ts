@@ -11,9 +11,12 @@ describe('invalidation messages', () => {
     const text = encodeInvalidation({ kind: 'data', vins: ['V1RTUALV1N0000001', 'V1RTUALV1N0000002'] }, pseudonym);
     expect(text).not.toMatch(/V1RTUALV1N/);
     expect(decodeInvalidation(text)).toEqual({ kind: 'data', pseudonyms: ['p_1701', 'p_1702'] });
+    const erased = encodeInvalidation({ kind: 'erased', vin: 'V1RTUALV1N0000003' }, pseudonym);
+    expect(erased).not.toMatch(/V1RTUALV1N/);
+    expect(decodeInvalidation(erased)).toEqual({ kind: 'erased', pseudonym: 'p_1703' });
   });
 
   it('reads anything it does not understand as "drop everything"', () => {
-    for (const text of ['', 'x', 'a ', 'garbage message']) expect(decodeInvalidation(text)).toEqual({ kind: 'all' });
+    for (const text of ['', 'x', 'a ', 'e ', 'garbage message']) expect(decodeInvalidation(text)).toEqual({ kind: 'all' });
   });
 });
