@@ -10,7 +10,7 @@ import { BENCH_ITEM_NAMES, benchPayload } from './delivery-payloads.ts';
  * own connection to the same SQLite file and Redis, like a pipeline worker process) writes
  * batches of harmonized data points at a fixed rate through the store the pipeline uses, so
  * each batch also publishes its cache invalidation, for the benchmark's VINs and a crowd of
- * others, until told to stop.
+ * others, until told to stop; it can be paused and resumed.
  */
 export interface IngestSpec {
   /** The API's settings (DATA_DIR, REDIS_URL, QUEUE_PREFIX ...), so both share store and Redis. */
@@ -25,15 +25,31 @@ async function run(spec: IngestSpec): Promise<void> {
   const services = await createServices(config, createLogger({ level: 'warn', pretty: false }), config.REDIS_URL!);
   const { store } = services;
   let stop = false;
+  let paused = false;
   let written = 0;
   let clockMs = Date.now();
   let seed = 0;
-  parentPort!.on('message', (m: { stop?: boolean }) => {
+  // Paused while the benchmark measures its baseline, so the baseline runs without it.
+  let pausedMs = 0;
+  let pausedAt = 0;
+  parentPort!.on('message', (m: { stop?: boolean; pause?: boolean; resume?: boolean }) => {
     if (m.stop) stop = true;
+    if (m.pause && !paused) {
+      paused = true;
+      pausedAt = performance.now();
+    }
+    if (m.resume && paused) {
+      paused = false;
+      pausedMs += performance.now() - pausedAt;
+    }
   });
   const intervalMs = (spec.batchSize / spec.pointsPerSecond) * 1000;
   const started = performance.now();
   while (!stop) {
+    if (paused) {
+      await new Promise((r) => setTimeout(r, 5));
+      continue;
+    }
     const t0 = performance.now();
     const batch: DataPoint[] = [];
     clockMs += 1;
@@ -56,7 +72,8 @@ async function run(spec: IngestSpec): Promise<void> {
     const spent = performance.now() - t0;
     await new Promise((r) => setTimeout(r, Math.max(0, intervalMs - spent)));
   }
-  const seconds = (performance.now() - started) / 1000;
+  if (paused) pausedMs += performance.now() - pausedAt;
+  const seconds = (performance.now() - started - pausedMs) / 1000;
   await closeServices(services);
   parentPort!.postMessage({ written, perSecond: written / seconds });
 }

@@ -4,7 +4,8 @@ import { Pool } from 'undici';
 /**
  * A small closed-loop HTTP load generator on undici (autocannon is not installed): `connections`
  * loops each send a request, wait for the whole answer, record the latency and send the next.
- * Runs in a worker thread so it does not share the server's event loop.
+ * Runs in a worker thread so it does not share the server's event loop; the thread stays up and
+ * runs one load per message, so a benchmark can alternate short runs against two servers.
  */
 export interface LoadSpec {
   origin: string;
@@ -20,6 +21,8 @@ export interface LoadSpec {
 }
 
 export interface LoadResult {
+  /** Every measured request's latency (ms), so runs can be pooled. */
+  latencies: Float64Array;
   requests: number;
   errors: number;
   perSecond: number;
@@ -28,7 +31,7 @@ export interface LoadResult {
   firstError?: string;
 }
 
-function percentile(sorted: Float64Array, p: number): number {
+export function percentile(sorted: Float64Array, p: number): number {
   if (sorted.length === 0) return Number.NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
@@ -71,6 +74,7 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   await pool.close();
   const sorted = Float64Array.from(latencies).sort();
   return {
+    latencies: sorted,
     requests: latencies.length,
     errors,
     perSecond: latencies.length / (elapsed / 1000),
@@ -80,10 +84,12 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   };
 }
 
-if (parentPort && workerData?.load) {
+if (parentPort && workerData?.loadWorker) {
   const port = parentPort;
-  runLoad(workerData.load as LoadSpec).then(
-    (result) => port.postMessage({ result }),
-    (err: Error) => port.postMessage({ error: err.message }),
-  );
+  port.on('message', (m: { load: LoadSpec }) => {
+    runLoad(m.load).then(
+      (result) => port.postMessage({ result }),
+      (err: Error) => port.postMessage({ error: err.message }),
+    );
+  });
 }
