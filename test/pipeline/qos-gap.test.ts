@@ -62,6 +62,8 @@ describe('no QoS 1 message lost between PUBACK and the queue', () => {
       await new Promise((r) => setTimeout(r, 500));
       expect(await h.services.store.dataPoints.count()).toBe(22);
       expect(await h.services.store.quarantine.count()).toBe(0);
+      // The refusals are reported as what they were, not as oversized packets.
+      expect(h.logs.some((l) => l.includes('packet over the size limit'))).toBe(false);
     } finally {
       client.end(true);
     }

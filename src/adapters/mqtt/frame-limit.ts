@@ -1,8 +1,16 @@
 import { Duplex, Transform, type TransformCallback } from 'node:stream';
 import type { Socket } from 'node:net';
 
+/** A packet this limit refused: announced too large, or with a malformed length. */
+export class FrameRefusedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'FrameRefusedError';
+  }
+}
+
 /** A packet announced larger than allowed: the connection is closed before its bytes arrive. */
-export class FrameTooLargeError extends Error {
+export class FrameTooLargeError extends FrameRefusedError {
   constructor(type: number, length: number, limit: number) {
     super(`MQTT packet of type ${type} announces ${length} bytes, more than ${limit}`);
     this.name = 'FrameTooLargeError';
@@ -33,7 +41,7 @@ export function mqttFrameLimit(limits: { maxPacketBytes: number; maxConnectBytes
         header.push(chunk[i++]!);
         if (header.length === 1) continue;
         if (header[header.length - 1]! & 0x80) {
-          if (header.length > 4) return done(new Error('malformed MQTT remaining length'));
+          if (header.length > 4) return done(new FrameRefusedError('malformed MQTT remaining length'));
           continue;
         }
         let length = 0;
@@ -53,7 +61,9 @@ export function mqttFrameLimit(limits: { maxPacketBytes: number; maxConnectBytes
 export function limitedConnection(socket: Socket, limits: { maxPacketBytes: number; maxConnectBytes: number }, onRefused: (err: Error) => void): Duplex {
   const limiter = mqttFrameLimit(limits);
   limiter.on('error', (err) => {
-    onRefused(err);
+    // The limiter also errors when aedes destroys the connection with its own reason (e.g. a
+    // publish the queue refused): only its own refusals are reported as such.
+    if (err instanceof FrameRefusedError) onRefused(err);
     socket.destroy();
   });
   socket.on('error', () => limiter.destroy());
