@@ -2,7 +2,7 @@ import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
 import { redisOptions } from '../runtime/redis.ts';
 import type { Services } from '../services.ts';
 import { encodeActivationJob, type ActivationJobData } from './job-codec.ts';
-import { closeQueue } from '../runtime/close-queue.ts';
+import { renewingQueue } from '../runtime/renewing-queue.ts';
 
 /** The BullMQ queue (prefixed with QUEUE_PREFIX) that carries activations to the manufacturers. */
 export const ACTIVATION_QUEUE = 'vehicle-activations';
@@ -54,23 +54,26 @@ export function jobOptions(services: Services): JobsOptions {
 
 /** The producer side, used by the API process. Fails fast when Redis is down (the caller answers 503). */
 export function createActivationQueue(services: Services): ActivationQueue {
-  const queue = new Queue<ActivationJobData, unknown, string>(ACTIVATION_QUEUE, {
-    connection: bullConnection(services, 'producer'),
-    prefix: services.config.QUEUE_PREFIX,
+  const queue = renewingQueue(() => {
+    const q = new Queue<ActivationJobData, unknown, string>(ACTIVATION_QUEUE, {
+      connection: bullConnection(services, 'producer'),
+      prefix: services.config.QUEUE_PREFIX,
+    });
+    q.on('error', (err) => services.logger.warn({ err: err.message }, 'activation queue error'));
+    return q;
   });
-  queue.on('error', (err) => services.logger.warn({ err: err.message }, 'activation queue error'));
   const defaults = jobOptions(services);
   return {
     async enqueue(jobs) {
       if (jobs.length === 0) return;
       try {
-        await queue.addBulk(
+        await queue.current().addBulk(
           jobs.map(({ job, delayMs }) => ({ name: job.action, data: encodeActivationJob(services.secrets, job), opts: { ...defaults, delay: delayMs } })),
         );
       } catch (err) {
         throw new QueueUnavailableError(err);
       }
     },
-    close: () => closeQueue(queue),
+    close: () => queue.close(),
   };
 }

@@ -3,7 +3,7 @@ import { createBatcher } from './batcher.ts';
 import { encodeBatch } from './job-codec.ts';
 import { createHarmonizeQueue } from './queue.ts';
 import type { RawMessage } from './raw-message.ts';
-import { closeQueue } from '../runtime/close-queue.ts';
+import { renewingQueue } from '../runtime/renewing-queue.ts';
 
 /** Where adapters hand raw messages over: a batcher in front of the harmonize queue. */
 export interface Ingest {
@@ -18,7 +18,7 @@ const READY_TIMEOUT_MS = 500;
 
 export function createIngest(services: Services, opts: { maxWaitMs?: number } = {}): Ingest {
   const { config, secrets } = services;
-  const queue = createHarmonizeQueue(config, services.redisUrl);
+  const queue = renewingQueue(() => createHarmonizeQueue(config, services.redisUrl));
   /**
    * Before its first connection a fail-fast producer refuses every command, and after it waits
    * for Redis indefinitely. Both are wrong for a publisher waiting on its acknowledgement: wait
@@ -32,24 +32,23 @@ export function createIngest(services: Services, opts: { maxWaitMs?: number } = 
       timer = setTimeout(() => reject(new Error('the queue (Redis) is not reachable')), READY_TIMEOUT_MS);
     });
     try {
-      await Promise.race([queue.waitUntilReady(), timeout]);
+      await Promise.race([queue.current().waitUntilReady(), timeout]);
       ready = true;
     } finally {
       clearTimeout(timer);
     }
   };
-  void queue.waitUntilReady().catch(() => {});
   // Ready means ingest is accepted: this producer's own connection reconnects on its own
   // backoff, so the shared client answering is not enough (an HTTP batch would get 503).
   services.readiness.set('ingest-queue', async () => {
-    await queue.getJobCounts('wait');
+    await queue.current().getJobCounts('wait');
   });
   const batcher = createBatcher<RawMessage>({
     size: config.PIPELINE_BATCH_SIZE,
     maxWaitMs: opts.maxWaitMs ?? config.PIPELINE_BATCH_MAX_WAIT_MS,
     send: async (messages) => {
       await connected();
-      await queue.add('batch', encodeBatch(secrets, messages));
+      await queue.current().add('batch', encodeBatch(secrets, messages));
     },
   });
   return {
@@ -58,7 +57,7 @@ export function createIngest(services: Services, opts: { maxWaitMs?: number } = 
     async close() {
       services.readiness.delete('ingest-queue');
       await batcher.flush();
-      await closeQueue(queue);
+      await queue.close();
     },
   };
 }

@@ -1,7 +1,7 @@
 import { Queue, type JobsOptions } from 'bullmq';
 import type { Services } from '../services.ts';
 import { bullConnection } from './bull-connection.ts';
-import { closeQueue } from '../runtime/close-queue.ts';
+import { renewingQueue } from '../runtime/renewing-queue.ts';
 
 /** The BullMQ queue (prefixed with QUEUE_PREFIX) of webhook deliveries. */
 export const PUSH_QUEUE = 'push-deliveries';
@@ -60,16 +60,19 @@ export interface PushQueue {
 
 /** The producer side (fan-out and replay). Fails fast when Redis is down, so the caller can retry. */
 export function createPushQueue(services: Services): PushQueue {
-  const queue = new Queue<PushJob, unknown, string>(PUSH_QUEUE, {
-    connection: bullConnection(services.redisUrl, 'producer'),
-    prefix: services.config.QUEUE_PREFIX,
+  const renewing = renewingQueue(() => {
+    const q = new Queue<PushJob, unknown, string>(PUSH_QUEUE, {
+      connection: bullConnection(services.redisUrl, 'producer'),
+      prefix: services.config.QUEUE_PREFIX,
+    });
+    q.on('error', (err) => services.logger.warn({ err: err.message }, 'push queue error'));
+    return q;
   });
-  queue.on('error', (err) => services.logger.warn({ err: err.message }, 'push queue error'));
   const defaults = pushJobOptions(services);
   return {
     async add(jobs) {
       if (jobs.length === 0) return;
-      await queue.addBulk(
+      await renewing.current().addBulk(
         jobs.map((j) => ({
           name: 'deliver',
           data: { transactionId: j.transactionId },
@@ -78,6 +81,7 @@ export function createPushQueue(services: Services): PushQueue {
       );
     },
     async requeue(transactionId) {
+      const queue = renewing.current();
       if ((await queue.remove(transactionId)) === 0) return false;
       await queue.add('deliver', { transactionId }, { ...defaults, jobId: transactionId });
       return true;
@@ -85,10 +89,10 @@ export function createPushQueue(services: Services): PushQueue {
     async isScheduled(transactionId) {
       // Not getJobState: it scans the wait list (LPOS), and an overdue row's job, if any, is
       // the oldest, at its far end. A hash read and two set lookups cost the same at any depth.
-      const job = await queue.getJob(transactionId);
+      const job = await renewing.current().getJob(transactionId);
       if (!job) return false;
       return !(await job.isCompleted()) && !(await job.isFailed());
     },
-    close: () => closeQueue(queue),
+    close: () => renewing.close(),
   };
 }
