@@ -5,7 +5,7 @@ import { PUSH_QUEUE } from '../push/queue.ts';
 import { redisOptions } from '../runtime/redis.ts';
 import type { Services } from '../services.ts';
 import { metrics } from './metrics.ts';
-import { closeQueue } from '../runtime/close-queue.ts';
+import { renewingQueue } from '../runtime/renewing-queue.ts';
 
 const QUEUES = [HARMONIZE_QUEUE, PUSH_QUEUE, ACTIVATION_QUEUE];
 const STATES = ['waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized'] as const;
@@ -15,19 +15,22 @@ const STATES = ['waiting', 'active', 'delayed', 'failed', 'completed', 'prioriti
  * the quarantine size from the store, so every process reports the same shared truth.
  */
 export function createScrapeGauges(services: Services) {
-  const queues = QUEUES.map(
-    (name) =>
-      new Queue(name, {
+  const queues = QUEUES.map((name) =>
+    renewingQueue(() => {
+      const q = new Queue(name, {
         connection: redisOptions(services.redisUrl, 'producer') as ConnectionOptions,
         prefix: services.config.QUEUE_PREFIX,
-      }),
+      });
+      q.on('error', () => {});
+      return q;
+    }),
   );
-  for (const q of queues) q.on('error', () => {});
   return {
     async refresh(): Promise<void> {
       await Promise.all([
-        ...queues.map(async (q) => {
+        ...queues.map(async (renewing) => {
           try {
+            const q = renewing.current();
             const counts = await q.getJobCounts(...STATES);
             for (const state of STATES) metrics.queueDepth.set({ queue: q.name, state }, counts[state] ?? 0);
           } catch {
@@ -41,7 +44,7 @@ export function createScrapeGauges(services: Services) {
       ]);
     },
     async close(): Promise<void> {
-      await Promise.all(queues.map((q) => closeQueue(q)));
+      await Promise.all(queues.map((q) => q.close()));
     },
   };
 }

@@ -1,10 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import type { Queue } from 'bullmq';
 import { apiErrors } from '../../errors.ts';
 import { errorResponses } from '../../http/schemas.ts';
 import { createHarmonizeQueue } from '../../pipeline/queue.ts';
 import type { RouteOptions } from '../route-options.ts';
-import { closeQueue } from '../../runtime/close-queue.ts';
+import { renewingQueue, type RenewingQueue } from '../../runtime/renewing-queue.ts';
 
 const common = { tags: ['admin'], security: [{ adminToken: [] }] };
 const RETRY_AFTER_S = 5;
@@ -18,9 +17,9 @@ const RETRY_AFTER_S = 5;
  */
 export default async function routes(app: FastifyInstance, opts: RouteOptions): Promise<void> {
   const { services } = opts;
-  let queue: Queue | undefined;
-  const harmonizeQueue = () => (queue ??= createHarmonizeQueue(services.config, services.redisUrl));
-  app.addHook('onClose', async () => (queue ? closeQueue(queue) : undefined));
+  let queue: RenewingQueue<ReturnType<typeof createHarmonizeQueue>> | undefined;
+  const harmonizeQueue = () => (queue ??= renewingQueue(() => createHarmonizeQueue(services.config, services.redisUrl))).current();
+  app.addHook('onClose', async () => queue?.close());
 
   const failedCount = async (): Promise<number> => {
     try {
