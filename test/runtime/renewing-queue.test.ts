@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { createHarmonizeQueue } from '../../src/pipeline/queue.ts';
@@ -76,6 +77,16 @@ describe('renewingQueue: a producer queue whose connection set-up failed is repl
       expect(queue.current()).not.toBe(first);
       expect(await queue.current().getJobCounts('wait')).toMatchObject({ wait: 1 });
       expect(job.data).toEqual({ n: 2 });
+      // The dead queue's connection was closed when it was replaced: Redis sees the new queue's
+      // connection (through the hop) and this check's own, nothing else.
+      const check = new Redis(redis.url);
+      try {
+        const clients = async () => ((await check.call('CLIENT', 'LIST')) as string).trim().split('\n').length;
+        for (let i = 0; i < 50 && (await clients()) > 2; i++) await new Promise((r) => setTimeout(r, 20));
+        expect(await clients()).toBe(2);
+      } finally {
+        check.disconnect();
+      }
     } finally {
       await queue.close();
       await closeQueue(first).catch(() => undefined);
