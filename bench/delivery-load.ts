@@ -49,10 +49,14 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
       const t0 = performance.now();
       try {
         const res = await pool.request({ method: spec.method, path: spec.path, headers: spec.headers, body: spec.body ?? null });
-        const text = await res.body.text();
         if (res.statusCode !== spec.expectStatus) {
           errors++;
+          const text = await res.body.text();
           firstError ??= `${res.statusCode} ${text.slice(0, 200)}`;
+        } else {
+          // Read to the end without decoding (as wrk or autocannon do): the generator shares the
+          // machine's two cores with the server it measures.
+          for await (const _chunk of res.body);
         }
       } catch (err) {
         errors++;
