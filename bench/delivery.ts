@@ -7,7 +7,9 @@
  * The machine is shared and its speed drifts by a factor of two within minutes, so the two are
  * measured in alternating short slices (hello-world, then delivery, for several rounds) and the
  * ratio is taken over the pooled slices; each round's own ratio is printed too. Ingestion is
- * paused during the hello-world slices and runs during every delivery slice.
+ * paused during the hello-world slices and runs during every delivery slice. For reference, the
+ * script also measures once a constant answer of the same size, the floor (that answer after the
+ * rate-limit decision) and delivery with ingestion paused.
  *
  * Settings: BENCH_ROUNDS (default 6), BENCH_SECONDS (measured seconds per slice, default 4, after
  * 1 s of warm-up), BENCH_CONNECTIONS (default 8), BENCH_INGEST_RATE (data points/s written
@@ -136,6 +138,10 @@ async function main(): Promise<void> {
       const [h, d] = [hellos.at(-1)!, deliveries.at(-1)!];
       console.log(`  round ${round}: hello-world ${h.perSecond.toFixed(0)} req/s, delivery ${d.perSecond.toFixed(0)} req/s, ${((d.perSecond / h.perSecond) * 100).toFixed(1)} %`);
     }
+    // Reference, once: the same delivery load with ingestion paused, to show ingestion's share.
+    ingest.postMessage({ pause: true });
+    const quiet = await load({ ...common, origin, method: 'POST', path: '/delivery/v1/in-vehicle', headers, body });
+    ingest.postMessage({ resume: true });
     await hello.close();
     await loader.close();
     const baseline = pooled(hellos);
@@ -166,6 +172,7 @@ async function main(): Promise<void> {
     console.log(`static 21 KB ${fmt(staticAnswer)}`);
     console.log(`floor        ${fmt(floor)}  (no ingestion)`);
     console.log(`delivery     ${fmt(delivery)}`);
+    console.log(`no ingestion ${fmt(quiet)}  (delivery with ingestion paused, reference)`);
     console.log(`ingestion    ${ingested.perSecond.toFixed(0)} data points/s written meanwhile (${ingested.written} in all); afterwards all ${BENCH_VINS.length * BENCH_ITEM_NAMES.length} delivered values equal the store's latest`);
     const mid = roundRatios.length / 2;
     const median = Number.isInteger(mid) ? (roundRatios[mid - 1]! + roundRatios[mid]!) / 2 : roundRatios[Math.floor(mid)]!;
