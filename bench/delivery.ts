@@ -20,7 +20,6 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
@@ -31,34 +30,13 @@ import type { IngestSpec } from './delivery-ingest.ts';
 import { BENCH_ITEM_NAMES } from './delivery-payloads.ts';
 import { createFixedWindowLimiter } from '../src/rate-limit/fixed-window.ts';
 import { BENCH_VINS, seedBench } from './delivery-seed.ts';
+import { loadGenerator, tsWorker } from './load-thread.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8);
 const INGEST_RATE = Number(process.env.BENCH_INGEST_RATE ?? 5000);
-/** A worker thread running a TypeScript file: tsx's loader is registered first, then the file is imported. */
-function tsWorker(file: string, workerData: unknown): Worker {
-  const url = new URL(file, import.meta.url).href;
-  const boot = `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(url)}); })`;
-  return new Worker(boot, { eval: true, workerData });
-}
 const CROWD = Array.from({ length: 490 }, (_, i) => `V1RTUALV1NC${String(i).padStart(6, '0')}`);
-
-/** The load generator: one worker thread, one run per call, one run at a time. */
-function loadGenerator(): { run(spec: LoadSpec): Promise<LoadResult>; close(): Promise<number> } {
-  const w = tsWorker('./delivery-load.ts', { loadWorker: true });
-  let pending: { resolve: (r: LoadResult) => void; reject: (e: Error) => void } | undefined;
-  w.on('message', (m: { result?: LoadResult; error?: string }) => (m.result ? pending?.resolve(m.result) : pending?.reject(new Error(m.error))));
-  w.on('error', (err) => pending?.reject(err));
-  return {
-    run: (spec) =>
-      new Promise((resolve, reject) => {
-        pending = { resolve, reject };
-        w.postMessage({ load: spec });
-      }),
-    close: () => w.terminate(),
-  };
-}
 
 /** Runs of one kind pooled: requests over measured time, percentiles over all latencies. */
 function pooled(runs: LoadResult[]): LoadResult {
