@@ -11,6 +11,7 @@ import type { Logger } from './logger.ts';
 import { createInvalidationBus, invalidationChannel, type InvalidationBus } from './read-model/bus.ts';
 import { invalidatingStore } from './read-model/invalidating-store.ts';
 import { createReadModel, type ReadModel } from './read-model/read-model.ts';
+import { forgetVehicleLimits } from './rate-limit/limits.ts';
 import { createRedisClient } from './runtime/redis.ts';
 import type { Store } from './store/contract.ts';
 import { openStore } from './store/open-store.ts';
@@ -94,7 +95,11 @@ export async function createServices(
     maxAgeMs: config.READ_CACHE_MAX_AGE_MS,
     pullItems: catalog.list().filter((e) => e.deliveryMethod === 'pull').map((e) => e.technicalName),
     pseudonym: (vin) => secrets.pseudonym(vin),
-    forget: (p) => secrets.forget(p),
+    // An erasure: this process forgets the VIN (named by its pseudonym) wherever it keeps it.
+    forget: (p) => {
+      secrets.forget(p);
+      forgetVehicleLimits(services, p);
+    },
     isLive: () => bus?.live ?? false,
   });
   bus = createInvalidationBus({
@@ -105,7 +110,7 @@ export async function createServices(
     pseudonym: (vin) => secrets.pseudonym(vin),
     target: readModel,
   });
-  return {
+  const services: Services = {
     config,
     logger,
     clock,
@@ -120,6 +125,7 @@ export async function createServices(
     cacheBus: bus,
     readiness: new Map(),
   };
+  return services;
 }
 
 export async function closeServices(services: Services): Promise<void> {

@@ -16,7 +16,7 @@ import type { Logger } from '../logger.ts';
  * token, so the end of a window is decided exactly (of 50 parallel hits against a limit of 10,
  * exactly 10 pass). Denied hits are not counted in Redis (the old INCR-per-hit counted them), and
  * once this process has seen a counter reach its limit, it denies it without a round trip (counts
- * only grow within a window; a counter erased mid-window stays denied here until it ends).
+ * only grow within a window; a counter deleted mid-window by an erasure is forgotten with it).
  *
  * Tokens leased by a process and not used by the end of the window are lost: across several
  * processes slightly fewer than the limit may pass, never more.
@@ -96,6 +96,12 @@ export interface FixedWindowLimiter {
    * the caller fails open.
    */
   hit(counters: Counter[]): Promise<WindowState[] | null>;
+  /**
+   * Drops this process's leases of the counters whose key `matches`, after something (a GDPR
+   * erasure) deleted them in Redis: their next hit asks Redis again instead of denying a counter
+   * this process saw full.
+   */
+  forget(matches: (key: string) => boolean): void;
 }
 
 /** This process's tokens for one counter in one window. */
@@ -156,6 +162,10 @@ export function createFixedWindowLimiter(redis: Redis, clock: Clock, logger: Log
   }
 
   return {
+    forget(matches) {
+      for (const key of leases.keys()) if (matches(key)) leases.delete(key);
+    },
+
     async hit(counters) {
       if (counters.length === 0) return [];
       const now = clock.now().getTime();

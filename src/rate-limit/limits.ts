@@ -45,28 +45,43 @@ export interface VehicleLimits {
 }
 
 /**
- * One limiter per Services (one per process), shared by the management, delivery and push
- * routes: a limiter leases tokens for itself, so one limiter per route would hold three leases
- * of the same subscription counter and answer three different `remaining`.
+ * One per Services (one per process), shared by the management, delivery and push routes: a
+ * limiter leases tokens for itself, so one limiter per route would hold three leases of the same
+ * subscription counter and answer three different `remaining`. The counters are built once per
+ * subscription and VIN and reused: the limiter looks leases up by these key strings, and a
+ * string built afresh per request is hashed on every lookup.
  */
-const sharedLimiters = new WeakMap<Services, FixedWindowLimiter>();
+interface ProcessLimits {
+  limiter: FixedWindowLimiter;
+  counters: Map<string, SubscriptionCounters>;
+}
+const perProcess = new WeakMap<Services, ProcessLimits>();
 
-function sharedLimiter(services: Services): FixedWindowLimiter {
-  let limiter = sharedLimiters.get(services);
-  if (!limiter) {
-    limiter = createFixedWindowLimiter(services.redis, services.clock, services.logger);
-    sharedLimiters.set(services, limiter);
+function processLimits(services: Services): ProcessLimits {
+  let p = perProcess.get(services);
+  if (!p) {
+    p = { limiter: createFixedWindowLimiter(services.redis, services.clock, services.logger), counters: new Map() };
+    perProcess.set(services, p);
   }
-  return limiter;
+  return p;
 }
 
-export function createRateLimits(services: Services, limiter?: FixedWindowLimiter): RateLimits {
+/**
+ * A GDPR erasure of a VIN, named by its pseudonym (src/gdpr/erase.ts deleted its counters in
+ * Redis): this process drops the VIN's counters and their leases too, in every subscription.
+ */
+export function forgetVehicleLimits(services: Services, pseudonym: string): void {
+  const p = perProcess.get(services);
+  if (!p) return;
+  for (const own of p.counters.values()) own.vehicles.delete(pseudonym);
+  const suffix = `:v:${pseudonym}`;
+  p.limiter.forget((key) => key.endsWith(suffix));
+}
+
+export function createRateLimits(services: Services): RateLimits {
   const { config, secrets } = services;
-  const l = limiter ?? sharedLimiter(services);
+  const { limiter: l, counters } = processLimits(services);
   const base = `${config.QUEUE_PREFIX}:rl`;
-  // Counters are built once per subscription and VIN and reused: the limiter looks leases up
-  // by these key strings, and a string built afresh per request is hashed on every lookup.
-  const counters = new Map<string, SubscriptionCounters>();
   function countersOf(subscriptionId: string): SubscriptionCounters {
     let c = counters.get(subscriptionId);
     if (!c) {
