@@ -95,10 +95,11 @@ export async function createServices(
     maxAgeMs: config.READ_CACHE_MAX_AGE_MS,
     pullItems: catalog.list().filter((e) => e.deliveryMethod === 'pull').map((e) => e.technicalName),
     pseudonym: (vin) => secrets.pseudonym(vin),
-    // An erasure: this process forgets the VIN (named by its pseudonym) wherever it keeps it.
-    forget: (p) => {
-      secrets.forget(p);
-      forgetVehicleLimits(services, p);
+    // An erasure: this process forgets the VIN (named by its pseudonym) wherever it keeps it;
+    // one subscription's erasure leaves the memo, since the VIN stays in use by the others.
+    erased: (p, subscriptionId) => {
+      if (subscriptionId === undefined) secrets.forget(p);
+      forgetVehicleLimits(services, p, subscriptionId);
     },
     isLive: () => bus?.live ?? false,
   });

@@ -28,7 +28,8 @@ const DEFAULT_ACTIVE_WAIT_MS = 15_000;
  * 5. the store: data points and quarantine (VIN-wide only), consents, deliveries, activations;
  * 6. Redis keys naming the VIN or its pseudonym;
  * then an audit event that names the VIN only by its pseudonym and lists who was notified, and
- * (VIN-wide only) a message that makes every process forget the VIN it holds in memory.
+ * a message that makes every process forget what it holds of the VIN in memory (VIN-wide: the
+ * VIN itself; in one subscription: that subscription's rate-limit counter of it).
  *
  * The pending notices are the one place the VIN stays after the erasure: sealed in their queue
  * jobs, until each is sent or dead-lettered (Art. 17(3)(b): kept to meet the duty of Art. 19).
@@ -81,7 +82,8 @@ export async function eraseVehicleData(services: Services, vin: string, opts: Er
   await store.audit.record({ type: scope === undefined ? 'gdpr.erasure' : 'gdpr.erasure.subscription', at: receipt.erasedAt, subject: vehicle, details });
   logger.info({ vehicle, ...details }, 'vehicle data erased');
   // Last, after every use of the pseudonym above: every process drops its caches and forgets
-  // the VIN (its pseudonym memo), so no process keeps it in memory (K2).
-  if (scope === undefined) await services.cacheBus.publish({ kind: 'erased', vin });
+  // the VIN (its pseudonym memo), so no process keeps it in memory (K2); scoped to one
+  // subscription, it drops what it holds of the VIN in that subscription.
+  await services.cacheBus.publish(scope === undefined ? { kind: 'erased', vin } : { kind: 'erased', vin, subscriptionId: scope });
   return receipt;
 }

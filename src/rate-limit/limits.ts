@@ -68,13 +68,16 @@ function processLimits(services: Services): ProcessLimits {
 
 /**
  * A GDPR erasure of a VIN, named by its pseudonym (src/gdpr/erase.ts deleted its counters in
- * Redis): this process drops the VIN's counters and their leases too, in every subscription.
+ * Redis): this process drops the VIN's counters and their leases too, in every subscription or
+ * in the one the erasure was scoped to.
  */
-export function forgetVehicleLimits(services: Services, pseudonym: string): void {
+export function forgetVehicleLimits(services: Services, pseudonym: string, subscriptionId?: string): void {
   const p = perProcess.get(services);
   if (!p) return;
-  for (const own of p.counters.values()) own.vehicles.delete(pseudonym);
-  const suffix = `:v:${pseudonym}`;
+  if (subscriptionId === undefined) for (const own of p.counters.values()) own.vehicles.delete(pseudonym);
+  else p.counters.get(subscriptionId)?.vehicles.delete(pseudonym);
+  // The keys' ends (see vehicleCounter below).
+  const suffix = subscriptionId === undefined ? `:v:${pseudonym}` : `:{${subscriptionId}}:v:${pseudonym}`;
   p.limiter.forget((key) => key.endsWith(suffix));
 }
 

@@ -67,11 +67,14 @@ export function createReadModel(opts: {
   maxAgeMs: number;
   pullItems: readonly string[];
   pseudonym: (vin: string) => string;
-  /** Forgets a VIN in this process's pseudonym memo, named by its pseudonym (an erasure). */
-  forget: (pseudonym: string) => void;
+  /**
+   * An erasure of a VIN, named by its pseudonym, has ended (VIN-wide, or in one subscription):
+   * the process forgets what it holds of the VIN beyond these caches (src/services.ts).
+   */
+  erased: (pseudonym: string, subscriptionId?: string) => void;
   isLive: () => boolean;
 }): ReadModel {
-  const { store, clock, maxAgeMs, pseudonym, forget, isLive } = opts;
+  const { store, clock, maxAgeMs, pseudonym, isLive } = opts;
   const age = Math.max(1, maxAgeMs);
   const keys = new ReadCache<{ consumer: Consumer; key: ApiKeyRecord }>(MAX_KEYS, age);
   // Unknown ids are cached too (as null), so a subscription of another consumer and one that
@@ -118,6 +121,24 @@ export function createReadModel(opts: {
 
   function dropData(pseudonyms: readonly string[]): void {
     for (const p of pseudonyms) latest.delete(NONE, p);
+  }
+
+  /** An erasure ended: VIN-wide, every cache; in one subscription, its access answers. */
+  function erased(vehicle: string, subscriptionId: string | undefined): void {
+    if (subscriptionId === undefined) clearAll();
+    else {
+      activations.deleteScope(subscriptionId);
+      consents.deleteScope(subscriptionId);
+    }
+    opts.erased(vehicle, subscriptionId);
+  }
+
+  function clearAll(): void {
+    keys.clear();
+    subscriptions.clear();
+    activations.clear();
+    consents.clear();
+    latest.clear();
   }
 
   return {
@@ -203,11 +224,10 @@ export function createReadModel(opts: {
           dropData(inv.vins.map(pseudonym));
           return;
         case 'all':
-          this.clear();
+          clearAll();
           return;
         case 'erased':
-          this.clear();
-          forget(pseudonym(inv.vin));
+          erased(pseudonym(inv.vin), inv.subscriptionId);
       }
     },
 
@@ -226,18 +246,12 @@ export function createReadModel(opts: {
 
     applyReceived(inv: ReceivedInvalidation) {
       if (inv.kind === 'data') dropData(inv.pseudonyms);
-      else if (inv.kind === 'erased') {
-        this.clear();
-        forget(inv.pseudonym);
-      } else this.apply(inv);
+      else if (inv.kind === 'erased') erased(inv.pseudonym, inv.subscriptionId);
+      else this.apply(inv);
     },
 
     clear() {
-      keys.clear();
-      subscriptions.clear();
-      activations.clear();
-      consents.clear();
-      latest.clear();
+      clearAll();
     },
   };
 }

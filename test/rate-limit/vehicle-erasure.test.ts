@@ -6,8 +6,8 @@ import { deliveryBody, giveConsent, seedPoints, setVehicle, VIN1, VIN2 } from '.
 const ADMIN = { authorization: 'Bearer test-admin-token' };
 
 /**
- * A GDPR erasure deletes a VIN's per-vehicle counters in Redis (test/rate-limit/vehicle-keys.test.ts);
- * this process must forget them too. The limiter denies a counter it saw reach its limit without
+ * A GDPR erasure, VIN-wide or in one subscription, deletes the VIN's per-vehicle counters in Redis
+ * (test/rate-limit/vehicle-keys.test.ts); this process must forget them too. The limiter denies a counter it saw reach its limit without
  * asking Redis, so without forgetting, a vehicle erased and then activated and consented again in
  * the same window stayed at CAR.VE.906 here while every other process counted it afresh.
  */
@@ -45,6 +45,19 @@ describe('per-vehicle rate limit after an erasure', () => {
 
     clock.advance(1000); // still the same 60 s window
     expect(await deliver()).toEqual({ vin1: 'data', vin2: 'CAR.VE.906' });
+    expect(await deliver()).toEqual({ vin1: 'CAR.VE.906', vin2: 'CAR.VE.906' });
+  });
+
+  it("an erasure in one subscription counts the VIN afresh there, and leaves the VIN in the process's memory", async () => {
+    const url = `/admin/v1/subscriptions/${c.subscriptionId}/vehicles/${VIN2}/data`;
+    expect((await t.app.inject({ method: 'DELETE', url, headers: ADMIN })).statusCode).toBe(200);
+    // The VIN is still in use by other subscriptions: only the VIN-wide erasure forgets it.
+    expect(t.services.secrets.remembers(VIN2)).toBe(true);
+    await setVehicle(t, c, VIN2);
+    await giveConsent(t, c, VIN2);
+
+    clock.advance(1000);
+    expect(await deliver()).toEqual({ vin1: 'CAR.VE.906', vin2: 'data' });
     expect(await deliver()).toEqual({ vin1: 'CAR.VE.906', vin2: 'CAR.VE.906' });
   });
 });

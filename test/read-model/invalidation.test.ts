@@ -14,9 +14,12 @@ describe('invalidation messages', () => {
     const erased = encodeInvalidation({ kind: 'erased', vin: 'V1RTUALV1N0000003' }, pseudonym);
     expect(erased).not.toMatch(/V1RTUALV1N/);
     expect(decodeInvalidation(erased)).toEqual({ kind: 'erased', pseudonym: 'p_1703' });
+    const scoped = encodeInvalidation({ kind: 'erased', vin: 'V1RTUALV1N0000003', subscriptionId: 'sub-1' }, pseudonym);
+    expect(scoped).not.toMatch(/V1RTUALV1N/);
+    expect(decodeInvalidation(scoped)).toEqual({ kind: 'erased', pseudonym: 'p_1703', subscriptionId: 'sub-1' });
   });
 
   it('reads anything it does not understand as "drop everything"', () => {
-    for (const text of ['', 'x', 'a ', 'e ', 'garbage message']) expect(decodeInvalidation(text)).toEqual({ kind: 'all' });
+    for (const text of ['', 'x', 'a ', 'e ', 'e p sub extra', 'garbage message']) expect(decodeInvalidation(text)).toEqual({ kind: 'all' });
   });
 });
