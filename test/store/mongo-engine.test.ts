@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { MongoBulkWriteError, MongoNetworkError, MongoNetworkTimeoutError, MongoServerError, MongoServerSelectionError } from 'mongodb';
+import { BSON, MongoBulkWriteError, MongoNetworkError, MongoNetworkTimeoutError, MongoServerError, MongoServerSelectionError } from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import { freePort } from '../../src/runtime/free-port.ts';
 import { DuplicateKeyError, StoreUnavailableError } from '../../src/store/contract.ts';
@@ -7,6 +7,7 @@ import { guardRepo } from '../../src/store/guard-store.ts';
 import { duplicateIndexes, duplicateKeyError, isTransient, toStoreError, upsertRetrying } from '../../src/store/mongo/errors.ts';
 import { MONGO_CLIENT_OPTIONS, openMongoStore } from '../../src/store/mongo/open.ts';
 import { quarantineUpsert } from '../../src/store/mongo/quarantine.ts';
+import { toDoc, toPoint } from '../../src/store/mongo/data-points.ts';
 import type { QuarantinedMessage } from '../../src/store/contract.ts';
 
 // No MongoDB server runs here, so the conformance suite cannot reach the engine (see
@@ -152,6 +153,15 @@ describe('MongoDB engine without a server', () => {
     expect(unknown.update.$setOnInsert).toMatchObject({ vin: null, quarantinedAt: 'T1' });
     // The same report again (same lastFailedAt) matches nothing, so it is not counted twice.
     expect(unknown.filter).toEqual({ _id: 'q1', lastFailedAt: { $ne: 'T1' } });
+  });
+
+  it('stores a payload whose keys BSON refuses (a NUL character, a leading $) and reads it back unchanged', () => {
+    const payload = { 'a\u0000b': 1, $weird: { 'x.y': 'z' }, nested: [{ 'k\u0000': true }] };
+    const point = { vin: 'V1RTUALV1N0000001', item: 'x', timestampMs: 1, payload, manufacturer: 'virtual', mappingVersion: 'v1', receivedAt: 'T0' };
+    // The documents the engine writes go through the driver's own BSON serializer.
+    expect(() => BSON.serialize({ ...point })).toThrow(/null bytes/);
+    const doc = BSON.deserialize(BSON.serialize(toDoc(point))) as ReturnType<typeof toDoc>;
+    expect(toPoint(doc)).toEqual(point);
   });
 
   it('fails to open on an unreachable server with StoreUnavailableError', async () => {

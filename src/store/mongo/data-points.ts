@@ -4,27 +4,33 @@ import { checkHistoryLimit, decodeHistoryCursor, encodeHistoryCursor } from '../
 import { deleteInChunks } from './delete-in-chunks.ts';
 import { duplicateIndexes } from './errors.ts';
 
-/** A stored point: the contract's fields plus `at`, the point's time as a Date, for a TTL index. */
-interface PointDoc extends DataPoint {
+/**
+ * A stored point: the contract's fields, the payload as JSON text, and `at`, the point's time as
+ * a Date. As text, not as a BSON document: BSON refuses keys with a NUL character (and the
+ * driver rejects `$`-prefixed keys in updates), which a harmonized payload may have and SQLite
+ * stores; and delivery splices the text into its answers as is.
+ */
+interface PointDoc extends Omit<DataPoint, 'payload'> {
+  payloadJson: string;
   at: Date;
 }
 
-const toDoc = (p: DataPoint): PointDoc => ({
+export const toDoc = (p: DataPoint): PointDoc => ({
   vin: p.vin,
   item: p.item,
   timestampMs: p.timestampMs,
-  payload: p.payload,
+  payloadJson: JSON.stringify(p.payload),
   manufacturer: p.manufacturer,
   mappingVersion: p.mappingVersion,
   receivedAt: p.receivedAt,
   at: new Date(p.timestampMs),
 });
 
-const toPoint = (d: DataPoint): DataPoint => ({
+export const toPoint = (d: Omit<PointDoc, 'at'>): DataPoint => ({
   vin: d.vin,
   item: d.item,
   timestampMs: d.timestampMs,
-  payload: d.payload,
+  payload: JSON.parse(d.payloadJson) as Record<string, unknown>,
   manufacturer: d.manufacturer,
   mappingVersion: d.mappingVersion,
   receivedAt: d.receivedAt,
@@ -88,6 +94,9 @@ export async function createMongoDataPointRepo(db: Db): Promise<DataPointRepo> {
         // Unordered: every point is attempted; the ones already stored fail alone with E11000.
         await history.insertMany(points.map(toDoc), { ordered: false });
       } catch (err) {
+        // (After an insert that failed part-way, e.g. an outage, its retry finds the points it
+        // did write refused as duplicates: they are left out of the "new" points returned, which
+        // only the stored-points metric counts, unlike SQLite, which rolls the batch back.)
         refused = duplicateIndexes(err);
       }
       // All points, not only the new ones: if a previous attempt stored the history but failed
@@ -101,8 +110,8 @@ export async function createMongoDataPointRepo(db: Db): Promise<DataPointRepo> {
     },
     async latestPayloadsJson(vins, items) {
       if (vins.length === 0 || items.length === 0) return [];
-      const docs = await latest.find({ vin: { $in: vins }, item: { $in: items } }, { projection: { _id: 0, vin: 1, item: 1, payload: 1 } }).toArray();
-      return docs.map((d) => ({ vin: d.vin, item: d.item, payloadJson: JSON.stringify(d.payload) }));
+      const docs = await latest.find({ vin: { $in: vins }, item: { $in: items } }, { projection: { _id: 0, vin: 1, item: 1, payloadJson: 1 } }).toArray();
+      return docs.map((d) => ({ vin: d.vin, item: d.item, payloadJson: d.payloadJson }));
     },
     async history(query) {
       checkHistoryLimit(query.limit);

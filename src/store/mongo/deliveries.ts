@@ -4,16 +4,25 @@ import { IN_FLIGHT_STATUSES, MAX_STORED_ATTEMPTS } from '../contract/deliveries.
 import { deleteInChunks } from './delete-in-chunks.ts';
 import { isDuplicateKey } from './errors.ts';
 
-/** `_id` is the transactionId: the primary key is the durable dedup of fan-out. */
-type DeliveryDoc = Omit<DeliveryRecord, 'transactionId'> & { _id: string };
+/**
+ * `_id` is the transactionId: the primary key is the durable dedup of fan-out. The payload is
+ * kept as JSON text, as data points are (src/store/mongo/data-points.ts: BSON refuses some keys).
+ */
+type DeliveryDoc = Omit<DeliveryRecord, 'transactionId' | 'payload'> & { _id: string; payloadJson: string };
 
-const toRecord = ({ _id, ...rest }: DeliveryDoc): DeliveryRecord => ({ transactionId: _id, ...rest });
+const toRecord = ({ _id, payloadJson, ...rest }: DeliveryDoc): DeliveryRecord => ({
+  transactionId: _id,
+  ...rest,
+  payload: JSON.parse(payloadJson) as Record<string, unknown>,
+});
 
 /** MongoDB engine of the DeliveryRepo. Creates its indexes before it is used. */
 export async function createMongoDeliveryRepo(db: Db): Promise<DeliveryRepo> {
   const col = db.collection<DeliveryDoc>('deliveries');
   await col.createIndexes([
     { key: { subscriptionId: 1, createdAt: -1, _id: -1 }, name: 'deliveries_subscription' },
+    // A subscription's deliveries in one status (the in-flight ones when its webhook is deleted).
+    { key: { subscriptionId: 1, status: 1, createdAt: -1, _id: -1 }, name: 'deliveries_subscription_status' },
     { key: { vin: 1 }, name: 'deliveries_vin' },
     // Retention deletes by age across all subscriptions.
     { key: { createdAt: 1 }, name: 'deliveries_created' },
@@ -23,9 +32,9 @@ export async function createMongoDeliveryRepo(db: Db): Promise<DeliveryRepo> {
 
   return {
     async insertIfAbsent(record) {
-      const { transactionId, ...rest } = record;
+      const { transactionId, payload, ...rest } = record;
       try {
-        await col.insertOne({ _id: transactionId, ...rest });
+        await col.insertOne({ _id: transactionId, ...rest, payloadJson: JSON.stringify(payload) });
         return true;
       } catch (err) {
         // E11000 on _id: the event was fanned out before (a retried pipeline batch).
