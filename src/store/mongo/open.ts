@@ -1,4 +1,4 @@
-import { MongoClient } from 'mongodb';
+import { MongoClient, type Db } from 'mongodb';
 import type { Store } from '../contract.ts';
 import { StoreUnavailableError } from '../contract/errors.ts';
 import { createMongoAuditRepo } from './audit.ts';
@@ -28,6 +28,41 @@ export const MONGO_CLIENT_OPTIONS = {
   socketTimeoutMS: 30_000,
 } as const;
 
+/** Every repository on this database; each factory creates its collection's indexes first. */
+async function openRepos(db: Db) {
+  // Independent collections, so in parallel.
+  const [consumers, subscriptions, vehicles, consents, dataPoints, quarantine, webhooks, deliveries, audit] = await Promise.all([
+    createMongoConsumerRepo(db),
+    createMongoSubscriptionRepo(db),
+    createMongoVehicleRepo(db),
+    createMongoConsentRepo(db),
+    createMongoDataPointRepo(db),
+    createMongoQuarantineRepo(db),
+    createMongoWebhookRepo(db),
+    createMongoDeliveryRepo(db),
+    createMongoAuditRepo(db),
+  ]);
+  return { consumers, subscriptions, vehicles, consents, dataPoints, quarantine, webhooks, deliveries, audit };
+}
+
+/**
+ * Builds the indexes through a client without the socket timeout. MongoDB answers createIndexes
+ * only when the build has finished, and building an index that a release adds to a large
+ * collection (the history) can take longer than the regular client's 30 s: every process would
+ * fail its start and then wait for the same build again. The regular client's createIndexes then
+ * finds them in place and answers at once. (A server that stops answering during the build holds
+ * the start until the supervisor's start deadline.)
+ */
+async function buildIndexes(url: string, dbName: string): Promise<void> {
+  const client = new MongoClient(url, { ...MONGO_CLIENT_OPTIONS, socketTimeoutMS: 0 });
+  try {
+    await client.connect();
+    await openRepos(client.db(dbName));
+  } finally {
+    await client.close().catch(() => undefined);
+  }
+}
+
 /**
  * Connects to MongoDB and makes sure every index exists before the store is used.
  * Writes are acknowledged by a majority with journaling (a job completes only after a durable
@@ -37,23 +72,11 @@ export const MONGO_CLIENT_OPTIONS = {
 export async function openMongoStore(url: string, dbName: string): Promise<Store> {
   const client = new MongoClient(url, MONGO_CLIENT_OPTIONS);
   try {
+    await buildIndexes(url, dbName);
     await client.connect();
     const db = client.db(dbName);
-    // Each factory creates its collection's indexes; they are independent, so in parallel.
-    const [consumers, subscriptions, vehicles, consents, dataPoints, quarantine, webhooks, deliveries, audit] =
-      await Promise.all([
-        createMongoConsumerRepo(db),
-        createMongoSubscriptionRepo(db),
-        createMongoVehicleRepo(db),
-        createMongoConsentRepo(db),
-        createMongoDataPointRepo(db),
-        createMongoQuarantineRepo(db),
-        createMongoWebhookRepo(db),
-        createMongoDeliveryRepo(db),
-        createMongoAuditRepo(db),
-      ]);
     // Every repository's driver outages become StoreUnavailableError.
-    const repos = guardRepos({ consumers, subscriptions, vehicles, consents, dataPoints, quarantine, webhooks, deliveries, audit }, toStoreError);
+    const repos = guardRepos(await openRepos(db), toStoreError);
     return {
       engine: 'mongo',
       ...repos,
