@@ -1,6 +1,7 @@
 import type { Db, Filter } from 'mongodb';
 import type { ConsentRecord, ConsentRepo } from '../contract.ts';
 import { ACTIVE_CONSENT_STATES } from '../contract/consents.ts';
+import { deleteInChunks } from './delete-in-chunks.ts';
 import { duplicateKeyError, isDuplicateKey } from './errors.ts';
 
 type ConsentDoc = ConsentRecord;
@@ -46,6 +47,11 @@ export async function createMongoConsentRepo(db: Db): Promise<ConsentRepo> {
       partialFilterExpression: { oauthStateHash: STRINGS_ONLY },
     },
     { key: { subscriptionId: 1, vin: 1, state: 1 }, name: 'subscription_vin_state' },
+    // A subscription's processes newest first (the consumer's list), with or without a VIN: the
+    // sort comes from the index, so a long list is never sorted in memory (a limit of 100 MB
+    // before MongoDB 6.0).
+    { key: { subscriptionId: 1, createdAt: -1, consentId: 1 }, name: 'subscription_created' },
+    { key: { subscriptionId: 1, vin: 1, createdAt: -1, consentId: 1 }, name: 'subscription_vin_created' },
     { key: { vin: 1 }, name: 'vin_1' },
     // The retention sweep looks processes up by state and age.
     { key: { state: 1, stateChangedAt: 1 }, name: 'state_stateChangedAt' },
@@ -136,8 +142,8 @@ export async function createMongoConsentRepo(db: Db): Promise<ConsentRepo> {
       if (states.length === 0) return 0;
       // `activatedAt: null` matches a null and a missing field alike.
       const filter = { state: { $in: [...states] }, stateChangedAt: { $lt: before }, ...(opts.neverActive ? { activatedAt: null } : {}) };
-      const res = await col.deleteMany(filter);
-      return res.deletedCount;
+      // Chunked like every retention delete: the first sweep after a backlog may match many.
+      return deleteInChunks(col, filter);
     },
     async deleteByVin(vin) {
       const res = await col.deleteMany({ vin });

@@ -1,6 +1,7 @@
 import type { Db, Filter, UpdateFilter } from 'mongodb';
 import type { QuarantinedMessage, QuarantineRepo } from '../contract.ts';
 import { checkQuarantineLimit, decodeQuarantineCursor, encodeQuarantineCursor } from '../quarantine-cursor.ts';
+import { deleteInChunks } from './delete-in-chunks.ts';
 import { isDuplicateKey, upsertRetrying } from './errors.ts';
 
 type Doc = Omit<QuarantinedMessage, 'id'> & { _id: string };
@@ -78,10 +79,13 @@ export async function createMongoQuarantineRepo(db: Db): Promise<QuarantineRepo>
       return ids.length === 0 ? 0 : (await col.deleteMany({ _id: { $in: ids } })).deletedCount;
     },
     async deleteOlderThan(cutoff) {
-      return (await col.deleteMany({ lastFailedAt: { $lt: cutoff } })).deletedCount;
+      // Chunked: a broken mapping can quarantine every message for days before retention runs.
+      return deleteInChunks(col, { lastFailedAt: { $lt: cutoff } });
     },
     async count() {
-      return col.countDocuments();
+      // From the collection's metadata: a gauge scraped every few seconds must not read every
+      // raw message (countDocuments scans the collection).
+      return col.estimatedDocumentCount();
     },
     async deleteByVin(vin) {
       const res = await col.deleteMany({ $or: [{ vin }, { vin: null, raw: { $regex: literal(vin) } }] });
