@@ -32,17 +32,21 @@ export async function openCliStore(config: Config, warn: (text: string) => void)
   const secrets = createSecretBox(resolveSecretKey(config.SECRET_KEY, config.DATA_DIR));
   const channel = invalidationChannel(config.QUEUE_PREFIX);
   let n = 0;
+  // Subscribed once, on the first write; if that fails the writes still publish, without waiting.
+  let subscribed: Promise<boolean> | undefined;
   const wrapped = invalidatingStore(store, async (inv) => {
     const message = invalidationMessage(`cli-${process.pid}`, ++n, encodeInvalidation(inv, (vin) => secrets.pseudonym(vin)));
     let onMessage: ((ch: string, m: string) => void) | undefined;
     let timer: NodeJS.Timeout | undefined;
     try {
-      if (echoes.status === 'wait') await echoes.subscribe(channel);
-      const echoed = new Promise<void>((resolve) => {
-        onMessage = (_ch, m) => m === message && resolve();
-        echoes.on('message', onMessage);
-        timer = setTimeout(resolve, ECHO_TIMEOUT_MS);
-      });
+      subscribed ??= echoes.subscribe(channel).then(() => true, () => false);
+      const echoed = (await subscribed)
+        ? new Promise<void>((resolve) => {
+            onMessage = (_ch, m) => m === message && resolve();
+            echoes.on('message', onMessage);
+            timer = setTimeout(resolve, ECHO_TIMEOUT_MS);
+          })
+        : Promise.resolve();
       await redis.publish(channel, message);
       await echoed;
     } catch (err) {

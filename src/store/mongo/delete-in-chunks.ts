@@ -13,7 +13,9 @@ export async function deleteInChunks<T extends Document>(coll: Collection<T>, fi
   let total = 0;
   for (;;) {
     const ids = (await coll.find(filter, { projection: { _id: 1 } }).limit(DELETE_CHUNK).toArray()).map((d) => d._id);
-    if (ids.length > 0) total += (await coll.deleteMany({ _id: { $in: ids } } as Filter<T>)).deletedCount;
+    // The filter again: a document changed since it was found (a quarantined message that
+    // failed again) no longer matches and stays, as SQLite's single statement decides.
+    if (ids.length > 0) total += (await coll.deleteMany({ $and: [filter, { _id: { $in: ids } }] } as Filter<T>)).deletedCount;
     if (ids.length < DELETE_CHUNK) return total;
   }
 }
