@@ -162,6 +162,9 @@ describe('MongoDB engine without a server', () => {
     expect(() => BSON.serialize({ ...point })).toThrow(/null bytes/);
     const doc = BSON.deserialize(BSON.serialize(toDoc(point))) as ReturnType<typeof toDoc>;
     expect(toPoint(doc)).toEqual(point);
+    // A document written before payloads were kept as text is still read.
+    const { payloadJson: _text, ...older } = { ...toDoc(point), payload: { a: 1 } };
+    expect(toPoint(older as unknown as typeof doc).payload).toEqual({ a: 1 });
   });
 
   it('fails to open on an unreachable server with StoreUnavailableError', async () => {

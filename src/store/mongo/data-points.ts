@@ -12,8 +12,13 @@ import { duplicateIndexes } from './errors.ts';
  */
 interface PointDoc extends Omit<DataPoint, 'payload'> {
   payloadJson: string;
+  /** Documents written before payloads were kept as text (docs/operations.md, upgrading). */
+  payload?: Record<string, unknown>;
   at: Date;
 }
+
+/** The payload's JSON text, also of a document written before payloads were kept as text. */
+const textOf = (d: Pick<PointDoc, 'payloadJson' | 'payload'>): string => d.payloadJson ?? JSON.stringify(d.payload);
 
 export const toDoc = (p: DataPoint): PointDoc => ({
   vin: p.vin,
@@ -30,7 +35,7 @@ export const toPoint = (d: Omit<PointDoc, 'at'>): DataPoint => ({
   vin: d.vin,
   item: d.item,
   timestampMs: d.timestampMs,
-  payload: JSON.parse(d.payloadJson) as Record<string, unknown>,
+  payload: JSON.parse(textOf(d)) as Record<string, unknown>,
   manufacturer: d.manufacturer,
   mappingVersion: d.mappingVersion,
   receivedAt: d.receivedAt,
@@ -71,7 +76,8 @@ export async function createMongoDataPointRepo(db: Db): Promise<DataPointRepo> {
     let ops: AnyBulkWriteOperation<PointDoc>[] = newestPerPair(points).map((p) => ({
       updateOne: {
         filter: { vin: p.vin, item: p.item, timestampMs: { $lt: p.timestampMs } },
-        update: { $set: toDoc(p) },
+        // $unset: an older document's payload, kept as a BSON document before (see textOf).
+        update: { $set: toDoc(p), $unset: { payload: '' } },
         upsert: true,
       },
     }));
@@ -110,8 +116,8 @@ export async function createMongoDataPointRepo(db: Db): Promise<DataPointRepo> {
     },
     async latestPayloadsJson(vins, items) {
       if (vins.length === 0 || items.length === 0) return [];
-      const docs = await latest.find({ vin: { $in: vins }, item: { $in: items } }, { projection: { _id: 0, vin: 1, item: 1, payloadJson: 1 } }).toArray();
-      return docs.map((d) => ({ vin: d.vin, item: d.item, payloadJson: d.payloadJson }));
+      const docs = await latest.find({ vin: { $in: vins }, item: { $in: items } }, { projection: { _id: 0, vin: 1, item: 1, payloadJson: 1, payload: 1 } }).toArray();
+      return docs.map((d) => ({ vin: d.vin, item: d.item, payloadJson: textOf(d) }));
     },
     async history(query) {
       checkHistoryLimit(query.limit);

@@ -8,12 +8,17 @@ import { isDuplicateKey } from './errors.ts';
  * `_id` is the transactionId: the primary key is the durable dedup of fan-out. The payload is
  * kept as JSON text, as data points are (src/store/mongo/data-points.ts: BSON refuses some keys).
  */
-type DeliveryDoc = Omit<DeliveryRecord, 'transactionId' | 'payload'> & { _id: string; payloadJson: string };
+type DeliveryDoc = Omit<DeliveryRecord, 'transactionId' | 'payload'> & {
+  _id: string;
+  payloadJson: string;
+  /** Documents written before payloads were kept as text (docs/operations.md, upgrading). */
+  payload?: Record<string, unknown>;
+};
 
-const toRecord = ({ _id, payloadJson, ...rest }: DeliveryDoc): DeliveryRecord => ({
+const toRecord = ({ _id, payloadJson, payload, ...rest }: DeliveryDoc): DeliveryRecord => ({
   transactionId: _id,
   ...rest,
-  payload: JSON.parse(payloadJson) as Record<string, unknown>,
+  payload: payloadJson === undefined ? payload! : (JSON.parse(payloadJson) as Record<string, unknown>),
 });
 
 /** MongoDB engine of the DeliveryRepo. Creates its indexes before it is used. */
