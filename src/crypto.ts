@@ -36,6 +36,8 @@ export interface SecretBox {
    * leave the VIN in any process's memory (src/gdpr/erase.ts).
    */
   forget(pseudonym: string): void;
+  /** Forgets every remembered value (an erasure's message may have been missed). */
+  forgetAll(): void;
   /** Whether the value's pseudonym is remembered (what the erasure's tests check). */
   remembers(value: string): boolean;
 }
@@ -75,6 +77,9 @@ export function createSecretBox(secretKey: string): SecretBox {
     forget(pseudonym) {
       // A scan, on an erasure only: keyed by the VIN, the memo is looked up on every request.
       for (const [value, p] of pseudonyms) if (p === pseudonym) pseudonyms.delete(value);
+    },
+    forgetAll() {
+      pseudonyms.clear();
     },
     remembers(value) {
       return pseudonyms.has(value);

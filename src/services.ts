@@ -11,7 +11,7 @@ import type { Logger } from './logger.ts';
 import { createInvalidationBus, invalidationChannel, type InvalidationBus } from './read-model/bus.ts';
 import { invalidatingStore } from './read-model/invalidating-store.ts';
 import { createReadModel, type ReadModel } from './read-model/read-model.ts';
-import { forgetVehicleLimits } from './rate-limit/limits.ts';
+import { forgetAllVehicleLimits, forgetVehicleLimits } from './rate-limit/limits.ts';
 import { createRedisClient } from './runtime/redis.ts';
 import type { Store } from './store/contract.ts';
 import { openStore } from './store/open-store.ts';
@@ -100,6 +100,10 @@ export async function createServices(
     erased: (p, subscriptionId) => {
       if (subscriptionId === undefined) secrets.forget(p);
       forgetVehicleLimits(services, p, subscriptionId);
+    },
+    forgetAll: () => {
+      secrets.forgetAll();
+      forgetAllVehicleLimits(services);
     },
     isLive: () => bus?.live ?? false,
   });

@@ -81,6 +81,14 @@ export function forgetVehicleLimits(services: Services, pseudonym: string, subsc
   p.limiter.forget((key) => key.endsWith(suffix));
 }
 
+/** Every vehicle's counters and leases in this process (an erasure's message may have been missed). */
+export function forgetAllVehicleLimits(services: Services): void {
+  const p = perProcess.get(services);
+  if (!p) return;
+  for (const own of p.counters.values()) own.vehicles.clear();
+  p.limiter.forget((key) => key.includes('}:v:'));
+}
+
 export function createRateLimits(services: Services): RateLimits {
   const { config, secrets } = services;
   const { limiter: l, counters } = processLimits(services);

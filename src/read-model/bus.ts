@@ -8,6 +8,7 @@ import { decodeInvalidation, encodeInvalidation, type Invalidation, type Receive
 export interface InvalidationTarget {
   apply(inv: Invalidation): void;
   applyReceived(inv: ReceivedInvalidation): void;
+  /** The channel was lost, (re)established or closed: messages may have been missed. */
   clear(): void;
 }
 

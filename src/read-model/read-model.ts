@@ -72,6 +72,11 @@ export function createReadModel(opts: {
    * the process forgets what it holds of the VIN beyond these caches (src/services.ts).
    */
   erased: (pseudonym: string, subscriptionId?: string) => void;
+  /**
+   * The invalidation channel was lost or (re)established, so messages may have been missed, an
+   * erasure's too: the process forgets every VIN it holds beyond these caches.
+   */
+  forgetAll: () => void;
   isLive: () => boolean;
 }): ReadModel {
   const { store, clock, maxAgeMs, pseudonym, isLive } = opts;
@@ -250,8 +255,10 @@ export function createReadModel(opts: {
       else this.apply(inv);
     },
 
+    // Called by the bus when the channel is lost, (re)established or closed.
     clear() {
       clearAll();
+      opts.forgetAll();
     },
   };
 }

@@ -1,63 +1,110 @@
+import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.ts';
 import { ManualClock } from '../../src/clock.ts';
+import { closeServices, createServices, type Services } from '../../src/services.ts';
 import { addConsumer, createTestApp, type TestApp, type TestConsumer } from '../helpers/app.ts';
-import { deliveryBody, giveConsent, seedPoints, setVehicle, VIN1, VIN2 } from '../delivery/fixtures.ts';
+import { deliveryBody, giveConsent, seedPoints, setVehicle } from '../delivery/fixtures.ts';
+import { eventually } from '../ops/service-process.ts';
 
 const ADMIN = { authorization: 'Bearer test-admin-token' };
+const VIN = (n: number) => `V1RTUALV1N${String(n).padStart(7, '0')}`;
 
 /**
  * A GDPR erasure, VIN-wide or in one subscription, deletes the VIN's per-vehicle counters in Redis
- * (test/rate-limit/vehicle-keys.test.ts); this process must forget them too. The limiter denies a counter it saw reach its limit without
- * asking Redis, so without forgetting, a vehicle erased and then activated and consented again in
- * the same window stayed at CAR.VE.906 here while every other process counted it afresh.
+ * (test/rate-limit/vehicle-keys.test.ts); every API process must forget them too. A limiter
+ * denies a counter it saw reach its limit without asking Redis, so without forgetting, a vehicle
+ * erased and then activated and consented again in the same window stayed at CAR.VE.906 in every
+ * process that had seen it full. Two API processes on one store and Redis: A takes the erasure,
+ * both answer deliveries. Limit: one read per vehicle and subscription per minute.
  */
-describe('per-vehicle rate limit after an erasure', () => {
+describe('per-vehicle rate limits after an erasure, in the erasing process and in another', () => {
   const clock = new ManualClock('2026-05-01T12:00:10.000Z');
-  let t: TestApp;
+  let a: TestApp;
+  let b: Services;
+  let bApp: FastifyInstance;
   let c: TestConsumer;
-  const deliver = async () => {
-    const res = await t.app.inject({ method: 'POST', url: '/delivery/v1/in-vehicle', headers: c.headers, payload: deliveryBody([VIN1, VIN2], ['batteryvoltage']) });
+  let d: TestConsumer;
+
+  /** Each VIN's answer for this consumer at this process: 'data' or the vehicle's error code. */
+  async function deliver(app: FastifyInstance, consumer: TestConsumer, vins: string[]): Promise<Record<string, string>> {
+    const res = await app.inject({ method: 'POST', url: '/delivery/v1/in-vehicle', headers: consumer.headers, payload: deliveryBody(vins, ['batteryvoltage']) });
     expect(res.statusCode).toBe(200);
-    const [one, two] = res.json().inVehicleData as { error?: { code: string }; response?: unknown }[];
-    return { vin1: one!.error?.code ?? 'data', vin2: two!.error?.code ?? 'data' };
-  };
+    const entries = res.json().inVehicleData as { identifier: { value: string }; error?: { code: string } }[];
+    return Object.fromEntries(entries.map((e) => [e.identifier.value, e.error?.code ?? 'data']));
+  }
+  /** Uses up the vehicles' limit of this consumer, then shows both processes know it is used up. */
+  async function useUp(consumer: TestConsumer, vins: string[]): Promise<void> {
+    expect(await deliver(a.app, consumer, vins)).toEqual(Object.fromEntries(vins.map((v) => [v, 'data'])));
+    for (const app of [bApp, a.app]) expect(await deliver(app, consumer, vins)).toEqual(Object.fromEntries(vins.map((v) => [v, 'CAR.VE.906'])));
+  }
+  async function bringBack(consumer: TestConsumer, vin: string): Promise<void> {
+    await setVehicle(a, consumer, vin);
+    await giveConsent(a, consumer, vin);
+  }
 
   beforeAll(async () => {
-    t = await createTestApp({ clock, env: { RATE_LIMIT_VEHICLE_MAX: '1', RATE_LIMIT_VEHICLE_WINDOW_S: '60' } });
-    c = await addConsumer(t, { dataItems: ['batteryvoltage'] });
-    for (const vin of [VIN1, VIN2]) {
-      await setVehicle(t, c, vin);
-      await giveConsent(t, c, vin);
-      await seedPoints(t, vin, ['batteryvoltage'], new Date('2026-05-01T12:00:00.000Z'));
+    a = await createTestApp({ clock, env: { RATE_LIMIT_VEHICLE_MAX: '1', RATE_LIMIT_VEHICLE_WINDOW_S: '60' } });
+    b = await createServices(a.services.config, a.services.logger, a.services.redisUrl, { clock });
+    bApp = await buildApp(b);
+    await bApp.ready();
+    c = await addConsumer(a, { dataItems: ['batteryvoltage'] });
+    d = await addConsumer(a, { dataItems: ['batteryvoltage'] });
+    for (let n = 1; n <= 6; n++) {
+      await seedPoints(a, VIN(n), ['batteryvoltage'], new Date('2026-05-01T12:00:00.000Z'));
+      for (const consumer of [c, d]) await bringBack(consumer, VIN(n));
     }
+    await eventually(() => a.services.cacheBus.live && b.cacheBus.live, 'both subscribed', 5000, 10);
   });
-  afterAll(() => t.cleanup());
+  afterAll(async () => {
+    await bApp.close();
+    await closeServices(b);
+    await a.cleanup();
+  });
 
-  it('an erased VIN is counted afresh in the same window; the other vehicle stays over its limit', async () => {
-    expect(await deliver()).toEqual({ vin1: 'data', vin2: 'data' });
-    expect(await deliver()).toEqual({ vin1: 'CAR.VE.906', vin2: 'CAR.VE.906' });
-
-    const erased = await t.app.inject({ method: 'DELETE', url: `/admin/v1/vehicles/${VIN1}/data`, headers: ADMIN });
-    expect(erased.statusCode).toBe(200);
-    await setVehicle(t, c, VIN1);
-    await giveConsent(t, c, VIN1);
-    await seedPoints(t, VIN1, ['batteryvoltage'], new Date('2026-05-01T12:00:05.000Z'));
-
+  it('VIN-wide: the erased VINs are counted afresh at A and at B in the same window; another VIN is not', async () => {
+    await useUp(c, [VIN(1), VIN(2), VIN(3)]);
+    for (const vin of [VIN(1), VIN(2)]) {
+      expect((await a.app.inject({ method: 'DELETE', url: `/admin/v1/vehicles/${vin}/data`, headers: ADMIN })).statusCode).toBe(200);
+    }
+    expect(a.services.secrets.remembers(VIN(1))).toBe(false);
+    for (const vin of [VIN(1), VIN(2)]) {
+      await seedPoints(a, vin, ['batteryvoltage'], new Date('2026-05-01T12:00:05.000Z'));
+      await bringBack(c, vin);
+    }
     clock.advance(1000); // still the same 60 s window
-    expect(await deliver()).toEqual({ vin1: 'data', vin2: 'CAR.VE.906' });
-    expect(await deliver()).toEqual({ vin1: 'CAR.VE.906', vin2: 'CAR.VE.906' });
+    expect(await deliver(a.app, c, [VIN(1), VIN(3)])).toEqual({ [VIN(1)]: 'data', [VIN(3)]: 'CAR.VE.906' });
+    expect(await deliver(bApp, c, [VIN(2), VIN(3)])).toEqual({ [VIN(2)]: 'data', [VIN(3)]: 'CAR.VE.906' });
   });
 
-  it("an erasure in one subscription counts the VIN afresh there, and leaves the VIN in the process's memory", async () => {
-    const url = `/admin/v1/subscriptions/${c.subscriptionId}/vehicles/${VIN2}/data`;
-    expect((await t.app.inject({ method: 'DELETE', url, headers: ADMIN })).statusCode).toBe(200);
-    // The VIN is still in use by other subscriptions: only the VIN-wide erasure forgets it.
-    expect(t.services.secrets.remembers(VIN2)).toBe(true);
-    await setVehicle(t, c, VIN2);
-    await giveConsent(t, c, VIN2);
-
+  it("in one subscription: its VINs are counted afresh at A and at B; the other subscription's are not", async () => {
+    await useUp(c, [VIN(5), VIN(6)]);
+    await useUp(d, [VIN(5), VIN(6)]);
+    for (const vin of [VIN(5), VIN(6)]) {
+      const url = `/admin/v1/subscriptions/${c.subscriptionId}/vehicles/${vin}/data`;
+      expect((await a.app.inject({ method: 'DELETE', url, headers: ADMIN })).statusCode).toBe(200);
+      // Still in use by the other subscription: only the VIN-wide erasure forgets the VIN.
+      expect(a.services.secrets.remembers(vin)).toBe(true);
+      await bringBack(c, vin);
+    }
+    expect(b.secrets.remembers(VIN(5))).toBe(true);
     clock.advance(1000);
-    expect(await deliver()).toEqual({ vin1: 'CAR.VE.906', vin2: 'data' });
-    expect(await deliver()).toEqual({ vin1: 'CAR.VE.906', vin2: 'CAR.VE.906' });
+    expect(await deliver(a.app, c, [VIN(5)])).toEqual({ [VIN(5)]: 'data' });
+    expect(await deliver(bApp, c, [VIN(6)])).toEqual({ [VIN(6)]: 'data' });
+    expect(await deliver(a.app, d, [VIN(5), VIN(6)])).toEqual({ [VIN(5)]: 'CAR.VE.906', [VIN(6)]: 'CAR.VE.906' });
+    expect(await deliver(bApp, d, [VIN(5), VIN(6)])).toEqual({ [VIN(5)]: 'CAR.VE.906', [VIN(6)]: 'CAR.VE.906' });
+  });
+
+  it('a process that lost the invalidation channel (and so may have missed an erasure) forgets the VINs it held', async () => {
+    await deliver(bApp, d, [VIN(4)]);
+    expect(b.secrets.remembers(VIN(4))).toBe(true);
+    // Redis closes the invalidation subscriptions (A's and B's); they reconnect by themselves.
+    const name = `${b.config.QUEUE_PREFIX}:cache-invalidation`;
+    const list = (await b.redis.call('CLIENT', 'LIST', 'TYPE', 'pubsub')) as string;
+    const ids = list.split('\n').filter((l) => l.includes(` name=${name} `)).map((l) => /id=(\d+)/.exec(l)![1]!);
+    expect(ids).toHaveLength(2);
+    for (const id of ids) await b.redis.call('CLIENT', 'KILL', 'ID', id);
+    await eventually(() => !b.secrets.remembers(VIN(4)), 'B forgot the VIN', 5000, 10);
+    await eventually(() => a.services.cacheBus.live && b.cacheBus.live, 'both subscribed again', 5000, 10);
   });
 });
