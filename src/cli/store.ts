@@ -1,17 +1,21 @@
+import pino from 'pino';
+import { Redis } from 'ioredis';
 import type { Config } from '../config.ts';
 import { createSecretBox, resolveSecretKey } from '../crypto.ts';
-import { ECHO_TIMEOUT_MS, invalidationChannel, invalidationMessage } from '../read-model/bus.ts';
+import { createInvalidationBus, ECHO_TIMEOUT_MS, invalidationChannel, type InvalidationTarget } from '../read-model/bus.ts';
 import { invalidatingStore } from '../read-model/invalidating-store.ts';
-import { encodeInvalidation } from '../read-model/invalidation.ts';
-import { Redis } from 'ioredis';
 import { redisOptions } from '../runtime/redis.ts';
 import type { Store } from '../store/contract.ts';
 import { openStore } from '../store/open-store.ts';
 
+/** The CLI caches nothing: the bus's messages have nothing to drop here. */
+const NOTHING_CACHED: InvalidationTarget = { apply() {}, applyReceived() {}, clear() {} };
+
 /**
  * The CLI's store. With REDIS_URL (the service's Redis) its writes publish their cache
- * invalidations like the service's own (src/read-model/bus.ts), so e.g. `keys revoke` takes
- * effect in every API process at once; without it (the service's private Redis cannot be found
+ * invalidations through the service's own bus (src/read-model/bus.ts), which waits for each
+ * message to come back on its subscription, so e.g. `keys revoke` takes effect in every API
+ * process before the command returns; without it (the service's private Redis cannot be found
  * from here) the API processes see the write within READ_CACHE_MAX_AGE_MS. A failed publish is
  * reported through `warn`; the write itself stands.
  */
@@ -19,49 +23,41 @@ export async function openCliStore(config: Config, warn: (text: string) => void)
   const store = await openStore(config);
   if (!config.REDIS_URL) return store;
   // One attempt, no reconnecting: a CLI run must not hang on an unreachable Redis.
-  const connect = () => {
-    const r = new Redis({ ...redisOptions(config.REDIS_URL!, 'client'), lazyConnect: true, connectTimeout: 1000, retryStrategy: () => null });
-    r.on('error', () => undefined);
-    return r;
-  };
-  const redis = connect();
-  // The CLI's own subscription, to wait for each message to come back as the service's bus does
-  // (src/read-model/bus.ts): Redis may answer PUBLISH before it has written the message to the
-  // subscribers, and a request sent right after this command must find it in every API process.
-  const echoes = connect();
+  const publisher = new Redis({ ...redisOptions(config.REDIS_URL, 'client'), lazyConnect: true, connectTimeout: 1000, retryStrategy: () => null });
+  publisher.on('error', () => undefined);
   const secrets = createSecretBox(resolveSecretKey(config.SECRET_KEY, config.DATA_DIR));
-  const channel = invalidationChannel(config.QUEUE_PREFIX);
-  let n = 0;
-  // Subscribed once, on the first write; if that fails the writes still publish, without waiting.
-  let subscribed: Promise<boolean> | undefined;
+  // The bus's own warnings (a failed publish), as lines on the CLI's stderr.
+  const logger = pino({ level: 'warn' }, { write: (line: string) => warnLine(warn, line) });
+  const bus = createInvalidationBus({
+    redisUrl: config.REDIS_URL,
+    publisher,
+    channel: invalidationChannel(config.QUEUE_PREFIX),
+    logger,
+    pseudonym: (vin) => secrets.pseudonym(vin),
+    target: NOTHING_CACHED,
+  });
+  // The bus waits for the echo only once subscribed: give it that long, once.
+  let subscribed: Promise<void> | undefined;
   const wrapped = invalidatingStore(store, async (inv) => {
-    const message = invalidationMessage(`cli-${process.pid}`, ++n, encodeInvalidation(inv, (vin) => secrets.pseudonym(vin)));
-    let onMessage: ((ch: string, m: string) => void) | undefined;
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      subscribed ??= echoes.subscribe(channel).then(() => true, () => false);
-      const echoed = (await subscribed)
-        ? new Promise<void>((resolve) => {
-            onMessage = (_ch, m) => m === message && resolve();
-            echoes.on('message', onMessage);
-            timer = setTimeout(resolve, ECHO_TIMEOUT_MS);
-          })
-        : Promise.resolve();
-      await redis.publish(channel, message);
-      await echoed;
-    } catch (err) {
-      warn(`warning: the API processes could not be told at once (${(err as Error).message}); they see this change within READ_CACHE_MAX_AGE_MS`);
-    } finally {
-      clearTimeout(timer);
-      if (onMessage) echoes.off('message', onMessage);
-    }
+    await (subscribed ??= whenLive(bus, ECHO_TIMEOUT_MS));
+    await bus.publish(inv);
   });
   return {
     ...wrapped,
     async close() {
-      echoes.disconnect();
-      redis.disconnect();
+      await bus.close();
+      publisher.disconnect();
       await store.close();
     },
   };
+}
+
+async function whenLive(bus: { readonly live: boolean }, timeoutMs: number): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!bus.live && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+}
+
+function warnLine(warn: (text: string) => void, line: string): void {
+  const { msg, err } = JSON.parse(line) as { msg?: string; err?: string };
+  warn(`warning: ${msg ?? 'cache invalidation failed'} (READ_CACHE_MAX_AGE_MS)${err ? `: ${err}` : ''}`);
 }

@@ -38,7 +38,7 @@ export function invalidationChannel(queuePrefix: string): string {
 }
 
 /** A message on the channel: its origin (a process, and its own sequence number) and the text. */
-export function invalidationMessage(origin: string, n: number, text: string): string {
+function invalidationMessage(origin: string, n: number, text: string): string {
   return `${origin}:${n} ${text}`;
 }
 
