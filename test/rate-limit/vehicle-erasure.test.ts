@@ -6,6 +6,7 @@ import { closeServices, createServices, type Services } from '../../src/services
 import { addConsumer, createTestApp, type TestApp, type TestConsumer } from '../helpers/app.ts';
 import { deliveryBody, giveConsent, seedPoints, setVehicle } from '../delivery/fixtures.ts';
 import { eventually } from '../ops/service-process.ts';
+import { killSubscribers } from '../helpers/invalidation-channel.ts';
 
 const ADMIN = { authorization: 'Bearer test-admin-token' };
 const VIN = (n: number) => `V1RTUALV1N${String(n).padStart(7, '0')}`;
@@ -98,12 +99,7 @@ describe('per-vehicle rate limits after an erasure, in the erasing process and i
   it('a process that lost the invalidation channel (and so may have missed an erasure) forgets the VINs it held', async () => {
     await deliver(bApp, d, [VIN(4)]);
     expect(b.secrets.remembers(VIN(4))).toBe(true);
-    // Redis closes the invalidation subscriptions (A's and B's); they reconnect by themselves.
-    const name = `${b.config.QUEUE_PREFIX}:cache-invalidation`;
-    const list = (await b.redis.call('CLIENT', 'LIST', 'TYPE', 'pubsub')) as string;
-    const ids = list.split('\n').filter((l) => l.includes(` name=${name} `)).map((l) => /id=(\d+)/.exec(l)![1]!);
-    expect(ids).toHaveLength(2);
-    for (const id of ids) await b.redis.call('CLIENT', 'KILL', 'ID', id);
+    await killSubscribers(b);
     await eventually(() => !b.secrets.remembers(VIN(4)), 'B forgot the VIN', 5000, 10);
     await eventually(() => a.services.cacheBus.live && b.cacheBus.live, 'both subscribed again', 5000, 10);
   });

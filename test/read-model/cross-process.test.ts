@@ -9,6 +9,7 @@ import type { Store } from '../../src/store/contract.ts';
 import { deliveryBody, giveConsent, payloadFor, seedPoints, setVehicle, VIN1, VIN2, VIN3 } from '../delivery/fixtures.ts';
 import { addConsumer, createTestApp, type TestApp, type TestConsumer } from '../helpers/app.ts';
 import { eventually } from '../ops/service-process.ts';
+import { killSubscribers } from '../helpers/invalidation-channel.ts';
 
 /*
  * The delivery read model (src/read-model) across processes: two API processes A and B on one
@@ -19,15 +20,6 @@ import { eventually } from '../ops/service-process.ts';
  * channel turns B's cache off until it is back.
  */
 const T0 = new Date('2026-03-01T09:00:00.000Z');
-
-/** Closes, in Redis, the invalidation subscriptions of these services' prefix (A's and B's). */
-async function killSubscribers(services: Services): Promise<void> {
-  const name = `${services.config.QUEUE_PREFIX}:cache-invalidation`;
-  const list = (await services.redis.call('CLIENT', 'LIST', 'TYPE', 'pubsub')) as string;
-  const ids = list.split('\n').filter((l) => l.includes(` name=${name} `)).map((l) => /id=(\d+)/.exec(l)![1]!);
-  expect(ids.length).toBe(2);
-  for (const id of ids) await services.redis.call('CLIENT', 'KILL', 'ID', id);
-}
 
 describe('read model across two API processes', () => {
   let a: TestApp;
