@@ -48,7 +48,7 @@ async function measure(work: number): Promise<{ perSecond: number; busyUs: numbe
   workUs = work;
   const elu0 = performance.eventLoopUtilization();
   const n0 = answered;
-  const r = await loader.run({ origin, method: 'GET', path: '/', headers: {}, connections: CONNECTIONS, warmupMs: 500, durationMs: SECONDS * 1000, expectStatus: 200 });
+  const r = await loader.run({ origins: [origin], method: 'GET', path: '/', headers: {}, connections: CONNECTIONS, warmupMs: 500, durationMs: SECONDS * 1000, expectStatus: 200 });
   const elu = performance.eventLoopUtilization(elu0);
   return { perSecond: r.perSecond, busyUs: (elu.active * 1000) / (answered - n0) };
 }

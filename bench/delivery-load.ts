@@ -4,11 +4,14 @@ import { Pool } from 'undici';
 /**
  * A small closed-loop HTTP load generator on undici (autocannon is not installed): `connections`
  * loops each send a request, wait for the whole answer, record the latency and send the next.
+ * With several origins (one server process each), the connections are spread over them in
+ * turn, as a balancer in front of them would.
  * Runs in a worker thread so it does not share the server's event loop; the thread stays up and
  * runs one load per message, so a benchmark can alternate short runs against two servers.
  */
 export interface LoadSpec {
-  origin: string;
+  /** One server, or several processes of one service (connections spread evenly). */
+  origins: string[];
   method: 'GET' | 'POST';
   path: string;
   headers: Record<string, string>;
@@ -37,14 +40,15 @@ export function percentile(sorted: Float64Array, p: number): number {
 }
 
 export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
-  const pool = new Pool(spec.origin, { connections: spec.connections, pipelining: 1 });
+  const perOrigin = Math.ceil(spec.connections / spec.origins.length);
+  const pools = spec.origins.map((origin) => new Pool(origin, { connections: perOrigin, pipelining: 1 }));
   const latencies: number[] = [];
   let errors = 0;
   let firstError: string | undefined;
   let measuring = false;
   let stop = false;
 
-  async function loop(): Promise<void> {
+  async function loop(pool: Pool): Promise<void> {
     while (!stop) {
       const t0 = performance.now();
       try {
@@ -66,7 +70,7 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
     }
   }
 
-  const loops = Array.from({ length: spec.connections }, () => loop());
+  const loops = Array.from({ length: spec.connections }, (_, i) => loop(pools[i % pools.length]!));
   await new Promise((r) => setTimeout(r, spec.warmupMs));
   measuring = true;
   const started = performance.now();
@@ -75,7 +79,7 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   const elapsed = performance.now() - started;
   stop = true;
   await Promise.all(loops);
-  await pool.close();
+  await Promise.all(pools.map((pool) => pool.close()));
   const sorted = Float64Array.from(latencies).sort();
   return {
     latencies: sorted,
