@@ -73,8 +73,10 @@ async function forkServers(kind: 'api' | 'hello', count: number, env: Record<str
     children.push(await forkChild('delivery-server.ts', { BENCH_SERVER: kind, BENCH_PORT: String(port), BENCH_ENV: JSON.stringify(env) }));
     origins.push(`http://127.0.0.1:${port}`);
   }
+  // A child that died during the run has nothing left to stop (and would never emit 'exit' again).
+  const stopped = (c: ChildProcess) => c.exitCode !== null || c.signalCode !== null;
   const stop = () =>
-    Promise.all(children.map((c) => new Promise((resolve) => (c.once('exit', resolve), c.send({ cmd: 'stop' })))));
+    Promise.all(children.filter((c) => !stopped(c)).map((c) => new Promise((resolve) => (c.once('exit', resolve), c.send({ cmd: 'stop' })))));
   return { origins, stop };
 }
 
@@ -211,7 +213,16 @@ async function main(): Promise<void> {
     console.log(`ratio        ${(ratio * 100).toFixed(1)} % of hello-world over all rounds (target ≥ 25 %): ${ratio >= 0.25 ? 'met' : 'NOT met'}; rounds ${roundRatios[0]!.toFixed(1)}–${roundRatios.at(-1)!.toFixed(1)} %, median ${median.toFixed(1)} %`);
     console.log(`p99          ${delivery.p99Ms.toFixed(2)} ms (target ≤ 20 ms): ${delivery.p99Ms <= 20 ? 'met' : 'NOT met'}`);
     console.log(`reference    delivery is ${((delivery.perSecond / staticAnswer.perSecond) * 100).toFixed(1)} % of the static answer of the same size in one process`);
-    if (delivery.firstError) console.log(`first error: ${delivery.firstError}`);
+    // A failed request is quick, so a slice with errors overstates its rate: say so, and fail.
+    const slices: [string, LoadResult | undefined][] = [
+      ['hello-world, 1 process', baseline1], [`hello-world, ${processes(API_PROCESSES)}`, baselineN], ['static 21 KB', staticAnswer],
+      ['floor', floor], ['delivery', delivery], ['no ingestion', quiet],
+    ];
+    for (const [name, r] of slices) {
+      if (!r?.errors) continue;
+      console.log(`errors       ${name}: ${r.errors} failed requests (first: ${r.firstError}); this run's figures are not valid`);
+      process.exitCode = 1;
+    }
   } finally {
     for (const stop of stops.reverse()) await stop();
     await closeServices(services);
