@@ -10,13 +10,16 @@ import { BENCH_ITEM_NAMES, benchPayload } from './delivery-payloads.ts';
  * own connection to the same SQLite file and Redis, like a pipeline worker process) writes
  * batches of harmonized data points at a fixed rate through the store the pipeline uses, so
  * each batch also publishes its cache invalidation, for the benchmark's VINs and a crowd of
- * others, until told to stop; it can be paused and resumed.
+ * others, until told to stop; it can be paused and resumed. The points come as whole
+ * telemetry messages, as vehicles send them and the pipeline stores them (performance.md: the
+ * realistic full message, not one signal): every item of one VIN at one time, the VINs in turn.
  */
 export interface IngestSpec {
   /** The API's settings (DATA_DIR, REDIS_URL, QUEUE_PREFIX ...), so both share store and Redis. */
   env: Record<string, string>;
   vins: string[];
   pointsPerSecond: number;
+  /** Points per stored batch; a multiple of the 20 items keeps each message in one batch. */
   batchSize: number;
 }
 
@@ -54,8 +57,8 @@ async function run(spec: IngestSpec): Promise<void> {
     const batch: DataPoint[] = [];
     clockMs += 1;
     for (let i = 0; i < spec.batchSize; i++) {
-      const vin = spec.vins[seed % spec.vins.length]!;
-      const item = BENCH_ITEM_NAMES[Math.floor(seed / spec.vins.length) % BENCH_ITEM_NAMES.length]!;
+      const vin = spec.vins[Math.floor(seed / BENCH_ITEM_NAMES.length) % spec.vins.length]!;
+      const item = BENCH_ITEM_NAMES[seed % BENCH_ITEM_NAMES.length]!;
       seed++;
       batch.push({
         vin,

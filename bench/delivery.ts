@@ -139,7 +139,7 @@ async function main(): Promise<void> {
     const floor = await load({ ...bare, path: '/floor' });
 
     const ingest = tsWorker('./delivery-ingest.ts', {
-      ingest: { env, vins: [...BENCH_VINS, ...CROWD], pointsPerSecond: INGEST_RATE, batchSize: 250 } satisfies IngestSpec,
+      ingest: { env, vins: [...BENCH_VINS, ...CROWD], pointsPerSecond: INGEST_RATE, batchSize: 240 } satisfies IngestSpec,
     });
     const helloSpec = (origins: string[]): LoadSpec => ({ ...common, origins, method: 'GET', path: '/', headers: {} });
     const deliverySpec: LoadSpec = { ...common, origins: api.origins, method: 'POST', path: '/delivery/v1/in-vehicle', headers, body };
@@ -148,7 +148,7 @@ async function main(): Promise<void> {
     if (helloN) await load({ ...helloSpec(helloN.origins), durationMs: 1000 });
     console.log(
       `${ROUNDS} rounds of hello-world (1 process${helloN ? `, then ${processes(API_PROCESSES)}` : ''}) then delivery (${processes(API_PROCESSES)}; ` +
-        `10 VINs × 20 items, ingestion at ${INGEST_RATE} points/s), ${SECONDS} s each, ${CONNECTIONS} connections ...`,
+        `10 VINs × 20 items, ingestion at ${INGEST_RATE} points/s in 20-item messages), ${SECONDS} s each, ${CONNECTIONS} connections ...`,
     );
     const hellos: LoadResult[] = [];
     const hellosN: LoadResult[] = [];
