@@ -14,6 +14,7 @@ import { startPrivateRedis } from '../src/runtime/private-redis.ts';
 import { closeServices, createServices } from '../src/services.ts';
 import { seedBench, BENCH_VINS } from './delivery-seed.ts';
 import { BENCH_ITEM_NAMES } from './delivery-payloads.ts';
+import { helloWorld } from './hello-world.ts';
 
 const N = Number(process.env.PROFILE_REQUESTS ?? 2000);
 const redis = process.env.REDIS_URL ? null : await startPrivateRedis();
@@ -28,8 +29,7 @@ const headers = await seedBench(services);
 const app = await buildApp(services);
 const payload = { version: '1.0', vehicles: BENCH_VINS.map((value) => ({ identifier: { type: 'VIN', value } })), dataItems: BENCH_ITEM_NAMES };
 for (let i = 0; i < 200; i++) await app.inject({ method: 'POST', url: '/delivery/v1/in-vehicle', headers, payload });
-const hello = (await import('fastify')).default({ logger: false });
-hello.get('/', async () => ({ hello: 'world' }));
+const hello = helloWorld();
 for (let i = 0; i < 200; i++) await hello.inject({ method: 'GET', url: '/' });
 // CPU time (user + system) per request is steadier than wall time on a shared machine.
 const cpuMs = (since: NodeJS.CpuUsage) => {

@@ -1,8 +1,9 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { closeServices, createServices, type Services } from '../src/services.ts';
+import { helloWorld } from './hello-world.ts';
 
 /**
  * One server process of the delivery benchmark (bench/delivery.ts), forked by it:
@@ -20,8 +21,7 @@ if (process.env.BENCH_SERVER === 'api') {
   services = await createServices(config, createLogger({ level: 'warn', pretty: false }), config.REDIS_URL!);
   app = await buildApp(services);
 } else {
-  app = Fastify({ logger: false });
-  app.get('/', async () => ({ hello: 'world' }));
+  app = helloWorld();
 }
 await app.listen({ port: Number(process.env.BENCH_PORT), host: '127.0.0.1' });
 

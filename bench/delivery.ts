@@ -22,7 +22,7 @@
  * BENCH_INGEST_RATE (data points/s written meanwhile, default 5000), REDIS_URL (default: a
  * private redis-server).
  */
-import Fastify, { type FastifyReply } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -37,6 +37,7 @@ import { closeServices, createServices } from '../src/services.ts';
 import { forkChild } from './bench-child.ts';
 import type { IngestSpec } from './delivery-ingest.ts';
 import { percentile, type LoadResult, type LoadSpec } from './delivery-load.ts';
+import { helloWorld } from './hello-world.ts';
 import { BENCH_ITEM_NAMES } from './delivery-payloads.ts';
 import { BENCH_VINS, seedBench } from './delivery-seed.ts';
 import { loadGenerator, tsWorker } from './load-thread.ts';
@@ -120,8 +121,7 @@ async function main(): Promise<void> {
     // request costs by itself; then the floor: that plus the rate-limit decision (subscription + 10
     // vehicles, from leased tokens: most requests make no Redis call) every delivery makes, before
     // authentication and data.
-    const hello = Fastify({ logger: false });
-    hello.get('/', async () => ({ hello: 'world' }));
+    const hello = helloWorld();
     const constantAnswer = (reply: FastifyReply) => reply.type('application/json; charset=utf-8').send(checkBody);
     hello.post('/static', async (_req, reply) => constantAnswer(reply));
     const limiter = createFixedWindowLimiter(services.redis, services.clock, services.logger);
