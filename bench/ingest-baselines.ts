@@ -1,7 +1,7 @@
 import { Queue, Worker } from 'bullmq';
 import { readFileSync } from 'node:fs';
 import { compileMappingSource, type CompiledMapping } from '../src/mapping/compile.ts';
-import { bullConnection } from '../src/pipeline/queue.ts';
+import { bullConnection } from '../src/queues/bull-connection.ts';
 import { benchMessage, benchVin } from './ingest-message.ts';
 
 /**

@@ -74,7 +74,8 @@ async function main(): Promise<void> {
 
   const waiting = async () => {
     const { Queue } = await import('bullmq');
-    const { bullConnection, HARMONIZE_QUEUE } = await import('../src/pipeline/queue.ts');
+    const { bullConnection } = await import('../src/queues/bull-connection.ts');
+    const { HARMONIZE_QUEUE } = await import('../src/queues/harmonize-job.ts');
     const q = new Queue(HARMONIZE_QUEUE, { connection: bullConnection(redisUrl, 'worker'), prefix: env.QUEUE_PREFIX });
     return { count: async () => (await q.getJobCounts('waiting', 'active')) as { waiting: number; active: number }, close: () => q.close() };
   };

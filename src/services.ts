@@ -12,7 +12,7 @@ import { createInvalidationBus, invalidationChannel, type InvalidationBus } from
 import { invalidatingStore } from './read-model/invalidating-store.ts';
 import { createReadModel, type ReadModel } from './read-model/read-model.ts';
 import { forgetAllVehicleLimits, forgetVehicleLimits } from './rate-limit/limits.ts';
-import { createRedisClient } from './runtime/redis.ts';
+import { createRedisClient } from './queues/redis.ts';
 import type { Store } from './store/contract.ts';
 import { openStore } from './store/open-store.ts';
 

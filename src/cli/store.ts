@@ -4,7 +4,7 @@ import type { Config } from '../config.ts';
 import { createSecretBox, resolveSecretKey } from '../crypto.ts';
 import { createInvalidationBus, ECHO_TIMEOUT_MS, invalidationChannel, type InvalidationTarget } from '../read-model/bus.ts';
 import { invalidatingStore } from '../read-model/invalidating-store.ts';
-import { redisOptions } from '../runtime/redis.ts';
+import { redisOptions } from '../queues/redis.ts';
 import type { Store } from '../store/contract.ts';
 import { openStore } from '../store/open-store.ts';
 

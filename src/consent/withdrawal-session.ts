@@ -1,4 +1,4 @@
-import { openSealedJson } from '../sealed-job.ts';
+import { openSealedJson } from '../queues/sealed-job.ts';
 import type { Services } from '../services.ts';
 
 /**

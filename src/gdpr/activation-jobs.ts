@@ -1,13 +1,14 @@
+import { queueHome } from '../queues/open-queue.ts';
 import type { Job } from 'bullmq';
-import { decodeActivationJob } from '../management/job-codec.ts';
-import { ACTIVATION_QUEUE, type ActivationJob } from '../management/queue.ts';
+import { ACTIVATION_QUEUE, decodeActivationJob, type ActivationJob } from '../queues/activation-job.ts';
 import type { Services } from '../services.ts';
-import { sweepQueue, withQueue, type JobInspector } from './queue-sweep.ts';
+import { sweepQueue, type JobInspector } from './queue-sweep.ts';
+import { withQueue } from '../queues/with-queue.ts';
 import type { QueueErasure } from './receipt.ts';
 
 /**
  * Removes the VIN's activation and deactivation jobs, in every subscription or in one. Jobs are
- * sealed (src/management/job-codec.ts), so each is opened with the service's key to tell whose
+ * sealed (src/queues/activation-job.ts), so each is opened with the service's key to tell whose
  * it is; one that cannot be opened is reported, like an unreadable pipeline batch. Nothing is
  * lost: the activation rows they act on are erased too, and the worker does nothing for a row
  * that is gone.
@@ -32,5 +33,5 @@ export async function eraseActivationJobs(services: Services, vin: string, subsc
       return d !== null && matches(d);
     },
   };
-  return withQueue(services, ACTIVATION_QUEUE, (queue) => sweepQueue(queue, inspector, activeWaitMs));
+  return withQueue(queueHome(services), ACTIVATION_QUEUE, (queue) => sweepQueue(queue, inspector, activeWaitMs));
 }

@@ -1,14 +1,16 @@
+import { queueHome } from '../queues/open-queue.ts';
 import type { Job } from 'bullmq';
-import { decodeBatch, encodeBatch } from '../pipeline/job-codec.ts';
-import { HARMONIZE_QUEUE } from '../pipeline/queue.ts';
+import { decodeBatch, encodeBatch } from '../queues/harmonize-job.ts';
+import { HARMONIZE_QUEUE } from '../queues/harmonize-job.ts';
 import type { Services } from '../services.ts';
-import { sweepQueue, withQueue, type Decision, type JobInspector } from './queue-sweep.ts';
+import { sweepQueue, type Decision, type JobInspector } from './queue-sweep.ts';
+import { withQueue } from '../queues/with-queue.ts';
 import type { QueueErasure } from './receipt.ts';
 import { messageMentionsVin } from './vin-match.ts';
 
 /**
- * Erases the VIN's raw messages from the harmonize queue. Batches are sealed (src/pipeline/
- * job-codec.ts), so each is opened with the service's key: a batch holding only the VIN's
+ * Erases the VIN's raw messages from the harmonize queue. Batches are sealed (src/queues/
+ * harmonize-job.ts), so each is opened with the service's key: a batch holding only the VIN's
  * messages is removed; a batch that also holds other vehicles' messages is re-sealed without
  * the VIN's, because removing it would lose the others' data. Completed and failed batches are
  * treated alike: they keep their data in Redis until JOB_RETENTION_* ends.
@@ -42,5 +44,5 @@ export async function eraseFromPipelineBatches(services: Services, vin: string, 
       }
     },
   };
-  return withQueue(services, HARMONIZE_QUEUE, (queue) => sweepQueue(queue, inspector, activeWaitMs));
+  return withQueue(queueHome(services), HARMONIZE_QUEUE, (queue) => sweepQueue(queue, inspector, activeWaitMs));
 }

@@ -1,6 +1,8 @@
-import { PUSH_QUEUE, type PushJob } from '../push/queue.ts';
+import { queueHome } from '../queues/open-queue.ts';
+import { PUSH_QUEUE, type PushJob } from '../queues/push-job.ts';
 import type { Services } from '../services.ts';
-import { sweepQueue, withQueue, type JobInspector } from './queue-sweep.ts';
+import { sweepQueue, type JobInspector } from './queue-sweep.ts';
+import { withQueue } from '../queues/with-queue.ts';
 import type { QueueErasure } from './receipt.ts';
 
 /**
@@ -21,5 +23,5 @@ export async function erasePushJobs(services: Services, vin: string, subscriptio
     decide: async (job) => ((await matches(job.data)) ? { kind: 'remove', messages: 0 } : { kind: 'keep' }),
     concerns: (job) => matches(job.data),
   };
-  return withQueue(services, PUSH_QUEUE, (queue) => sweepQueue(queue, inspector, activeWaitMs));
+  return withQueue(queueHome(services), PUSH_QUEUE, (queue) => sweepQueue(queue, inspector, activeWaitMs));
 }

@@ -1,8 +1,5 @@
-import { Queue, type ConnectionOptions, type Job } from 'bullmq';
-import { redisOptions } from '../runtime/redis.ts';
-import type { Services } from '../services.ts';
+import type { Job, Queue } from 'bullmq';
 import { noQueueErasure, type QueueErasure } from './receipt.ts';
-import { closeQueue } from '../runtime/close-queue.ts';
 
 /** Every state in which no worker holds a job: it waits, or it ended and is kept for a while. */
 const IDLE_STATES = ['wait', 'prioritized', 'delayed', 'waiting-children', 'failed', 'completed'] as const;
@@ -21,42 +18,6 @@ export interface JobInspector {
   decide(job: Job): Promise<Decision>;
   /** Whether an active job concerns the VIN, so the erasure must wait for it to finish. */
   concerns(job: Job): Promise<boolean>;
-}
-
-const READY_TIMEOUT_MS = 2_000;
-
-/** Redis did not answer: the erasure stops before touching the store and can be repeated. */
-export class QueueUnreachableError extends Error {
-  constructor(name: string) {
-    super(`the ${name} queue (Redis) is not reachable`);
-    this.name = 'QueueUnreachableError';
-  }
-}
-
-/**
- * Runs `use` with a handle on the queue, closed afterwards. Commands fail after one retry, and a
- * Redis that does not answer within READY_TIMEOUT_MS fails the erasure instead of hanging it.
- */
-export async function withQueue<T>(services: Services, name: string, use: (queue: Queue) => Promise<T>): Promise<T> {
-  const queue = new Queue(name, {
-    connection: redisOptions(services.redisUrl, 'client') as ConnectionOptions,
-    prefix: services.config.QUEUE_PREFIX,
-  });
-  // Failures surface on the command that failed.
-  queue.on('error', () => {});
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    await Promise.race([
-      queue.waitUntilReady(),
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new QueueUnreachableError(name)), READY_TIMEOUT_MS);
-      }),
-    ]);
-    return await use(queue);
-  } finally {
-    clearTimeout(timer);
-    await closeQueue(queue);
-  }
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { openSealedJson } from '../sealed-job.ts';
+import { openSealedJson } from '../queues/sealed-job.ts';
 import type { Services } from '../services.ts';
 
 const SCAN_COUNT = 500;

@@ -1,4 +1,4 @@
-import type { RawMessage } from '../pipeline/raw-message.ts';
+import type { RawMessage } from '../domain/raw-message.ts';
 
 /**
  * Whether a raw message mentions the VIN anywhere: in its bytes (decoded when they were kept

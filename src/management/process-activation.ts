@@ -1,6 +1,6 @@
 import type { Services } from '../services.ts';
 import type { VehicleStatus } from '../store/contract.ts';
-import type { ActivationJob } from './queue.ts';
+import type { ActivationJob } from '../queues/activation-job.ts';
 
 export type VinOwnership = (manufacturer: string, vin: string) => boolean;
 

@@ -1,31 +1,10 @@
-import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
-import { redisOptions } from '../runtime/redis.ts';
+import type { JobsOptions } from 'bullmq';
+import { ACTIVATION_QUEUE, encodeActivationJob, type ActivationJob, type ActivationJobData } from '../queues/activation-job.ts';
+import { openQueue, queueHome } from '../queues/open-queue.ts';
+import { renewingQueue } from '../queues/renewing-queue.ts';
+import { QueueUnavailableError } from '../queues/unavailable.ts';
+import type { Config } from '../config.ts';
 import type { Services } from '../services.ts';
-import { encodeActivationJob, type ActivationJobData } from './job-codec.ts';
-import { renewingQueue } from '../runtime/renewing-queue.ts';
-
-/** The BullMQ queue (prefixed with QUEUE_PREFIX) that carries activations to the manufacturers. */
-export const ACTIVATION_QUEUE = 'vehicle-activations';
-
-/**
- * One activation or deactivation of one VIN in one subscription. The worker re-reads the row
- * and acts only if it is still in the pending status the job was queued for, so a job that is
- * stale, repeated or overtaken by a later action changes nothing. Sealed in Redis
- * (./job-codec.ts).
- */
-export interface ActivationJob {
-  action: 'activate' | 'deactivate';
-  subscriptionId: string;
-  vin: string;
-}
-
-/** Redis refused the jobs (down or unreachable): the caller answers 503 and the client repeats. */
-export class QueueUnavailableError extends Error {
-  constructor(cause: unknown) {
-    super(`activation queue unavailable: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
-    this.name = 'QueueUnavailableError';
-  }
-}
 
 export interface ActivationQueue {
   /** Queues the jobs; `delayMs` holds an auto-confirming manufacturer's answer back. */
@@ -33,16 +12,7 @@ export interface ActivationQueue {
   close(): Promise<void>;
 }
 
-/**
- * ioredis options for BullMQ. BullMQ bundles its own ioredis 5 typings; the options object is
- * the same at run time, only `retryStrategy`'s declared return type differs.
- */
-export function bullConnection(services: Services, purpose: 'producer' | 'worker'): ConnectionOptions {
-  return redisOptions(services.redisUrl, purpose) as ConnectionOptions;
-}
-
-export function jobOptions(services: Services): JobsOptions {
-  const { config } = services;
+export function jobOptions(config: Config): JobsOptions {
   return {
     // Only store outages fail a job; they are retried with backoff.
     attempts: 8,
@@ -52,17 +22,17 @@ export function jobOptions(services: Services): JobsOptions {
   };
 }
 
-/** The producer side, used by the API process. Fails fast when Redis is down (the caller answers 503). */
-export function createActivationQueue(services: Services): ActivationQueue {
-  const queue = renewingQueue(() => {
-    const q = new Queue<ActivationJobData, unknown, string>(ACTIVATION_QUEUE, {
-      connection: bullConnection(services, 'producer'),
-      prefix: services.config.QUEUE_PREFIX,
-    });
-    q.on('error', (err) => services.logger.warn({ err: err.message }, 'activation queue error'));
-    return q;
-  });
-  const defaults = jobOptions(services);
+/**
+ * The producer side, used by the API process. Fails fast when Redis is down: the caller gets a
+ * QueueUnavailableError and answers 503. Jobs are sealed in Redis (src/queues/activation-job.ts).
+ */
+export function createActivationQueue(services: Pick<Services, 'config' | 'redisUrl' | 'logger' | 'secrets'>): ActivationQueue {
+  const queue = renewingQueue(() =>
+    openQueue<ActivationJobData>(ACTIVATION_QUEUE, queueHome(services), {
+      onError: (err) => services.logger.warn({ err: err.message }, 'activation queue error'),
+    }),
+  );
+  const defaults = jobOptions(services.config);
   return {
     async enqueue(jobs) {
       if (jobs.length === 0) return;
@@ -71,7 +41,7 @@ export function createActivationQueue(services: Services): ActivationQueue {
           jobs.map(({ job, delayMs }) => ({ name: job.action, data: encodeActivationJob(services.secrets, job), opts: { ...defaults, delay: delayMs } })),
         );
       } catch (err) {
-        throw new QueueUnavailableError(err);
+        throw new QueueUnavailableError('activation', err);
       }
     },
     close: () => queue.close(),

@@ -1,10 +1,10 @@
 import { UnrecoverableError, Worker } from 'bullmq';
 import type { Running } from '../runtime/startable.ts';
 import type { Services } from '../services.ts';
-import { decodeActivationJob } from './job-codec.ts';
+import { ACTIVATION_QUEUE, decodeActivationJob } from '../queues/activation-job.ts';
+import { bullConnection } from '../queues/bull-connection.ts';
 import { createVinOwnership } from './manufacturer-policy.ts';
 import { processActivation } from './process-activation.ts';
-import { ACTIVATION_QUEUE, bullConnection } from './queue.ts';
 
 /**
  * Workers that carry out activations with the manufacturers (runs in the pipeline role).
@@ -25,7 +25,7 @@ export async function startActivationWorkers(services: Services): Promise<Runnin
       return processActivation(services, owns, data);
     },
     {
-      connection: bullConnection(services, 'worker'),
+      connection: bullConnection(services.redisUrl, 'worker'),
       prefix: services.config.QUEUE_PREFIX,
       concurrency: 20,
     },

@@ -1,7 +1,8 @@
 import type { Services } from '../services.ts';
 import type { VehicleActivation, VehicleStatus } from '../store/contract.ts';
 import { activationPlan, type ActivationPlan } from './manufacturer-policy.ts';
-import type { ActivationJob, ActivationQueue } from './queue.ts';
+import type { ActivationJob } from '../queues/activation-job.ts';
+import type { ActivationQueue } from './queue.ts';
 
 export type VehicleAction = 'activate' | 'deactivate';
 

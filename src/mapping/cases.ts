@@ -7,7 +7,7 @@ import type { AdapterRegistry } from '../adapters/registry.ts';
 import { formatAjvError } from '../catalog/ajv.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import { analyse, toDataPoints } from '../pipeline/harmonize.ts';
-import { rawMessage } from '../pipeline/raw-message.ts';
+import { rawMessage } from '../domain/raw-message.ts';
 import { QUARANTINE_CODES, type QuarantineCode } from '../store/contract/quarantine.ts';
 
 /**

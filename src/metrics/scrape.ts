@@ -1,11 +1,10 @@
-import { Queue, type ConnectionOptions } from 'bullmq';
-import { ACTIVATION_QUEUE } from '../management/queue.ts';
-import { HARMONIZE_QUEUE } from '../pipeline/queue.ts';
-import { PUSH_QUEUE } from '../push/queue.ts';
-import { redisOptions } from '../runtime/redis.ts';
+import { ACTIVATION_QUEUE } from '../queues/activation-job.ts';
+import { HARMONIZE_QUEUE } from '../queues/harmonize-job.ts';
+import { PUSH_QUEUE } from '../queues/push-job.ts';
+import { openQueue, queueHome } from '../queues/open-queue.ts';
 import type { Services } from '../services.ts';
 import { metrics } from './metrics.ts';
-import { renewingQueue } from '../runtime/renewing-queue.ts';
+import { renewingQueue } from '../queues/renewing-queue.ts';
 
 const QUEUES = [HARMONIZE_QUEUE, PUSH_QUEUE, ACTIVATION_QUEUE];
 const STATES = ['waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized'] as const;
@@ -16,14 +15,7 @@ const STATES = ['waiting', 'active', 'delayed', 'failed', 'completed', 'prioriti
  */
 export function createScrapeGauges(services: Services) {
   const queues = QUEUES.map((name) =>
-    renewingQueue(() => {
-      const q = new Queue(name, {
-        connection: redisOptions(services.redisUrl, 'producer') as ConnectionOptions,
-        prefix: services.config.QUEUE_PREFIX,
-      });
-      q.on('error', () => {});
-      return q;
-    }),
+    renewingQueue(() => openQueue(name, queueHome(services))),
   );
   return {
     async refresh(): Promise<void> {

@@ -2,7 +2,7 @@ import type { AdapterRegistry } from '../adapters/registry.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { QuarantineCode } from '../store/contract/quarantine.ts';
 import { analyse } from './harmonize.ts';
-import { rawMessage } from './raw-message.ts';
+import { rawMessage } from '../domain/raw-message.ts';
 
 export interface DryRunResult {
   manufacturer: string;

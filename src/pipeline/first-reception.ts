@@ -1,5 +1,5 @@
 import type { Services } from '../services.ts';
-import { quarantineIdOf, type RawMessage } from './raw-message.ts';
+import { quarantineIdOf, type RawMessage } from '../domain/raw-message.ts';
 
 /** How long the first reception of a message without vehicle time is remembered. */
 const REMEMBER_S = 24 * 3600;

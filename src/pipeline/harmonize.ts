@@ -4,7 +4,7 @@ import { VIN_PATTERN } from '../management/vin.ts';
 import type { MappingBindings } from '../mapping/compile.ts';
 import type { DataPoint } from '../store/contract.ts';
 import type { QuarantineCode } from '../store/contract/quarantine.ts';
-import type { RawMessage } from './raw-message.ts';
+import type { RawMessage } from '../domain/raw-message.ts';
 
 /** One harmonized item of a message, with its schema errors (empty when valid). */
 export interface Candidate {

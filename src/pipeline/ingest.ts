@@ -1,9 +1,9 @@
 import type { Services } from '../services.ts';
 import { createBatcher } from './batcher.ts';
-import { encodeBatch } from './job-codec.ts';
+import { encodeBatch } from '../queues/harmonize-job.ts';
 import { createHarmonizeQueue } from './queue.ts';
-import type { RawMessage } from './raw-message.ts';
-import { renewingQueue } from '../runtime/renewing-queue.ts';
+import type { RawMessage } from '../domain/raw-message.ts';
+import { renewingQueue } from '../queues/renewing-queue.ts';
 
 /** Where adapters hand raw messages over: a batcher in front of the harmonize queue. */
 export interface Ingest {

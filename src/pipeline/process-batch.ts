@@ -5,7 +5,7 @@ import type { Services } from '../services.ts';
 import type { DataPoint, QuarantinedMessage } from '../store/contract.ts';
 import { firstReception } from './first-reception.ts';
 import { analyse, toDataPoints, type Analysis } from './harmonize.ts';
-import { quarantineIdOf, type RawMessage } from './raw-message.ts';
+import { quarantineIdOf, type RawMessage } from '../domain/raw-message.ts';
 
 /** Messages harmonized between two turns of the event loop. */
 const YIELD_EVERY = 20;

@@ -1,9 +1,7 @@
-import { Queue, type ConnectionOptions, type DefaultJobOptions } from 'bullmq';
+import type { DefaultJobOptions, Queue } from 'bullmq';
 import type { Config } from '../config.ts';
-import { redisOptions } from '../runtime/redis.ts';
-
-/** The one queue between the adapters and the harmonize workers. */
-export const HARMONIZE_QUEUE = 'harmonize';
+import { HARMONIZE_QUEUE } from '../queues/harmonize-job.ts';
+import { openQueue } from '../queues/open-queue.ts';
 
 /**
  * Failures other than a store outage (which postpones the batch without counting, see
@@ -26,23 +24,8 @@ export function harmonizeJobOptions(config: Config): DefaultJobOptions {
 /**
  * The producer side, failing fast when Redis is down (enableOfflineQueue false): an MQTT
  * publish is then refused without PUBACK and an HTTP batch answered 503, instead of hanging.
+ * Errors surface on the add() that failed.
  */
-/**
- * ioredis options for BullMQ (its typings pin their own ioredis; the options are the same).
- * Reconnecting backs off to at most 2 s, not BullMQ's 20 s: while the queue is unreachable,
- * publishers are refused, so it should be noticed soon after Redis is back.
- */
-export function bullConnection(redisUrl: string, purpose: 'producer' | 'worker'): ConnectionOptions {
-  return { ...redisOptions(redisUrl, purpose), retryStrategy: (times: number) => Math.min(250 * times, 2000) } as ConnectionOptions;
-}
-
-export function createHarmonizeQueue(config: Config, redisUrl: string): Queue {
-  const queue = new Queue(HARMONIZE_QUEUE, {
-    connection: bullConnection(redisUrl, 'producer'),
-    prefix: config.QUEUE_PREFIX,
-    defaultJobOptions: harmonizeJobOptions(config),
-  });
-  // Errors surface on the add() that failed; the event only has to be listened to.
-  queue.on('error', () => {});
-  return queue;
+export function createHarmonizeQueue(config: Config, redisUrl: string): Queue<unknown, unknown, string> {
+  return openQueue(HARMONIZE_QUEUE, { redisUrl, prefix: config.QUEUE_PREFIX }, { defaultJobOptions: harmonizeJobOptions(config) });
 }

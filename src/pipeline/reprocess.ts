@@ -1,7 +1,7 @@
 import type { Services } from '../services.ts';
 import type { QuarantinedMessage, QuarantineFilter } from '../store/contract.ts';
 import type { Ingest } from './ingest.ts';
-import type { RawMessage } from './raw-message.ts';
+import type { RawMessage } from '../domain/raw-message.ts';
 
 /** What to reprocess: these ids, or every entry matching a filter (newest first, up to `limit`). */
 export type ReprocessSelection = { ids: string[] } | { filter: QuarantineFilter; limit: number };

@@ -3,9 +3,10 @@ import { createPushFanoutEnqueuer } from '../push/fanout-contract.ts';
 import type { Running } from '../runtime/startable.ts';
 import type { Services } from '../services.ts';
 import { StoreUnavailableError } from '../store/contract.ts';
-import { decodeBatch, type HarmonizeJobData } from './job-codec.ts';
+import { decodeBatch, type HarmonizeJobData } from '../queues/harmonize-job.ts';
 import { processBatch, type BatchOutcome } from './process-batch.ts';
-import { bullConnection, HARMONIZE_QUEUE } from './queue.ts';
+import { bullConnection } from '../queues/bull-connection.ts';
+import { HARMONIZE_QUEUE } from '../queues/harmonize-job.ts';
 
 /** Tuning a test scales down; production uses BullMQ's defaults (30 s lock, 30 s stall check). */
 export interface HarmonizeWorkerOptions {

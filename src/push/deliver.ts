@@ -6,8 +6,9 @@ import type { DeliveryAttempt, DeliveryRecord, WebhookRecord } from '../store/co
 import { IN_FLIGHT_STATUSES } from '../store/contract/deliveries.ts';
 import { whyNotAllowed } from './eligibility.ts';
 import { envelopeBody } from './envelope.ts';
-import { NOTICE_VIN_NOT_HELD, noticeBody as buildNoticeBody, openNoticeVin } from './notice.ts';
-import type { PushJob } from './queue.ts';
+import { NOTICE_VIN_NOT_HELD, noticeBody as buildNoticeBody } from './notice.ts';
+import { openNoticeVin } from '../queues/push-job.ts';
+import type { PushJob } from '../queues/push-job.ts';
 import { nextDelayMs, parseRetryAfter } from './retry-policy.ts';
 import { postWebhook, type SendResult } from './sender.ts';
 import { signatureHeader } from './signing.ts';

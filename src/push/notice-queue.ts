@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { withQueue } from '../gdpr/queue-sweep.ts';
+import { queueHome } from '../queues/open-queue.ts';
+import { noticeJob, PUSH_QUEUE } from '../queues/push-job.ts';
+import { withQueue } from '../queues/with-queue.ts';
 import type { Services } from '../services.ts';
-import { noticeDelivery, noticeJob, type Notice } from './notice.ts';
-import { PUSH_QUEUE, pushJobOptions } from './queue.ts';
+import { noticeDelivery, type Notice } from './notice.ts';
+import { pushJobOptions } from './queue.ts';
 
 /**
  * Queues one notice per recipient subscription through the push delivery machinery (signing,
@@ -16,7 +18,7 @@ import { PUSH_QUEUE, pushJobOptions } from './queue.ts';
  * Returns the transactionIds.
  */
 export async function queueNotices(
-  services: Services,
+  services: Pick<Services, 'store' | 'secrets' | 'clock' | 'config' | 'redisUrl'>,
   vin: string,
   recipients: readonly string[],
   notice: Notice,
@@ -27,9 +29,9 @@ export async function queueNotices(
   const { store, secrets } = services;
   const rows = recipients.map((subscriptionId) => noticeDelivery(randomUUID(), subscriptionId, notice, at));
   await Promise.all(rows.map((r) => store.deliveries.insertIfAbsent(r)));
-  const opts = { ...pushJobOptions(services), removeOnFail: true };
+  const opts = { ...pushJobOptions(services.config), removeOnFail: true };
   try {
-    await withQueue(services, PUSH_QUEUE, (queue) =>
+    await withQueue(queueHome(services), PUSH_QUEUE, (queue) =>
       queue.addBulk(rows.map((r) => ({ name: 'notice', data: noticeJob(secrets, r.transactionId, vin), opts: { ...opts, jobId: r.transactionId } }))),
     );
   } catch (err) {

@@ -1,8 +1,5 @@
-import type { SecretBox } from '../crypto.ts';
-import { openJobData, sealJobData } from '../sealed-job.ts';
 import type { DeliveryRecord } from '../store/contract.ts';
 import { ERASURE_NOTICE_TYPE, erasureNoticePart, type ErasureNoticeFacts } from './erasure-notice.ts';
-import type { PushJob } from './queue.ts';
 import { REVOCATION_NOTICE_TYPE, revocationNoticePart, type RevocationNoticeFacts } from './revocation-notice.ts';
 
 /**
@@ -24,25 +21,6 @@ const PARTS: Record<Notice['type'], (facts: never, vin: string) => Record<string
 
 /** Why a notice cannot be sent: its job does not carry the VIN (a replay), or not one sealed for it. */
 export const NOTICE_VIN_NOT_HELD = 'the VIN is no longer held: a notice is sent only from its own job';
-
-/**
- * The queue job of a notice: the transactionId, and the VIN sealed with the service's key
- * (src/sealed-job.ts, as the pipeline's batches), bound to that transactionId so that a job whose
- * data was swapped with another notice's cannot name a VIN to the wrong consumer.
- */
-export function noticeJob(secrets: SecretBox, transactionId: string, vin: string): PushJob {
-  return sealJobData(secrets, { transactionId }, { transactionId, vin });
-}
-
-/** The VIN of the notice, or null when the job carries none for this transactionId (a replay, a foreign key). */
-export function openNoticeVin(secrets: SecretBox, job: PushJob): string | null {
-  try {
-    const opened = openJobData(secrets, job, 'notice') as { transactionId?: unknown; vin?: unknown } | null;
-    return opened?.transactionId === job.transactionId && typeof opened.vin === 'string' ? opened.vin : null;
-  } catch {
-    return null;
-  }
-}
 
 /**
  * The body of a notice: the envelope of every push (forwardedAt, transactionId, subscriptionId)

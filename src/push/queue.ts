@@ -1,26 +1,12 @@
-import { Queue, type JobsOptions } from 'bullmq';
+import type { JobsOptions } from 'bullmq';
+import { openQueue, queueHome } from '../queues/open-queue.ts';
+import { PUSH_QUEUE, type PushJob } from '../queues/push-job.ts';
+import { renewingQueue } from '../queues/renewing-queue.ts';
+import type { Config } from '../config.ts';
 import type { Services } from '../services.ts';
-import { bullConnection } from './bull-connection.ts';
-import { renewingQueue } from '../runtime/renewing-queue.ts';
-
-/** The BullMQ queue (prefixed with QUEUE_PREFIX) of webhook deliveries. */
-export const PUSH_QUEUE = 'push-deliveries';
 
 /** Name of the custom backoff the push worker implements (see retry-policy.ts). */
 export const PUSH_BACKOFF = 'webhook-schedule';
-
-/**
- * A delivery job carries only the transactionId: the VIN and the data point stay in the
- * deliveries row (reliability checklist G8), so Redis never holds personal data. The one
- * exception is a notice (erasure, revocation), whose row keeps no VIN: its job carries the VIN
- * sealed, and only until the notice is sent or dead (src/push/notice.ts).
- */
-export interface PushJob {
-  transactionId: string;
-  /** Notices only (noticeJob): the VIN, sealed, and the sealing's format version. */
-  sealed?: string;
-  v?: 1;
-}
 
 /**
  * One attempt, then one per entry of PUSH_RETRY_SCHEDULE_S. A completed job is removed at once:
@@ -28,8 +14,7 @@ export interface PushJob {
  * would only cost Redis memory and work at thousands of deliveries a second. Failed jobs (an
  * outage outlasted every retry) are kept for JOB_RETENTION_FAILED_S to be looked at.
  */
-export function pushJobOptions(services: Services): JobsOptions {
-  const { config } = services;
+export function pushJobOptions(config: Config): JobsOptions {
   return {
     attempts: config.PUSH_RETRY_SCHEDULE_S.length + 1,
     backoff: { type: PUSH_BACKOFF },
@@ -59,16 +44,13 @@ export interface PushQueue {
 
 
 /** The producer side (fan-out and replay). Fails fast when Redis is down, so the caller can retry. */
-export function createPushQueue(services: Services): PushQueue {
-  const renewing = renewingQueue(() => {
-    const q = new Queue<PushJob, unknown, string>(PUSH_QUEUE, {
-      connection: bullConnection(services.redisUrl, 'producer'),
-      prefix: services.config.QUEUE_PREFIX,
-    });
-    q.on('error', (err) => services.logger.warn({ err: err.message }, 'push queue error'));
-    return q;
-  });
-  const defaults = pushJobOptions(services);
+export function createPushQueue(services: Pick<Services, 'config' | 'redisUrl' | 'logger'>): PushQueue {
+  const renewing = renewingQueue(() =>
+    openQueue<PushJob>(PUSH_QUEUE, queueHome(services), {
+      onError: (err) => services.logger.warn({ err: err.message }, 'push queue error'),
+    }),
+  );
+  const defaults = pushJobOptions(services.config);
   return {
     async add(jobs) {
       if (jobs.length === 0) return;

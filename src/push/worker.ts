@@ -1,10 +1,10 @@
 import { DelayedError, Worker, type Job } from 'bullmq';
 import type { Dispatcher } from 'undici';
 import type { Services } from '../services.ts';
-import { bullConnection } from './bull-connection.ts';
+import { bullConnection } from '../queues/bull-connection.ts';
 import { createDeliveryProcessor, RetryLaterError } from './deliver.ts';
 import { StoreUnavailableError } from '../store/contract.ts';
-import { PUSH_QUEUE, type PushJob } from './queue.ts';
+import { PUSH_QUEUE, type PushJob } from '../queues/push-job.ts';
 import { nextDelayMs } from './retry-policy.ts';
 
 /**

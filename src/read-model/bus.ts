@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../logger.ts';
-import { createRedisClient } from '../runtime/redis.ts';
+import { createRedisClient } from '../queues/redis.ts';
 import { decodeInvalidation, encodeInvalidation, type Invalidation, type ReceivedInvalidation } from './invalidation.ts';
 
 /** What the bus drives: the read model's caches. */

@@ -5,7 +5,7 @@ import { loadAdapterRegistry, type AdapterRegistry } from '../../src/adapters/re
 import type { Catalog } from '../../src/catalog/catalog.ts';
 import { loadCatalog } from '../../src/catalog/load.ts';
 import { analyse } from '../../src/pipeline/harmonize.ts';
-import { rawMessage } from '../../src/pipeline/raw-message.ts';
+import { rawMessage } from '../../src/domain/raw-message.ts';
 import { defaultPaths } from '../../src/services.ts';
 
 /**

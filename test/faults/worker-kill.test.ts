@@ -1,7 +1,8 @@
 import { Queue } from 'bullmq';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { createIngest } from '../../src/pipeline/ingest.ts';
-import { bullConnection, HARMONIZE_QUEUE } from '../../src/pipeline/queue.ts';
+import { bullConnection } from '../../src/queues/bull-connection.ts';
+import { HARMONIZE_QUEUE } from '../../src/queues/harmonize-job.ts';
 import { createTestServices, type TestServices } from '../helpers/services.ts';
 import { ITEMS_PER_TELEMETRY, telemetryMessages } from '../ops/raw-messages.ts';
 import { deployment, type Deployment } from '../ops/service-env.ts';

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { signBody } from '../../src/adapters/http/signature.ts';
 import { adapterSecret } from '../../src/adapters/secrets.ts';
-import { quarantineIdOf, rawMessage, type RawMessage } from '../../src/pipeline/raw-message.ts';
+import { quarantineIdOf, rawMessage, type RawMessage } from '../../src/domain/raw-message.ts';
 import { startHarmonizeWorker } from '../../src/pipeline/worker.ts';
 import type { Running } from '../../src/runtime/startable.ts';
 import type { Services } from '../../src/services.ts';

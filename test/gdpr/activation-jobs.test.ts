@@ -3,8 +3,10 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSecretBox, randomToken } from '../../src/crypto.ts';
 import { eraseActivationJobs } from '../../src/gdpr/activation-jobs.ts';
-import { decodeActivationJob, encodeActivationJob } from '../../src/management/job-codec.ts';
-import { ACTIVATION_QUEUE, bullConnection, createActivationQueue, type ActivationJob } from '../../src/management/queue.ts';
+import { decodeActivationJob, encodeActivationJob } from '../../src/queues/activation-job.ts';
+import { ACTIVATION_QUEUE, type ActivationJob } from '../../src/queues/activation-job.ts';
+import { bullConnection } from '../../src/queues/bull-connection.ts';
+import { createActivationQueue } from '../../src/management/queue.ts';
 import { createTestServices, type TestServices } from '../helpers/services.ts';
 import { scanRedis } from './scan.ts';
 
@@ -37,7 +39,7 @@ describe('erasing sealed activation jobs', () => {
       { job: { action: 'deactivate', subscriptionId: A, vin: Y }, delayMs: 0 },
     ]);
     await producer.close();
-    queue = new Queue(ACTIVATION_QUEUE, { connection: bullConnection(services, 'worker'), prefix: services.config.QUEUE_PREFIX });
+    queue = new Queue(ACTIVATION_QUEUE, { connection: bullConnection(services.redisUrl, 'worker'), prefix: services.config.QUEUE_PREFIX });
     // Named after what they hold, so what is left can be read off the names.
     const named = async (name: string, data: unknown) => queue.add(name, data, { delay: 60_000 });
     await named('X-in-A-sealed', encodeActivationJob(services.secrets, job(A, X)));

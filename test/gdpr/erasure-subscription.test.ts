@@ -1,8 +1,9 @@
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ACTIVATION_QUEUE } from '../../src/management/queue.ts';
-import { bullConnection } from '../../src/pipeline/queue.ts';
-import { createPushQueue, PUSH_QUEUE } from '../../src/push/queue.ts';
+import { ACTIVATION_QUEUE } from '../../src/queues/activation-job.ts';
+import { bullConnection } from '../../src/queues/bull-connection.ts';
+import { createPushQueue } from '../../src/push/queue.ts';
+import { PUSH_QUEUE } from '../../src/queues/push-job.ts';
 import { transactionId } from '../../src/push/transaction-id.ts';
 import { createUpdateThrottle } from '../../src/push/update-throttle.ts';
 import type { DeliveryRecord } from '../../src/store/contract.ts';

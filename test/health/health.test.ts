@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createRedisClient } from '../../src/runtime/redis.ts';
+import { createRedisClient } from '../../src/queues/redis.ts';
 import { freePort } from '../../src/runtime/free-port.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 

@@ -1,7 +1,8 @@
 import { Job, Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSecretBox, randomToken } from '../../src/crypto.ts';
-import { ACTIVATION_QUEUE, bullConnection } from '../../src/management/queue.ts';
+import { ACTIVATION_QUEUE } from '../../src/queues/activation-job.ts';
+import { bullConnection } from '../../src/queues/bull-connection.ts';
 import { startActivationWorkers } from '../../src/management/start.ts';
 import type { Running } from '../../src/runtime/startable.ts';
 import { scanRedis } from '../gdpr/scan.ts';
@@ -29,7 +30,7 @@ describe('activation jobs in Redis', () => {
   beforeAll(async () => {
     t = await createTestApp({ env: { VIRTUAL_ACTIVATION_DELAY_MS: '200' } });
     c = await addConsumer(t);
-    queue = new Queue(ACTIVATION_QUEUE, { connection: bullConnection(t.services, 'worker'), prefix: t.services.config.QUEUE_PREFIX });
+    queue = new Queue(ACTIVATION_QUEUE, { connection: bullConnection(t.services.redisUrl, 'worker'), prefix: t.services.config.QUEUE_PREFIX });
   });
   afterAll(async () => {
     for (const w of workers) await w.close();

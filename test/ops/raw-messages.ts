@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { rawMessage, type RawMessage } from '../../src/pipeline/raw-message.ts';
+import { rawMessage, type RawMessage } from '../../src/domain/raw-message.ts';
 import { ROOT } from './service-process.ts';
 
 const template = JSON.parse(readFileSync(join(ROOT, 'adapters', 'virtual', 'fixtures', 'virtual.telemetry.electric.json'), 'utf8')) as Record<string, unknown>;

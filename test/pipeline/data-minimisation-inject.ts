@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CatalogEntry } from '../../src/catalog/catalog.ts';
-import { rawMessage, type RawMessage } from '../../src/pipeline/raw-message.ts';
+import { rawMessage, type RawMessage } from '../../src/domain/raw-message.ts';
 import { ROOT } from './harness.ts';
 
 /**

@@ -2,7 +2,8 @@ import { UnrecoverableError, Worker } from 'bullmq';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
-import { bullConnection, HARMONIZE_QUEUE } from '../../src/pipeline/queue.ts';
+import { bullConnection } from '../../src/queues/bull-connection.ts';
+import { HARMONIZE_QUEUE } from '../../src/queues/harmonize-job.ts';
 import { startHarmonizeWorker } from '../../src/pipeline/worker.ts';
 import { fixture, harmonizeJobCounts, startHarness, waitFor, type Harness } from './harness.ts';
 

@@ -1,8 +1,9 @@
 import { Job, Queue } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createIngest } from '../../src/pipeline/ingest.ts';
-import { bullConnection, HARMONIZE_QUEUE } from '../../src/pipeline/queue.ts';
-import { rawMessage } from '../../src/pipeline/raw-message.ts';
+import { bullConnection } from '../../src/queues/bull-connection.ts';
+import { HARMONIZE_QUEUE } from '../../src/queues/harmonize-job.ts';
+import { rawMessage } from '../../src/domain/raw-message.ts';
 import { fixture, harmonizeJobCounts, startHarness, waitFor, type Harness } from './harness.ts';
 
 /**

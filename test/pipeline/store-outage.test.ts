@@ -2,7 +2,8 @@ import Database from 'better-sqlite3';
 import { Queue } from 'bullmq';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { bullConnection, HARMONIZE_QUEUE } from '../../src/pipeline/queue.ts';
+import { bullConnection } from '../../src/queues/bull-connection.ts';
+import { HARMONIZE_QUEUE } from '../../src/queues/harmonize-job.ts';
 import { fixture, startHarness, waitFor, type Harness } from './harness.ts';
 
 const VIN = 'V1RTUALV1N0000001';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { batchServices } from './harness.ts';
 import { processBatch } from '../../src/pipeline/process-batch.ts';
-import { rawMessage } from '../../src/pipeline/raw-message.ts';
+import { rawMessage } from '../../src/domain/raw-message.ts';
 
 const VIN = 'V1RTUALV1N0000S09';
 

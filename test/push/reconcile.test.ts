@@ -1,10 +1,11 @@
 import { Queue } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.ts';
-import { bullConnection } from '../../src/push/bull-connection.ts';
+import { bullConnection } from '../../src/queues/bull-connection.ts';
 import { NOTICE_VIN_NOT_HELD } from '../../src/push/notice.ts';
 import { queueNotices } from '../../src/push/notice-queue.ts';
-import { createPushQueue, PUSH_QUEUE } from '../../src/push/queue.ts';
+import { createPushQueue } from '../../src/push/queue.ts';
+import { PUSH_QUEUE } from '../../src/queues/push-job.ts';
 import { startPushReconciler, type PushReconciler } from '../../src/push/reconcile.ts';
 import { REVOCATION_NOTICE_TYPE } from '../../src/push/revocation-notice.ts';
 import { startPushHarness, type PushHarness } from './harness.ts';

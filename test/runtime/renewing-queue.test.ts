@@ -5,9 +5,9 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { createHarmonizeQueue } from '../../src/pipeline/queue.ts';
-import { closeQueue } from '../../src/runtime/close-queue.ts';
+import { closeQueue } from '../../src/queues/close-queue.ts';
 import { startPrivateRedis, type PrivateRedis } from '../../src/runtime/private-redis.ts';
-import { renewingQueue } from '../../src/runtime/renewing-queue.ts';
+import { renewingQueue } from '../../src/queues/renewing-queue.ts';
 
 /**
  * A TCP hop in front of a real Redis that drops the first connection when it sends its second

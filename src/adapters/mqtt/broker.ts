@@ -4,7 +4,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import type { Adapter } from '../manifest.ts';
 import { metrics } from '../../metrics/metrics.ts';
 import { createIngest, type Ingest } from '../../pipeline/ingest.ts';
-import { rawMessage } from '../../pipeline/raw-message.ts';
+import { rawMessage } from '../../domain/raw-message.ts';
 import type { Running } from '../../runtime/startable.ts';
 import type { Services } from '../../services.ts';
 import { adapterSecret } from '../secrets.ts';

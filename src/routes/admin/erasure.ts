@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { apiErrors } from '../../errors.ts';
 import { eraseVehicleData } from '../../gdpr/erase.ts';
-import { QueueUnreachableError } from '../../gdpr/queue-sweep.ts';
+import { QueueUnavailableError } from '../../queues/unavailable.ts';
 import { errorResponses } from '../../http/schemas.ts';
 import type { RouteOptions } from '../route-options.ts';
 
@@ -52,7 +52,7 @@ const RETRY_AFTER_S = 5;
 function isRedisOutage(err: unknown): boolean {
   const e = err as { name?: string; message?: string; code?: string } | null;
   return (
-    err instanceof QueueUnreachableError ||
+    err instanceof QueueUnavailableError ||
     e?.name === 'MaxRetriesPerRequestError' ||
     /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|Connection is closed|Stream isn't writeable|max retries per request/i.test(`${e?.code ?? ''} ${e?.message ?? ''}`)
   );

@@ -3,7 +3,7 @@ import { apiErrors } from '../../errors.ts';
 import { errorResponses } from '../../http/schemas.ts';
 import { createHarmonizeQueue } from '../../pipeline/queue.ts';
 import type { RouteOptions } from '../route-options.ts';
-import { renewingQueue, type RenewingQueue } from '../../runtime/renewing-queue.ts';
+import { renewingQueue, type RenewingQueue } from '../../queues/renewing-queue.ts';
 
 const common = { tags: ['admin'], security: [{ adminToken: [] }] };
 const RETRY_AFTER_S = 5;

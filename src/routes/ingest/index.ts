@@ -4,7 +4,7 @@ import { adapterSecret } from '../../adapters/secrets.ts';
 import { ApiError, apiErrors } from '../../errors.ts';
 import { metrics } from '../../metrics/metrics.ts';
 import { createIngest, type Ingest } from '../../pipeline/ingest.ts';
-import { rawMessage, type RawMessage } from '../../pipeline/raw-message.ts';
+import { rawMessage, type RawMessage } from '../../domain/raw-message.ts';
 import type { RouteOptions } from '../route-options.ts';
 import { ingestSchema } from './schemas.ts';
 

@@ -1,4 +1,4 @@
-import type { SecretBox } from './crypto.ts';
+import type { SecretBox } from '../crypto.ts';
 
 /**
  * Job data that keeps personal data out of Redis (reliability checklist G8, K6): one JSON value

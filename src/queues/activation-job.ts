@@ -1,9 +1,22 @@
 import type { SecretBox } from '../crypto.ts';
-import { openJobData, sealJobData, type SealedJobData } from '../sealed-job.ts';
-import type { ActivationJob } from './queue.ts';
+import { openJobData, sealJobData, type SealedJobData } from './sealed-job.ts';
+
+/** The BullMQ queue (prefixed with QUEUE_PREFIX) that carries activations to the manufacturers. */
+export const ACTIVATION_QUEUE = 'vehicle-activations';
 
 /**
- * What an activation job carries in Redis: the whole job sealed (src/sealed-job.ts), so no VIN
+ * One activation or deactivation of one VIN in one subscription. The worker re-reads the row
+ * and acts only if it is still in the pending status the job was queued for, so a job that is
+ * stale, repeated or overtaken by a later action changes nothing.
+ */
+export interface ActivationJob {
+  action: 'activate' | 'deactivate';
+  subscriptionId: string;
+  vin: string;
+}
+
+/**
+ * What an activation job carries in Redis: the whole job sealed (./sealed-job.ts), so no VIN
  * is readable there (reliability checklist K6) and a job altered in Redis (another subscription,
  * another action) fails authentication. The job's name tells the action; its id is BullMQ's
  * counter, never the VIN.

@@ -1,6 +1,9 @@
 import type { SecretBox } from '../crypto.ts';
-import { openJobData, sealJobData } from '../sealed-job.ts';
-import type { RawMessage } from './raw-message.ts';
+import { openJobData, sealJobData } from './sealed-job.ts';
+import type { RawMessage } from '../domain/raw-message.ts';
+
+/** The one queue between the ingest transports and the harmonize workers. */
+export const HARMONIZE_QUEUE = 'harmonize';
 
 /**
  * What a harmonize job carries in Redis. Raw messages hold VINs and positions, so the batch is

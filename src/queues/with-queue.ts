@@ -1,0 +1,28 @@
+import type { Queue } from 'bullmq';
+import { closeQueue } from './close-queue.ts';
+import { openQueue, type QueueHome } from './open-queue.ts';
+import { QueueUnavailableError } from './unavailable.ts';
+
+const READY_TIMEOUT_MS = 2_000;
+
+/**
+ * Runs `use` with a short-lived handle on the queue, closed afterwards. Commands fail after one
+ * retry, and a Redis that does not answer within READY_TIMEOUT_MS fails the call with
+ * QueueUnavailableError instead of hanging it.
+ */
+export async function withQueue<T>(home: QueueHome, name: string, use: (queue: Queue) => Promise<T>): Promise<T> {
+  const queue = openQueue(name, home, { purpose: 'client' }) as Queue;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      queue.waitUntilReady(),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new QueueUnavailableError(name)), READY_TIMEOUT_MS);
+      }),
+    ]);
+    return await use(queue);
+  } finally {
+    clearTimeout(timer);
+    await closeQueue(queue);
+  }
+}
