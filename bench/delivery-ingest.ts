@@ -1,7 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
-import { closeServices, createServices } from '../src/services.ts';
+import { closeServices, createServices } from '../src/main/create-services.ts';
 import type { DataPoint } from '../src/store/contract.ts';
 import { BENCH_ITEM_NAMES, benchPayload } from './delivery-payloads.ts';
 

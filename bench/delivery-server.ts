@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
-import { closeServices, createServices, type Services } from '../src/services.ts';
+import { closeServices, createServices } from '../src/main/create-services.ts';
+import { type Services } from '../src/services.ts';
 import { helloWorld } from './hello-world.ts';
 
 /**

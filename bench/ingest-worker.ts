@@ -6,7 +6,7 @@
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { startHarmonizeWorker } from '../src/pipeline/worker.ts';
-import { createServices } from '../src/services.ts';
+import { createServices } from '../src/main/create-services.ts';
 
 const config = loadConfig(process.env);
 const services = await createServices(config, createLogger({ level: 'warn', pretty: false }), config.REDIS_URL!);

@@ -27,8 +27,9 @@ import { createLogger } from '../src/logger.ts';
 import { createPushFanoutEnqueuer } from '../src/push/fanout-contract.ts';
 import { putWebhook } from '../src/push/webhook-config.ts';
 import { systemResolver } from '../src/push/ssrf-resolver.ts';
-import { startPrivateRedis } from '../src/runtime/private-redis.ts';
-import { closeServices, createServices, type Services } from '../src/services.ts';
+import { startPrivateRedis } from '../src/main/private-redis.ts';
+import { closeServices, createServices } from '../src/main/create-services.ts';
+import { type Services } from '../src/services.ts';
 import type { DataPoint } from '../src/store/contract.ts';
 import { startSink, type Sink } from './push-sink.ts';
 

@@ -23,7 +23,8 @@ import type { Services } from './services.ts';
 
 /**
  * Builds the HTTP front: external plugins first, then the error handling, then one plugin per
- * URL group. Only src/server.ts listens; tests call `app.inject()` or listen on port 0.
+ * URL group. Only the composition root (src/main/roles.ts) listens; tests call `app.inject()` or
+ * listen on port 0.
  */
 export async function buildApp(services: Services): Promise<FastifyInstance> {
   const { config } = services;

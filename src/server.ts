@@ -1,17 +1,20 @@
 import { join } from 'node:path';
 import { loadConfigOrExit } from './config.ts';
 import { createLogger } from './logger.ts';
-import { seedDemo } from './runtime/demo-seed.ts';
-import { startPrivateRedis, type PrivateRedis } from './runtime/private-redis.ts';
-import { StartAbortedError, startRoles, stopRoles } from './runtime/roles.ts';
-import { watchSecretKeyAgreement } from './runtime/secret-key-agreement.ts';
-import { installShutdown } from './runtime/shutdown.ts';
-import type { Running } from './runtime/startable.ts';
-import { closeServices, createServices, type Services } from './services.ts';
+import { seedDemo } from './main/demo-seed.ts';
+import { startPrivateRedis, type PrivateRedis } from './main/private-redis.ts';
+import { StartAbortedError, startRoles, stopRoles } from './main/roles.ts';
+import { watchSecretKeyAgreement } from './main/secret-key-agreement.ts';
+import { installShutdown } from './main/shutdown.ts';
+import type { Running } from './running.ts';
+import { closeServices, createServices } from './main/create-services.ts';
+import type { Services } from './services.ts';
 
 /**
- * The only file that starts listening. `npm start` runs every role in this one process; ROLES
- * picks some (docs/operations.md). A process starts while Redis is down: its workers wait for
+ * The entry point (`npm start`), part of the composition root with src/main/: it builds the
+ * services, starts the roles and owns the shutdown. What listens (the API, the probe server,
+ * the embedded MQTT broker) is started by src/main/roles.ts and nowhere else. `npm start` runs
+ * every role in this one process; ROLES picks some (docs/operations.md). A process starts while Redis is down: its workers wait for
  * it, and /ready says "not ready" until it answers.
  */
 async function main(): Promise<void> {

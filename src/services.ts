@@ -1,43 +1,22 @@
 import type { Redis } from 'ioredis';
-import { join, resolve } from 'node:path';
-import { loadAdapterRegistry, type AdapterRegistry } from './adapters/registry.ts';
-import { checkOutsideClientSecrets } from './consent/manufacturer-auth.ts';
+import type { AdapterRegistry } from './adapters/registry.ts';
 import type { Catalog } from './catalog/catalog.ts';
-import { loadCatalog } from './catalog/load.ts';
-import { systemClock, type Clock } from './clock.ts';
+import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
-import { createSecretBox, resolveSecretKey, type SecretBox } from './crypto.ts';
+import type { SecretBox } from './crypto.ts';
 import type { Logger } from './logger.ts';
-import { createInvalidationBus, invalidationChannel, type InvalidationBus } from './read-model/bus.ts';
-import { invalidatingStore } from './read-model/invalidating-store.ts';
-import { createReadModel, type ReadModel } from './read-model/read-model.ts';
-import { forgetAllVehicleLimits, forgetVehicleLimits } from './rate-limit/limits.ts';
-import { createRedisClient } from './queues/redis.ts';
+import type { ScrapeGauges } from './metrics/gauges.ts';
+import type { Paths } from './paths.ts';
+import type { ProcessLimits } from './rate-limit/limits.ts';
+import type { InvalidationBus } from './read-model/bus.ts';
+import type { ReadModel } from './read-model/read-model.ts';
 import type { Store } from './store/contract.ts';
-import { openStore } from './store/open-store.ts';
-
-/** Project folders, resolved from the repository root (overridable in tests). */
-export interface Paths {
-  root: string;
-  catalog: string;
-  adapters: string;
-  mappings: string;
-  scenarios: string;
-}
-
-export function defaultPaths(root = resolve(import.meta.dirname, '..')): Paths {
-  return {
-    root,
-    catalog: join(root, 'catalog'),
-    adapters: join(root, 'adapters'),
-    mappings: join(root, 'mappings'),
-    scenarios: join(root, 'simulator', 'scenarios'),
-  };
-}
 
 /**
- * The shared services every role uses: plain objects, no Fastify, so workers, the CLI and
- * the HTTP front all use the same code.
+ * The shared services of one process: plain objects, no Fastify, so workers, the CLI and the
+ * HTTP front all use the same code. Only types live here; the composition root builds them
+ * (src/main/create-services.ts). A function takes the few members it uses
+ * (`Pick<Services, 'store' | 'clock'>`), which says what it needs and lets a test pass just that.
  */
 export interface Services {
   config: Config;
@@ -59,82 +38,19 @@ export interface Services {
   readModel: ReadModel;
   /** The channel those invalidations travel on between processes. */
   cacheBus: InvalidationBus;
+  /**
+   * This process's rate-limit counters and token leases (src/rate-limit/limits.ts), shared by
+   * every route that limits, and forgotten per VIN on a GDPR erasure.
+   */
+  rateLimits: ProcessLimits;
+  /** Gauges the /metrics route refreshes before answering (queue depths, quarantine size). */
+  gauges: ScrapeGauges;
+  /**
+   * Whether a manufacturer whose activations confirm themselves (manifest activation mode
+   * "auto") has the VIN; by default every VIN its prefixes claim. The composition root gives
+   * the simulated manufacturer its fleet (src/main/create-services.ts).
+   */
+  ownsVin: (manufacturer: string, vin: string) => boolean;
   /** Extra readiness checks that running roles register (e.g. the MQTT broker). */
   readiness: Map<string, () => Promise<void>>;
-}
-
-export interface ServiceOverrides {
-  clock?: Clock;
-  store?: Store;
-  paths?: Paths;
-}
-
-export async function createServices(
-  config: Config,
-  logger: Logger,
-  redisUrl: string,
-  overrides: ServiceOverrides = {},
-): Promise<Services> {
-  const paths = overrides.paths ?? defaultPaths();
-  const catalog = await loadCatalog(paths.catalog);
-  const adapters = await loadAdapterRegistry(paths.adapters, new Set(catalog.list().map((e) => e.technicalName)), {
-    mappingsDir: paths.mappings,
-    limits: { timeoutMs: config.MAPPING_TIMEOUT_MS, maxDepth: config.MAPPING_MAX_DEPTH, maxSequence: 100_000 },
-  });
-  checkOutsideClientSecrets(adapters.list());
-  const rawStore = overrides.store ?? (await openStore(config));
-  const redis = createRedisClient(redisUrl);
-  redis.on('error', (err) => logger.warn({ err: err.message }, 'redis client error'));
-  const clock = overrides.clock ?? systemClock;
-  const secrets = createSecretBox(resolveSecretKey(config.SECRET_KEY, config.DATA_DIR));
-  let bus: InvalidationBus | undefined;
-  const store = invalidatingStore(rawStore, (inv) => bus!.publish(inv));
-  const readModel = createReadModel({
-    store,
-    clock,
-    maxAgeMs: config.READ_CACHE_MAX_AGE_MS,
-    pullItems: catalog.list().filter((e) => e.deliveryMethod === 'pull').map((e) => e.technicalName),
-    pseudonym: (vin) => secrets.pseudonym(vin),
-    // An erasure: this process forgets the VIN (named by its pseudonym) wherever it keeps it;
-    // one subscription's erasure leaves the memo, since the VIN stays in use by the others.
-    erased: (p, subscriptionId) => {
-      if (subscriptionId === undefined) secrets.forget(p);
-      forgetVehicleLimits(services, p, subscriptionId);
-    },
-    forgetAll: () => {
-      secrets.forgetAll();
-      forgetAllVehicleLimits(services);
-    },
-    isLive: () => bus?.live ?? false,
-  });
-  bus = createInvalidationBus({
-    redisUrl,
-    publisher: redis,
-    channel: invalidationChannel(config.QUEUE_PREFIX),
-    logger,
-    pseudonym: (vin) => secrets.pseudonym(vin),
-    target: readModel,
-  });
-  const services: Services = {
-    config,
-    logger,
-    clock,
-    paths,
-    store,
-    catalog,
-    adapters,
-    secrets,
-    redisUrl,
-    redis,
-    readModel,
-    cacheBus: bus,
-    readiness: new Map(),
-  };
-  return services;
-}
-
-export async function closeServices(services: Services): Promise<void> {
-  await services.cacheBus.close();
-  services.redis.disconnect();
-  await services.store.close();
 }

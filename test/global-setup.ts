@@ -1,5 +1,5 @@
 import type { TestProject } from 'vitest/node';
-import { startPrivateRedis } from '../src/runtime/private-redis.ts';
+import { startPrivateRedis } from '../src/main/private-redis.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -7,7 +7,7 @@ import { loadCatalog } from '../../src/catalog/load.ts';
 import { systemClock } from '../../src/clock.ts';
 import { loadConfigOrExit } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
-import { defaultPaths } from '../../src/services.ts';
+import { defaultPaths } from '../../src/paths.ts';
 import { startSimulator } from './start.ts';
 
 async function main(): Promise<void> {

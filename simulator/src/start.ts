@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import mqtt from 'mqtt';
 import { mqttCredentials } from '../../src/adapters/secrets.ts';
-import type { Running } from '../../src/runtime/startable.ts';
+import type { Running } from '../../src/running.ts';
 import type { Services } from '../../src/services.ts';
 import { BoundedPublisher, PublisherClosedError } from './bounded-publisher.ts';
 import { buildFleet } from './fleet.ts';
 import { PublishRounds } from './publish-round.ts';
 import { loadScenarios } from './scenario-load.ts';
 import { createSimClock } from './sim-clock.ts';
-import { withoutCredentials } from '../../src/runtime/broker-url.ts';
+import { withoutCredentials } from '../../src/ingest/broker-url.ts';
 
 /** What the simulator needs from the services: no store, no Redis, so it also runs alone. */
 export type SimulatorDeps = Pick<Services, 'config' | 'logger' | 'clock' | 'paths' | 'adapters'>;

@@ -1,6 +1,6 @@
 import type { Catalog } from '../catalog/catalog.ts';
 import type { Config } from '../config.ts';
-import type { Paths } from '../services.ts';
+import type { Paths } from '../paths.ts';
 import type { Store } from '../store/contract.ts';
 import type { Clock } from '../clock.ts';
 

@@ -1,5 +1,5 @@
 import { sweepConsentProcesses } from '../consent/sweep.ts';
-import { startPeriodic, type Periodic } from '../runtime/periodic.ts';
+import { startPeriodic, type Periodic } from '../periodic.ts';
 import type { Services } from '../services.ts';
 
 const DAY_MS = 86_400_000;

@@ -2,16 +2,13 @@ import type { Services } from '../services.ts';
 import type { VehicleStatus } from '../store/contract.ts';
 import type { ActivationJob } from '../queues/activation-job.ts';
 
-export type VinOwnership = (manufacturer: string, vin: string) => boolean;
-
 /**
  * Carries out one queued action. Idempotent: it acts only when the row is still in the pending
  * status the job was queued for, with a conditional transition, so a repeated, stale or
  * overtaken job changes nothing. Returns the status it set, or null when it had nothing to do.
  */
 export async function processActivation(
-  services: Services,
-  owns: VinOwnership,
+  services: Pick<Services, 'store' | 'clock' | 'adapters' | 'logger' | 'secrets' | 'ownsVin'>,
   job: ActivationJob,
 ): Promise<VehicleStatus | null> {
   const { store, clock, adapters, logger } = services;
@@ -35,7 +32,7 @@ export async function processActivation(
     // This manufacturer confirms over its own callback (docs/vehicle-management.md).
     return null;
   } else {
-    to = owns(adapter.manifest.id, job.vin) ? 'ACTIVATED' : 'INCAPABLE';
+    to = services.ownsVin(adapter.manifest.id, job.vin) ? 'ACTIVATED' : 'INCAPABLE';
   }
   const row = await store.vehicles.transition(job.subscriptionId, job.vin, ['PENDING_ACTIVATION'], to, at());
   if (row) logger.info({ vin, subscriptionId: job.subscriptionId, status: to }, 'activation answered by the manufacturer');

@@ -1,9 +1,8 @@
 import { UnrecoverableError, Worker } from 'bullmq';
-import type { Running } from '../runtime/startable.ts';
+import type { Running } from '../running.ts';
 import type { Services } from '../services.ts';
 import { ACTIVATION_QUEUE, decodeActivationJob } from '../queues/activation-job.ts';
 import { bullConnection } from '../queues/bull-connection.ts';
-import { createVinOwnership } from './manufacturer-policy.ts';
 import { processActivation } from './process-activation.ts';
 
 /**
@@ -12,7 +11,6 @@ import { processActivation } from './process-activation.ts';
  * cannot open (wrong key, foreign format) fails at once without retries.
  */
 export async function startActivationWorkers(services: Services): Promise<Running[]> {
-  const owns = createVinOwnership(services);
   const worker = new Worker<unknown, unknown, string>(
     ACTIVATION_QUEUE,
     async (job) => {
@@ -22,7 +20,7 @@ export async function startActivationWorkers(services: Services): Promise<Runnin
       } catch (err) {
         throw new UnrecoverableError(`cannot open activation job: ${(err as Error).message}`);
       }
-      return processActivation(services, owns, data);
+      return processActivation(services, data);
     },
     {
       connection: bullConnection(services.redisUrl, 'worker'),

@@ -1,5 +1,5 @@
 import { startExternalSubscriber } from '../adapters/mqtt/subscriber.ts';
-import type { Running } from '../runtime/startable.ts';
+import type { Running } from '../running.ts';
 import type { Services } from '../services.ts';
 import { startHarmonizeWorker } from './worker.ts';
 

@@ -1,6 +1,6 @@
 import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { createPushFanoutEnqueuer } from '../push/fanout-contract.ts';
-import type { Running } from '../runtime/startable.ts';
+import type { Running } from '../running.ts';
 import type { Services } from '../services.ts';
 import { StoreUnavailableError } from '../store/contract.ts';
 import { decodeBatch, type HarmonizeJobData } from '../queues/harmonize-job.ts';

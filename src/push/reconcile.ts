@@ -1,4 +1,4 @@
-import { startPeriodic, type Periodic } from '../runtime/periodic.ts';
+import { startPeriodic, type Periodic } from '../periodic.ts';
 import type { Services } from '../services.ts';
 import type { DeliveryRecord } from '../store/contract.ts';
 import { IN_FLIGHT_STATUSES } from '../store/contract/deliveries.ts';

@@ -1,5 +1,5 @@
 import type { Services } from '../services.ts';
-import type { Running } from '../runtime/startable.ts';
+import type { Running } from '../running.ts';
 import { createPushQueue } from './queue.ts';
 import { startPushReconciler } from './reconcile.ts';
 import { createGuardedAgent } from './ssrf-agent.ts';

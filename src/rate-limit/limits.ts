@@ -1,7 +1,10 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import { ApiError, apiErrors } from '../errors.ts';
-import { consumerContext } from '../http/consumer-auth.ts';
-import type { Services } from '../services.ts';
+import type { Redis } from 'ioredis';
+import type { Clock } from '../clock.ts';
+import type { Config } from '../config.ts';
+import type { SecretBox } from '../crypto.ts';
+import type { Logger } from '../logger.ts';
 import { createFixedWindowLimiter, type Counter, type FixedWindowLimiter, type WindowState } from './fixed-window.ts';
 import { rateLimitHeaders } from './headers.ts';
 
@@ -18,16 +21,17 @@ import { rateLimitHeaders } from './headers.ts';
  */
 export interface RateLimits {
   /**
-   * preValidation hook for routes limited per subscription only (management); must run after
-   * requireSubscription (it keys on the authenticated subscription).
+   * One call limited per subscription only (management, push): counts it, sets the RateLimit
+   * headers, throws the 429 when the subscription is over its limit. The HTTP hook that calls it
+   * with the authenticated subscription is src/http/rate-limit-hook.ts.
    */
-  subscriptionHook(request: FastifyRequest, reply: FastifyReply): Promise<void>;
+  subscription(subscriptionId: string, reply: FastifyReply): Promise<void>;
   /**
    * One decision for a read (delivery, history): counts the subscription and each VIN in one
    * Redis call, sets the RateLimit headers, throws the 429 when the subscription is over its
    * limit, and returns the VINs over their own limit with the soonest reset.
    */
-  read(request: FastifyRequest, reply: FastifyReply, vins: string[]): Promise<VehicleLimits>;
+  read(subscriptionId: string, reply: FastifyReply, vins: string[]): Promise<VehicleLimits>;
 }
 
 /** A subscription's counter and its vehicles' counters, by the VIN's pseudonym. */
@@ -45,53 +49,50 @@ export interface VehicleLimits {
 }
 
 /**
- * One per Services (one per process), shared by the management, delivery and push routes: a
- * limiter leases tokens for itself, so one limiter per route would hold three leases of the same
- * subscription counter and answer three different `remaining`. The counters are built once per
- * subscription and VIN and reused: the limiter looks leases up by these key strings, and a
- * string built afresh per request is hashed on every lookup.
+ * One per process (a member of Services, built by the composition root), shared by the
+ * management, delivery and push routes: a limiter leases tokens for itself, so one limiter per
+ * route would hold three leases of the same subscription counter and answer three different
+ * `remaining`. The counters are built once per subscription and VIN and reused: the limiter
+ * looks leases up by these key strings, and a string built afresh per request is hashed on
+ * every lookup.
  */
-interface ProcessLimits {
+export interface ProcessLimits {
   limiter: FixedWindowLimiter;
   counters: Map<string, SubscriptionCounters>;
-}
-const perProcess = new WeakMap<Services, ProcessLimits>();
-
-function processLimits(services: Services): ProcessLimits {
-  let p = perProcess.get(services);
-  if (!p) {
-    p = { limiter: createFixedWindowLimiter(services.redis, services.clock, services.logger), counters: new Map() };
-    perProcess.set(services, p);
-  }
-  return p;
+  /**
+   * A GDPR erasure of a VIN, named by its pseudonym (src/gdpr/erase.ts deleted its counters in
+   * Redis): this process drops the VIN's counters and their leases too, in every subscription or
+   * in the one the erasure was scoped to.
+   */
+  forgetVehicle(pseudonym: string, subscriptionId?: string): void;
+  /** Every vehicle's counters and leases in this process (an erasure's message may have been missed). */
+  forgetAllVehicles(): void;
 }
 
-/**
- * A GDPR erasure of a VIN, named by its pseudonym (src/gdpr/erase.ts deleted its counters in
- * Redis): this process drops the VIN's counters and their leases too, in every subscription or
- * in the one the erasure was scoped to.
- */
-export function forgetVehicleLimits(services: Services, pseudonym: string, subscriptionId?: string): void {
-  const p = perProcess.get(services);
-  if (!p) return;
-  if (subscriptionId === undefined) for (const own of p.counters.values()) own.vehicles.delete(pseudonym);
-  else p.counters.get(subscriptionId)?.vehicles.delete(pseudonym);
-  // The keys' ends (see vehicleCounter below).
-  const suffix = subscriptionId === undefined ? `:v:${pseudonym}` : `:{${subscriptionId}}:v:${pseudonym}`;
-  p.limiter.forget((key) => key.endsWith(suffix));
+export function createProcessLimits(deps: { redis: Redis; clock: Clock; logger: Logger }): ProcessLimits {
+  const limiter = createFixedWindowLimiter(deps.redis, deps.clock, deps.logger);
+  const counters = new Map<string, SubscriptionCounters>();
+  return {
+    limiter,
+    counters,
+    forgetVehicle(pseudonym, subscriptionId) {
+      if (subscriptionId === undefined) for (const own of counters.values()) own.vehicles.delete(pseudonym);
+      else counters.get(subscriptionId)?.vehicles.delete(pseudonym);
+      // The keys' ends (see vehicleCounter below).
+      const suffix = subscriptionId === undefined ? `:v:${pseudonym}` : `:{${subscriptionId}}:v:${pseudonym}`;
+      limiter.forget((key) => key.endsWith(suffix));
+    },
+    forgetAllVehicles() {
+      for (const own of counters.values()) own.vehicles.clear();
+      limiter.forget((key) => key.includes('}:v:'));
+    },
+  };
 }
 
-/** Every vehicle's counters and leases in this process (an erasure's message may have been missed). */
-export function forgetAllVehicleLimits(services: Services): void {
-  const p = perProcess.get(services);
-  if (!p) return;
-  for (const own of p.counters.values()) own.vehicles.clear();
-  p.limiter.forget((key) => key.includes('}:v:'));
-}
-
-export function createRateLimits(services: Services): RateLimits {
+/** `services` is a Pick of Services (src/services.ts names this module's type, so it is spelled out here). */
+export function createRateLimits(services: { config: Config; secrets: SecretBox; rateLimits: ProcessLimits }): RateLimits {
   const { config, secrets } = services;
-  const { limiter: l, counters } = processLimits(services);
+  const { limiter: l, counters } = services.rateLimits;
   const base = `${config.QUEUE_PREFIX}:rl`;
   function countersOf(subscriptionId: string): SubscriptionCounters {
     let c = counters.get(subscriptionId);
@@ -137,14 +138,12 @@ export function createRateLimits(services: Services): RateLimits {
   }
 
   return {
-    async subscriptionHook(request, reply) {
-      const { subscription } = consumerContext(request);
-      const states = await l.hit([countersOf(subscription.subscriptionId).subscription]);
+    async subscription(subscriptionId, reply) {
+      const states = await l.hit([countersOf(subscriptionId).subscription]);
       applySubscription(reply, states?.[0]);
     },
 
-    async read(request, reply, vins) {
-      const { subscriptionId } = consumerContext(request).subscription;
+    async read(subscriptionId, reply, vins) {
       const distinct = [...new Set(vins)];
       const own = countersOf(subscriptionId);
       const states = await l.hit([own.subscription, ...distinct.map((vin) => vehicleCounter(subscriptionId, own, vin))]);

@@ -6,7 +6,7 @@ import type { Catalog } from '../../src/catalog/catalog.ts';
 import { loadCatalog } from '../../src/catalog/load.ts';
 import { analyse } from '../../src/pipeline/harmonize.ts';
 import { rawMessage } from '../../src/domain/raw-message.ts';
-import { defaultPaths } from '../../src/services.ts';
+import { defaultPaths } from '../../src/paths.ts';
 
 /**
  * The acceptance test every adapter inherits (as Eclipse Hono's LoraProviderTestBase): its

@@ -5,7 +5,7 @@ import { AdapterLoadError, loadAdapterRegistry } from '../../src/adapters/regist
 import { loadCatalog } from '../../src/catalog/load.ts';
 import { loadConfig } from '../../src/config.ts';
 import { manufacturerAuth } from '../../src/consent/manufacturer-auth.ts';
-import { defaultPaths } from '../../src/services.ts';
+import { defaultPaths } from '../../src/paths.ts';
 import { copyProject } from '../pipeline/harness.ts';
 
 const catalogItems = async () => new Set((await loadCatalog(defaultPaths().catalog)).list().map((e) => e.technicalName));

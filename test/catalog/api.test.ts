@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { defaultPaths } from '../../src/services.ts';
+import { defaultPaths } from '../../src/paths.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { SPEC_22_ITEMS, VERSION_2_ITEMS, CHANGED_IN_VERSION_2 } from './spec-items.ts';
 

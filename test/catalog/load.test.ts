@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../src/catalog/load.ts';
-import { defaultPaths } from '../../src/services.ts';
+import { defaultPaths } from '../../src/paths.ts';
 
 const REAL = defaultPaths().catalog;
 const dirs: string[] = [];

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Catalog } from '../../src/catalog/catalog.ts';
 import { loadCatalog } from '../../src/catalog/load.ts';
-import { defaultPaths } from '../../src/services.ts';
+import { defaultPaths } from '../../src/paths.ts';
 import { casesFor, type RuleKind } from './payload-cases.ts';
 import type { Field, Fields } from './spec-fields.ts';
 import { SPEC_22_ITEMS, VERSION_2_ITEMS } from './spec-items.ts';

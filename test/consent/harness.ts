@@ -1,5 +1,5 @@
 import type { Clock } from '../../src/clock.ts';
-import { freePort } from '../../src/runtime/free-port.ts';
+import { freePort } from '../../src/main/free-port.ts';
 import { addConsumer, createTestApp, type TestApp, type TestConsumer } from '../helpers/app.ts';
 
 /**

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.ts';
 import { startActivationWorkers } from '../../src/management/start.ts';
-import type { Running } from '../../src/runtime/startable.ts';
+import type { Running } from '../../src/running.ts';
 import { fleetVin } from '../../simulator/src/fleet.ts';
 import { consumerWith, startLiveApp, type LiveApp } from './harness.ts';
 import { commandArbitraries, dataArrives, giveConsent, setActivation, VINS } from './lifecycle-model-commands.ts';

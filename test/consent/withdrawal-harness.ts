@@ -1,5 +1,5 @@
 import { startPushWorkers } from '../../src/push/start.ts';
-import type { Running } from '../../src/runtime/startable.ts';
+import type { Running } from '../../src/running.ts';
 import type { TestConsumer } from '../helpers/app.ts';
 import { startReceiver, type Receiver } from '../push/helpers.ts';
 import { Browser, checkedItems, consumerWith, hiddenFields, runFlow, unescapeHtml, type Answer, type LiveApp } from './harness.ts';

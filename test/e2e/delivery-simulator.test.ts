@@ -3,7 +3,7 @@ import { startEmbeddedBroker } from '../../src/adapters/mqtt/broker.ts';
 import { ManualClock } from '../../src/clock.ts';
 import { startActivationWorkers } from '../../src/management/start.ts';
 import { startHarmonizeWorker } from '../../src/pipeline/worker.ts';
-import type { Running } from '../../src/runtime/startable.ts';
+import type { Running } from '../../src/running.ts';
 import { startSimulator } from '../../simulator/src/start.ts';
 import { Browser, consumerWith, runFlow, startLiveApp, type LiveApp } from '../consent/harness.ts';
 import type { TestConsumer } from '../helpers/app.ts';

@@ -4,7 +4,7 @@ import { signBody } from '../../src/adapters/http/signature.ts';
 import { adapterSecret } from '../../src/adapters/secrets.ts';
 import { quarantineIdOf, rawMessage, type RawMessage } from '../../src/domain/raw-message.ts';
 import { startHarmonizeWorker } from '../../src/pipeline/worker.ts';
-import type { Running } from '../../src/runtime/startable.ts';
+import type { Running } from '../../src/running.ts';
 import type { Services } from '../../src/services.ts';
 import { borealisBatch, borealisRecord } from '../gdpr/seed.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';

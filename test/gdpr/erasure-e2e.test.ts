@@ -10,7 +10,7 @@ import { HARMONIZE_QUEUE } from '../../src/queues/harmonize-job.ts';
 import { rawMessage } from '../../src/domain/raw-message.ts';
 import { PUSH_QUEUE } from '../../src/queues/push-job.ts';
 import { startHarmonizeWorker } from '../../src/pipeline/worker.ts';
-import type { Running } from '../../src/runtime/startable.ts';
+import type { Running } from '../../src/running.ts';
 import { addConsumer, createTestApp, type TestApp, type TestConsumer } from '../helpers/app.ts';
 import { harmonizeJobCounts, waitFor } from '../pipeline/harness.ts';
 import { scanRedis, scanSqlite, sqliteTables } from './scan.ts';

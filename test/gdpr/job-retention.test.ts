@@ -11,7 +11,8 @@ import { rawMessage } from '../../src/domain/raw-message.ts';
 import { startHarmonizeWorker } from '../../src/pipeline/worker.ts';
 import { createPushQueue } from '../../src/push/queue.ts';
 import { PUSH_QUEUE } from '../../src/queues/push-job.ts';
-import { defaultPaths, type Services } from '../../src/services.ts';
+import { defaultPaths } from '../../src/paths.ts';
+import { type Services } from '../../src/services.ts';
 import { createTestServices, type TestServices } from '../helpers/services.ts';
 import { waitFor } from '../pipeline/harness.ts';
 

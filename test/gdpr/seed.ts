@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { signBody } from '../../src/adapters/http/signature.ts';
 import { adapterSecret } from '../../src/adapters/secrets.ts';
 import { sha256Hex } from '../../src/crypto.ts';
-import { defaultPaths, type Services } from '../../src/services.ts';
+import { defaultPaths } from '../../src/paths.ts';
+import { type Services } from '../../src/services.ts';
 import type { ConsentRecord } from '../../src/store/contract.ts';
 import { activeConsentRecord } from '../helpers/consents.ts';
 

@@ -7,7 +7,9 @@ import { inject } from 'vitest';
 import { ManualClock, type Clock } from '../../src/clock.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
-import { closeServices, createServices, type Paths, type Services } from '../../src/services.ts';
+import { closeServices, createServices } from '../../src/main/create-services.ts';
+import type { Paths } from '../../src/paths.ts';
+import type { Services } from '../../src/services.ts';
 import type { Store } from '../../src/store/contract.ts';
 import { openStore } from '../../src/store/open-store.ts';
 

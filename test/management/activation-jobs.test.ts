@@ -4,7 +4,7 @@ import { createSecretBox, randomToken } from '../../src/crypto.ts';
 import { ACTIVATION_QUEUE } from '../../src/queues/activation-job.ts';
 import { bullConnection } from '../../src/queues/bull-connection.ts';
 import { startActivationWorkers } from '../../src/management/start.ts';
-import type { Running } from '../../src/runtime/startable.ts';
+import type { Running } from '../../src/running.ts';
 import { scanRedis } from '../gdpr/scan.ts';
 import { addConsumer, createTestApp, type TestApp, type TestConsumer } from '../helpers/app.ts';
 import { waitFor } from '../pipeline/harness.ts';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startActivationWorkers } from '../../src/management/start.ts';
-import type { Running } from '../../src/runtime/startable.ts';
+import type { Running } from '../../src/running.ts';
 import { addConsumer, createTestApp, type TestApp, type TestConsumer } from '../helpers/app.ts';
 
 const VIRTUAL = Array.from({ length: 13 }, (_, i) =>

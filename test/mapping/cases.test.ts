@@ -5,7 +5,7 @@ import { loadAdapterRegistry, type AdapterRegistry } from '../../src/adapters/re
 import type { Catalog } from '../../src/catalog/catalog.ts';
 import { loadCatalog } from '../../src/catalog/load.ts';
 import { runCase } from '../../src/mapping/cases.ts';
-import { defaultPaths } from '../../src/services.ts';
+import { defaultPaths } from '../../src/paths.ts';
 
 /**
  * The data-driven mapping tests: one test per file mappings/<manufacturer>/cases/*.json, named

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signBody } from '../../src/adapters/http/signature.ts';
 import { adapterSecret } from '../../src/adapters/secrets.ts';
 import { startHarmonizeWorker } from '../../src/pipeline/worker.ts';
-import type { Running } from '../../src/runtime/startable.ts';
+import type { Running } from '../../src/running.ts';
 import { addConsumer, createTestApp, type TestApp } from '../helpers/app.ts';
 import { fixture, waitFor } from '../pipeline/harness.ts';
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.ts';
-import { withoutCredentials } from '../../src/runtime/broker-url.ts';
-import { stopRoles } from '../../src/runtime/roles.ts';
-import { installShutdown } from '../../src/runtime/shutdown.ts';
-import type { Running } from '../../src/runtime/startable.ts';
+import { withoutCredentials } from '../../src/ingest/broker-url.ts';
+import { stopRoles } from '../../src/main/roles.ts';
+import { installShutdown } from '../../src/main/shutdown.ts';
+import type { Running } from '../../src/running.ts';
 
 const logger = createLogger({ level: 'silent', pretty: false });
 const part = (name: string, log: string[], close: () => Promise<void> = async () => {}): Running => ({

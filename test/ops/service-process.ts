@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { freePort } from '../../src/runtime/free-port.ts';
-import { defaultPaths } from '../../src/services.ts';
+import { freePort } from '../../src/main/free-port.ts';
+import { defaultPaths } from '../../src/paths.ts';
 import type { Deployment } from './service-env.ts';
 
 export const ROOT = defaultPaths().root;

@@ -1,7 +1,7 @@
 import mqtt, { type MqttClient } from 'mqtt';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startExternalSubscriber } from '../../src/adapters/mqtt/subscriber.ts';
-import { startPrivateRedis, type PrivateRedis } from '../../src/runtime/private-redis.ts';
+import { startPrivateRedis, type PrivateRedis } from '../../src/main/private-redis.ts';
 import { fixture, startHarness, waitFor, type Harness } from './harness.ts';
 import { startMosquitto, type PrivateMosquitto } from './mosquitto.ts';
 

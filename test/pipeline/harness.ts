@@ -11,8 +11,9 @@ import { bullConnection } from '../../src/queues/bull-connection.ts';
 import { HARMONIZE_QUEUE } from '../../src/queues/harmonize-job.ts';
 import { startHarmonizeWorker, type HarmonizeWorkerOptions } from '../../src/pipeline/worker.ts';
 import { createPushFanoutEnqueuer, type PushFanoutEnqueuer } from '../../src/push/fanout-contract.ts';
-import type { Running } from '../../src/runtime/startable.ts';
-import { defaultPaths, type Paths } from '../../src/services.ts';
+import type { Running } from '../../src/running.ts';
+import { defaultPaths } from '../../src/paths.ts';
+import type { Paths } from '../../src/paths.ts';
 import type { Services } from '../../src/services.ts';
 import { createTestServices, type TestServices } from '../helpers/services.ts';
 

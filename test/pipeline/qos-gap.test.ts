@@ -2,7 +2,7 @@ import mqtt from 'mqtt';
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { mqttCredentials } from '../../src/adapters/secrets.ts';
-import { startPrivateRedis, type PrivateRedis } from '../../src/runtime/private-redis.ts';
+import { startPrivateRedis, type PrivateRedis } from '../../src/main/private-redis.ts';
 import { fixture, startHarness, waitFor, type Harness } from './harness.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { authenticateApiKey } from '../../src/auth/api-keys.ts';
 import { createConsumer } from '../../src/provisioning/index.ts';
-import { seedDemo } from '../../src/runtime/demo-seed.ts';
+import { seedDemo } from '../../src/main/demo-seed.ts';
 import { createTestServices, type TestServices } from '../helpers/services.ts';
 
 describe('demo seed', () => {

@@ -5,7 +5,7 @@ import type { Resolver } from '../../src/push/ssrf-resolver.ts';
 import { startPushWorkers } from '../../src/push/start.ts';
 import { transactionId } from '../../src/push/transaction-id.ts';
 import { putWebhook } from '../../src/push/webhook-config.ts';
-import type { Running } from '../../src/runtime/startable.ts';
+import type { Running } from '../../src/running.ts';
 import { addConsumer } from '../helpers/app.ts';
 import { createTestServices, type TestServices } from '../helpers/services.ts';
 import { crashPoint, deliveryWithStatus, S08, seedConsent, seedVehicle, startReceiver, type Receiver } from './helpers.ts';

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createFixedWindowLimiter, type Counter } from '../../src/rate-limit/fixed-window.ts';
-import { startPrivateRedis, type PrivateRedis } from '../../src/runtime/private-redis.ts';
+import { startPrivateRedis, type PrivateRedis } from '../../src/main/private-redis.ts';
 
 /**
  * The limiter's local leases (src/rate-limit/fixed-window.ts), against real Redis: the limit

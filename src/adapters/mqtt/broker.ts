@@ -5,7 +5,7 @@ import type { Adapter } from '../manifest.ts';
 import { metrics } from '../../metrics/metrics.ts';
 import { createIngest, type Ingest } from '../../pipeline/ingest.ts';
 import { rawMessage } from '../../domain/raw-message.ts';
-import type { Running } from '../../runtime/startable.ts';
+import type { Running } from '../../running.ts';
 import type { Services } from '../../services.ts';
 import { adapterSecret } from '../secrets.ts';
 import { limitedConnection } from './frame-limit.ts';

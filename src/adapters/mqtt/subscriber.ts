@@ -2,7 +2,7 @@ import mqtt, { type MqttClient } from 'mqtt';
 import { metrics } from '../../metrics/metrics.ts';
 import { createIngest, type Ingest } from '../../pipeline/ingest.ts';
 import { rawMessage } from '../../domain/raw-message.ts';
-import type { Running } from '../../runtime/startable.ts';
+import type { Running } from '../../running.ts';
 import type { Services } from '../../services.ts';
 import type { Adapter } from '../manifest.ts';
 import { messageTypeOf, topicMatcher } from './topics.ts';

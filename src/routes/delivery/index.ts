@@ -33,7 +33,7 @@ export default async function routes(app: FastifyInstance, opts: RouteOptions): 
       const { subscription } = consumerContext(request);
       const checked = checkDeliveryRequest(request.body, subscription, services.catalog);
       const vins = wellFormedVins(checked);
-      const vehicleLimits = await limits.read(request, reply, vins);
+      const vehicleLimits = await limits.read(subscription.subscriptionId, reply, vins);
       // Already encoded JSON (src/delivery/in-vehicle.ts); the schema above documents its shape.
       const answer = await deliverInVehicle(services, subscription, checked, vehicleLimits, vins);
       return reply.type('application/json; charset=utf-8').send(answer);
@@ -46,7 +46,7 @@ export default async function routes(app: FastifyInstance, opts: RouteOptions): 
     async (request, reply) => {
       const { subscription } = consumerContext(request);
       const query = checkHistoryParams(subscription, services.catalog, { ...request.query, ...request.params });
-      const vehicleLimits = await limits.read(request, reply, [query.vin]);
+      const vehicleLimits = await limits.read(subscription.subscriptionId, reply, [query.vin]);
       return readHistory(services, subscription, query, vehicleLimits);
     },
   );

@@ -7,6 +7,7 @@ import { QueueUnavailableError } from '../../queues/unavailable.ts';
 import { applyVehicleAction, type VehicleAction } from '../../management/vehicle-actions.ts';
 import { isValidVin } from '../../management/vin.ts';
 import { createRateLimits } from '../../rate-limit/limits.ts';
+import { subscriptionLimit } from '../../http/rate-limit-hook.ts';
 import type { VehicleActivation } from '../../store/contract.ts';
 import type { RouteOptions } from '../route-options.ts';
 import activationCallback from './activation-callback.ts';
@@ -24,7 +25,7 @@ export default async function routes(app: FastifyInstance, opts: RouteOptions): 
   const limits = createRateLimits(services);
   // Authentication first, before the media type and before the body is read; then the limit,
   // keyed on the authenticated subscription.
-  const guard = { onRequest: [requireSubscription(services), requireJsonBody], preValidation: limits.subscriptionHook };
+  const guard = { onRequest: [requireSubscription(services), requireJsonBody], preValidation: subscriptionLimit(limits) };
 
   app.put<{ Body: { action: string; vins?: string[] } }>('/management/v1/vehicles', { schema: putSchema, ...guard }, async (request, reply) => {
     const { subscription } = consumerContext(request);

@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import { registry } from '../../metrics/metrics.ts';
-import { createScrapeGauges } from '../../metrics/scrape.ts';
 import type { RouteOptions } from '../route-options.ts';
 
 /**
@@ -8,8 +7,7 @@ import type { RouteOptions } from '../route-options.ts';
  * keep the path on the internal network all the same, as is usual for /metrics.
  */
 export default async function metricsRoutes(app: FastifyInstance, opts: RouteOptions): Promise<void> {
-  const gauges = createScrapeGauges(opts.services);
-  app.addHook('onClose', () => gauges.close());
+  const { gauges } = opts.services;
   app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
     await gauges.refresh();
     return reply.type(registry.contentType).send(await registry.metrics());

@@ -3,6 +3,7 @@ import { consumerContext, requireSubscription } from '../../http/consumer-auth.t
 import { createPushQueue } from '../../push/queue.ts';
 import { systemResolver, type Resolver } from '../../push/ssrf-resolver.ts';
 import { createRateLimits } from '../../rate-limit/limits.ts';
+import { subscriptionLimit } from '../../http/rate-limit-hook.ts';
 import type { RouteOptions } from '../route-options.ts';
 import deliveryRoutes from './deliveries.ts';
 import webhookRoutes from './webhook.ts';
@@ -20,7 +21,7 @@ export default async function routes(app: FastifyInstance, opts: PushRouteOption
   const limits = createRateLimits(services);
   // Authentication first, before the body is read; then the limit, keyed on the authenticated
   // subscription.
-  const guard = { onRequest: requireSubscription(services), preValidation: limits.subscriptionHook };
+  const guard = { onRequest: requireSubscription(services), preValidation: subscriptionLimit(limits) };
   const shared = { services, queue, guard, resolve: opts.resolve ?? systemResolver, subscriptionOf: consumerContext };
   await app.register(webhookRoutes, shared);
   await app.register(deliveryRoutes, shared);

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Services } from '../services.ts';
-import type { Running } from './startable.ts';
+import type { Running } from '../running.ts';
 
 /** The only eviction policy under which BullMQ is correct (BullMQ "Going to production"). */
 export const REQUIRED_POLICY = 'noeviction';

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { createHarmonizeQueue } from '../../src/pipeline/queue.ts';
 import { closeQueue } from '../../src/queues/close-queue.ts';
-import { startPrivateRedis, type PrivateRedis } from '../../src/runtime/private-redis.ts';
+import { startPrivateRedis, type PrivateRedis } from '../../src/main/private-redis.ts';
 import { renewingQueue } from '../../src/queues/renewing-queue.ts';
 
 /**

@@ -4,7 +4,7 @@ import healthRoutes from '../routes/health/index.ts';
 import metricsRoutes from '../routes/metrics/index.ts';
 import type { Services } from '../services.ts';
 import { drainAndClose } from './drain-http.ts';
-import type { Running } from './startable.ts';
+import type { Running } from '../running.ts';
 
 /**
  * For processes without the api role (workers, the broker, the simulator): /health, /ready

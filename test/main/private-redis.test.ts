@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DataDirInUseError, startPrivateRedis, type PrivateRedis } from '../../src/runtime/private-redis.ts';
+import { DataDirInUseError, startPrivateRedis, type PrivateRedis } from '../../src/main/private-redis.ts';
 import { eventually } from '../ops/service-process.ts';
 
 interface Logged {

@@ -9,7 +9,7 @@ import { startSimulator } from '../../simulator/src/start.ts';
 import { drainAndClose } from './drain-http.ts';
 import { startProbeServer } from './probe-server.ts';
 import { watchRedisPolicy } from './redis-policy.ts';
-import type { Running } from './startable.ts';
+import type { Running } from '../running.ts';
 
 export interface StartRolesOptions {
   /**

@@ -1,5 +1,5 @@
-import type { Logger } from '../logger.ts';
-import type { Running } from './startable.ts';
+import type { Logger } from './logger.ts';
+import type { Running } from './running.ts';
 
 export interface Periodic<T> extends Running {
   /** Runs once now (the timer calls it too); a call during a run shares that run's result. */

@@ -1,0 +1,105 @@
+import { loadAdapterRegistry } from '../adapters/registry.ts';
+import { loadCatalog } from '../catalog/load.ts';
+import { systemClock, type Clock } from '../clock.ts';
+import type { Config } from '../config.ts';
+import { checkOutsideClientSecrets } from '../consent/manufacturer-auth.ts';
+import { createSecretBox, resolveSecretKey } from '../crypto.ts';
+import type { Logger } from '../logger.ts';
+import { defaultPaths, type Paths } from '../paths.ts';
+import { queueHome } from '../queues/open-queue.ts';
+import { createRedisClient } from '../queues/redis.ts';
+import { createProcessLimits } from '../rate-limit/limits.ts';
+import { createInvalidationBus, invalidationChannel, type InvalidationBus } from '../read-model/bus.ts';
+import { invalidatingStore } from '../read-model/invalidating-store.ts';
+import { createReadModel } from '../read-model/read-model.ts';
+import type { Services } from '../services.ts';
+import type { Store } from '../store/contract.ts';
+import { openStore } from '../store/open-store.ts';
+import { virtualVinOwnership } from '../../simulator/src/virtual-vins.ts';
+import { createQueueMetrics } from './queue-metrics.ts';
+
+export interface ServiceOverrides {
+  clock?: Clock;
+  store?: Store;
+  paths?: Paths;
+}
+
+/**
+ * Builds one process's services: loads and checks the catalog and the adapters (a broken one
+ * stops the start, naming its file), opens the store and Redis, and wires the read model to the
+ * invalidations the store publishes. The only place that knows every part.
+ */
+export async function createServices(config: Config, logger: Logger, redisUrl: string, overrides: ServiceOverrides = {}): Promise<Services> {
+  const paths = overrides.paths ?? defaultPaths();
+  const catalog = await loadCatalog(paths.catalog);
+  const adapters = await loadAdapterRegistry(paths.adapters, new Set(catalog.list().map((e) => e.technicalName)), {
+    mappingsDir: paths.mappings,
+    limits: { timeoutMs: config.MAPPING_TIMEOUT_MS, maxDepth: config.MAPPING_MAX_DEPTH, maxSequence: 100_000 },
+  });
+  checkOutsideClientSecrets(adapters.list());
+  const rawStore = overrides.store ?? (await openStore(config));
+  const redis = createRedisClient(redisUrl);
+  redis.on('error', (err) => logger.warn({ err: err.message }, 'redis client error'));
+  const clock = overrides.clock ?? systemClock;
+  const secrets = createSecretBox(resolveSecretKey(config.SECRET_KEY, config.DATA_DIR));
+  const rateLimits = createProcessLimits({ redis, clock, logger });
+  let bus: InvalidationBus | undefined;
+  const store = invalidatingStore(rawStore, (inv) => bus!.publish(inv));
+  const readModel = createReadModel({
+    store,
+    clock,
+    maxAgeMs: config.READ_CACHE_MAX_AGE_MS,
+    pullItems: catalog.list().filter((e) => e.deliveryMethod === 'pull').map((e) => e.technicalName),
+    pseudonym: (vin) => secrets.pseudonym(vin),
+    // An erasure: this process forgets the VIN (named by its pseudonym) wherever it keeps it;
+    // one subscription's erasure leaves the memo, since the VIN stays in use by the others.
+    erased: (p, subscriptionId) => {
+      if (subscriptionId === undefined) secrets.forget(p);
+      rateLimits.forgetVehicle(p, subscriptionId);
+    },
+    forgetAll: () => {
+      secrets.forgetAll();
+      rateLimits.forgetAllVehicles();
+    },
+    isLive: () => bus?.live ?? false,
+  });
+  bus = createInvalidationBus({
+    redisUrl,
+    publisher: redis,
+    channel: invalidationChannel(config.QUEUE_PREFIX),
+    logger,
+    pseudonym: (vin) => secrets.pseudonym(vin),
+    target: readModel,
+  });
+  // The simulated manufacturer has exactly the simulator's vehicles; any other auto-confirming
+  // manufacturer every VIN its prefixes claim.
+  const virtualOwns = virtualVinOwnership(paths.scenarios, config.SIM_FLEET_SIZE);
+  return {
+    config,
+    logger,
+    clock,
+    paths,
+    store,
+    catalog,
+    adapters,
+    secrets,
+    redisUrl,
+    redis,
+    readModel,
+    cacheBus: bus,
+    rateLimits,
+    gauges: createQueueMetrics(queueHome({ redisUrl, config }), store),
+    ownsVin: (manufacturer, vin) => manufacturer !== VIRTUAL_MANUFACTURER || virtualOwns(vin),
+    readiness: new Map(),
+  };
+}
+
+/** The simulated manufacturer's adapter id (adapters/virtual). */
+const VIRTUAL_MANUFACTURER = 'virtual';
+
+export async function closeServices(services: Services): Promise<void> {
+  await services.gauges.close();
+  await services.cacheBus.close();
+  services.redis.disconnect();
+  await services.store.close();
+}
