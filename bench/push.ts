@@ -24,7 +24,7 @@ import { newApiKey } from '../src/auth/api-keys.ts';
 import { loadConfig } from '../src/config.ts';
 import { sha256Hex } from '../src/crypto.ts';
 import { createLogger } from '../src/logger.ts';
-import { createPushFanoutEnqueuer } from '../src/push/fanout-contract.ts';
+import { createPushFanoutEnqueuer } from '../src/push/fanout.ts';
 import { putWebhook } from '../src/push/webhook-config.ts';
 import { systemResolver } from '../src/push/ssrf-resolver.ts';
 import { startPrivateRedis } from '../src/main/private-redis.ts';

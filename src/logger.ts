@@ -1,5 +1,5 @@
 import pino, { type Logger } from 'pino';
-import { redactUrl } from './http/redact-url.ts';
+import { redactUrl } from './redact-url.ts';
 
 export type { Logger };
 

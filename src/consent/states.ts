@@ -18,7 +18,7 @@
  *
  * Only ACTIVE and CONFIRMED let data flow ({@link ACTIVE_CONSENT_STATES}).
  */
-import { ACTIVE_CONSENT_STATES, CONSENT_STATES, type ConsentState } from '../store/contract/consents.ts';
+import { ACTIVE_CONSENT_STATES, CONSENT_STATES, type ConsentState } from '../domain/consent-states.ts';
 
 export { ACTIVE_CONSENT_STATES, CONSENT_STATES, type ConsentState };
 

@@ -1,5 +1,5 @@
 import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
-import { createPushFanoutEnqueuer } from '../push/fanout-contract.ts';
+import { createPushFanoutEnqueuer } from '../push/fanout.ts';
 import type { Running } from '../running.ts';
 import type { Services } from '../services.ts';
 import { StoreUnavailableError } from '../store/contract.ts';

@@ -1,14 +1,11 @@
-import type { Services } from '../services.ts';
 import type { DataPoint } from '../store/contract.ts';
-import { createFanout } from './fanout.ts';
-import { createPushQueue } from './queue.ts';
 
 /**
  * The hand-over from the harmonization pipeline to push delivery. The pipeline worker calls
  * `enqueue` with EVERY data point of a batch after storing them and before completing its job:
  * a throw makes the pipeline retry the batch, and because a retried batch passes its points
  * again, fan-out must be idempotent (deterministic job ids / transaction ids), never relying on
- * "only new points". OWNED BY THE PUSH WORK, which implements {@link createPushFanoutEnqueuer}.
+ * "only new points". OWNED BY THE PUSH WORK, which implements it (createPushFanoutEnqueuer, src/push/fanout.ts).
  */
 export interface PushFanoutEnqueuer {
   /**
@@ -17,12 +14,4 @@ export interface PushFanoutEnqueuer {
    */
   enqueue(points: DataPoint[], opts?: { rerun?: boolean }): Promise<void>;
   close(): Promise<void>;
-}
-
-/**
- * The enqueuer of src/push/fanout.ts on its own producer queue. Cheap for batches without push
- * items or watched pull items: one in-memory filter, no store or Redis call.
- */
-export function createPushFanoutEnqueuer(services: Services): PushFanoutEnqueuer {
-  return createFanout(services, createPushQueue(services));
 }

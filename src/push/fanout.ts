@@ -1,7 +1,7 @@
 import type { Services } from '../services.ts';
 import type { DataPoint, DeliveryRecord, Subscription, WebhookRecord } from '../store/contract.ts';
 import type { PushFanoutEnqueuer } from './fanout-contract.ts';
-import type { PushQueue } from './queue.ts';
+import { createPushQueue, type PushQueue } from './queue.ts';
 import { transactionId } from './transaction-id.ts';
 import { createUpdateThrottle } from './update-throttle.ts';
 import { createWatchList, type Watcher } from './watch-list.ts';
@@ -139,4 +139,12 @@ export function createFanout(services: Services, queue: PushQueue): PushFanoutEn
     },
     close: () => queue.close(),
   };
+}
+
+/**
+ * The enqueuer above on its own producer queue. Cheap for batches without push
+ * items or watched pull items: one in-memory filter, no store or Redis call.
+ */
+export function createPushFanoutEnqueuer(services: Services): PushFanoutEnqueuer {
+  return createFanout(services, createPushQueue(services));
 }

@@ -1,4 +1,4 @@
-import { ACTIVE_CONSENT_STATES } from '../store/contract/consents.ts';
+import { ACTIVE_CONSENT_STATES } from '../domain/consent-states.ts';
 import type {
   ConsentRepo,
   ConsumerRepo,

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.ts';
-import { createPushFanoutEnqueuer } from '../../src/push/fanout-contract.ts';
+import { createPushFanoutEnqueuer } from '../../src/push/fanout.ts';
 import type { Resolver } from '../../src/push/ssrf-resolver.ts';
 import { startPushWorkers } from '../../src/push/start.ts';
 import { transactionId } from '../../src/push/transaction-id.ts';

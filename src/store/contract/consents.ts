@@ -7,23 +7,10 @@
  * update, so that of two racing requests exactly one wins.
  */
 
-/** Every state a consent process can be in (documented in src/consent/states.ts). */
-export const CONSENT_STATES = [
-  'STARTED',
-  'AWAITING_MANUFACTURER',
-  'EXCHANGING_TOKEN',
-  'ACTIVE',
-  'CONFIRMED',
-  'REJECTED',
-  'FAILED',
-  'TIMED_OUT',
-  'REVOKED',
-  'SUPERSEDED',
-] as const;
-export type ConsentState = (typeof CONSENT_STATES)[number];
+// The domain's words (src/domain/consent-states.ts): the contract stores them, it does not define them.
+import type { ConsentState } from '../../domain/consent-states.ts';
 
-/** shared: the states in which a consent lets data flow (delivery and push check these). */
-export const ACTIVE_CONSENT_STATES: readonly ConsentState[] = ['ACTIVE', 'CONFIRMED'];
+export type { ConsentState };
 
 /** One entry of a process's history: the state it entered and when. */
 export interface ConsentHistoryEntry {

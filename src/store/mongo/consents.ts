@@ -1,6 +1,6 @@
 import type { Db, Filter } from 'mongodb';
 import type { ConsentRecord, ConsentRepo } from '../contract.ts';
-import { ACTIVE_CONSENT_STATES } from '../contract/consents.ts';
+import { ACTIVE_CONSENT_STATES } from '../../domain/consent-states.ts';
 import { deleteInChunks } from './delete-in-chunks.ts';
 import { duplicateKeyError, isDuplicateKey } from './errors.ts';
 

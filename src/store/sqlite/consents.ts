@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { deleteInChunks } from './delete-in-chunks.ts';
 import type { ConsentPatch, ConsentRecord, ConsentRepo, ConsentSelector, ConsentTransition } from '../contract.ts';
-import { ACTIVE_CONSENT_STATES } from '../contract/consents.ts';
+import { ACTIVE_CONSENT_STATES } from '../../domain/consent-states.ts';
 import { fromJson, toJson } from './json-column.ts';
 import { withDuplicateKey } from './unique-violation.ts';
 
