@@ -3,7 +3,7 @@ import type { CompiledMapping } from '../mapping/compile.ts';
 /**
  * How raw messages reach the service. MQTT: `topics` are MQTT topic filters (`+` for one level);
  * the last level of a message's topic is its message type. HTTP: batches are POSTed to
- * `/ingest/v1/<id>` and signed with HMAC-SHA256 (see src/adapters/http/signature.ts).
+ * `/ingest/v1/<id>` and signed with HMAC-SHA256 (see src/ingest/signature.ts).
  */
 export type AdapterTransport =
   | {

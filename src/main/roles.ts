@@ -1,4 +1,5 @@
-import { startEmbeddedBroker } from '../adapters/mqtt/broker.ts';
+import { startExternalSubscriber } from '../ingest/broker-subscriber.ts';
+import { startEmbeddedBroker } from '../ingest/embedded-broker.ts';
 import { buildApp } from '../app.ts';
 import { startRetention } from '../gdpr/retention.ts';
 import { startActivationWorkers } from '../management/start.ts';
@@ -53,7 +54,10 @@ export async function startRoles(services: Services, opts: StartRolesOptions = {
   }
   const brokerUrl = mqttUrl ?? `mqtt://127.0.0.1:${config.MQTT_PORT}`;
   if (roles.has('pipeline')) {
-    add(...(await startPipeline(services, brokerUrl)));
+    add(...(await startPipeline(services)));
+    // With an external broker (MQTT_URL) the subscriber feeds the queue; with the embedded one
+    // no subscriber is needed: the broker queues each publish itself before acknowledging it.
+    if (config.MQTT_URL && config.MQTT_SUBSCRIBER === 'on') add(await startExternalSubscriber(services, brokerUrl));
     add(...(await startActivationWorkers(services)));
     // History retention (GDPR storage limitation) belongs to the pipeline role; several
     // processes running it only repeat an idempotent range delete.

@@ -16,7 +16,7 @@ export interface Ingest {
 
 const READY_TIMEOUT_MS = 500;
 
-export function createIngest(services: Services, opts: { maxWaitMs?: number } = {}): Ingest {
+export function createIngest(services: Pick<Services, 'config' | 'secrets' | 'redisUrl' | 'readiness'>, opts: { maxWaitMs?: number } = {}): Ingest {
   const { config, secrets } = services;
   const queue = renewingQueue(() => createHarmonizeQueue(config, services.redisUrl));
   /**

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { Redis } from 'ioredis';
 import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { signBody } from '../../src/adapters/http/signature.ts';
+import { signBody } from '../../src/ingest/signature.ts';
 import { adapterSecret } from '../../src/adapters/secrets.ts';
 import { startHarmonizeWorker } from '../../src/pipeline/worker.ts';
 import { freePort } from '../../src/main/free-port.ts';

@@ -1,13 +1,12 @@
 import { Aedes, type AuthenticateError, type Client as AedesClient } from 'aedes';
 import { timingSafeEqual, createHash } from 'node:crypto';
 import { createServer, type AddressInfo } from 'node:net';
-import type { Adapter } from '../manifest.ts';
-import { metrics } from '../../metrics/metrics.ts';
-import { createIngest, type Ingest } from '../../pipeline/ingest.ts';
-import { rawMessage } from '../../domain/raw-message.ts';
-import type { Running } from '../../running.ts';
-import type { Services } from '../../services.ts';
-import { adapterSecret } from '../secrets.ts';
+import type { Adapter } from '../adapters/manifest.ts';
+import { metrics } from '../metrics/metrics.ts';
+import type { Running } from '../running.ts';
+import type { Services } from '../services.ts';
+import { adapterSecret } from '../adapters/secrets.ts';
+import { createAcceptor } from './accept.ts';
 import { limitedConnection } from './frame-limit.ts';
 import { messageTypeOf, topicMatcher } from './topics.ts';
 
@@ -39,10 +38,10 @@ function authError(message: string, returnCode: 4 | 5): AuthenticateError {
  */
 export async function startEmbeddedBroker(
   services: Services,
-  opts: { port?: number; host?: string; ingest?: Ingest } = {},
+  opts: { port?: number; host?: string } = {},
 ): Promise<Running & { url: string; port: number }> {
   const { config, logger } = services;
-  const ingest = opts.ingest ?? createIngest(services);
+  const acceptor = createAcceptor(services);
   const byUsername = new Map<string, { publisher: Publisher; secret: Buffer }>();
   for (const adapter of services.adapters.list()) {
     const t = adapter.manifest.transport;
@@ -91,27 +90,19 @@ export async function startEmbeddedBroker(
         logger.warn({ manufacturer }, 'MQTT publish outside the manufacturer topics acknowledged and dropped');
         return done(null);
       }
-      if (packet.payload.length > config.MQTT_MAX_PAYLOAD_BYTES) {
-        metrics.ingestRejected.inc({ manufacturer, reason: 'too_large' });
-        logger.warn({ manufacturer, bytes: packet.payload.length }, 'MQTT payload over MQTT_MAX_PAYLOAD_BYTES acknowledged and dropped');
-        return done(null);
-      }
-      const payload = typeof packet.payload === 'string' ? Buffer.from(packet.payload) : packet.payload;
-      const message = rawMessage(
-        { manufacturer, messageType: messageTypeOf(packet.topic), receivedAt: services.clock.now().toISOString(), topic: packet.topic },
-        payload,
-      );
-      ingest.enqueue(message).then(
-        () => {
-          metrics.ingestMessages.inc({ manufacturer, transport: 'mqtt' });
-          done(null);
-        },
-        (err: unknown) => {
-          metrics.ingestRejected.inc({ manufacturer, reason: 'queue_unavailable' });
-          logger.warn({ manufacturer, err: (err as Error).message }, 'queue refused an MQTT message; closing the connection without PUBACK');
-          done(err as Error);
-        },
-      );
+      // Too large: acknowledged and dropped as well (accept() counts it).
+      const bytes = typeof packet.payload === 'string' ? Buffer.from(packet.payload) : packet.payload;
+      acceptor
+        .accept({
+          manufacturer,
+          transport: 'mqtt',
+          messages: [{ messageType: messageTypeOf(packet.topic), topic: packet.topic, bytes }],
+          refused: { consequence: 'closing the connection without PUBACK' },
+        })
+        .then(
+          () => done(null),
+          (err: unknown) => done(err as Error),
+        );
     },
   });
   // Topics hold VINs: errors are logged without them.
@@ -152,7 +143,7 @@ export async function startEmbeddedBroker(
       const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()));
       await new Promise<void>((resolve) => aedes.close(() => resolve()));
       await serverClosed;
-      await ingest.close();
+      await acceptor.close();
     },
   };
 }

@@ -1,9 +1,9 @@
 import mqtt, { type MqttClient } from 'mqtt';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startExternalSubscriber } from '../../src/adapters/mqtt/subscriber.ts';
+import { startExternalSubscriber } from '../../src/ingest/broker-subscriber.ts';
 import { startPrivateRedis, type PrivateRedis } from '../../src/main/private-redis.ts';
-import { fixture, startHarness, waitFor, type Harness } from './harness.ts';
-import { startMosquitto, type PrivateMosquitto } from './mosquitto.ts';
+import { fixture, startHarness, waitFor, type Harness } from '../pipeline/harness.ts';
+import { startMosquitto, type PrivateMosquitto } from '../pipeline/mosquitto.ts';
 
 /** An external broker (MQTT_URL): a real mosquitto, the pipeline's persistent QoS 1 subscriber. */
 describe('external MQTT broker (MQTT_URL)', () => {

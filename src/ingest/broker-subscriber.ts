@@ -1,10 +1,8 @@
 import mqtt, { type MqttClient } from 'mqtt';
-import { metrics } from '../../metrics/metrics.ts';
-import { createIngest, type Ingest } from '../../pipeline/ingest.ts';
-import { rawMessage } from '../../domain/raw-message.ts';
-import type { Running } from '../../running.ts';
-import type { Services } from '../../services.ts';
-import type { Adapter } from '../manifest.ts';
+import type { Running } from '../running.ts';
+import type { Services } from '../services.ts';
+import type { Adapter } from '../adapters/manifest.ts';
+import { createAcceptor, type Arrival } from './accept.ts';
 import { messageTypeOf, topicMatcher } from './topics.ts';
 
 /**
@@ -24,31 +22,23 @@ const SESSION_EXPIRY_S = 7 * 24 * 3600;
 export async function startExternalSubscriber(
   services: Services,
   mqttUrl: string,
-  opts: { clientId?: string; ingest?: Ingest } = {},
+  opts: { clientId?: string } = {},
 ): Promise<Running & { client: MqttClient }> {
   const { config, logger } = services;
-  const ingest = opts.ingest ?? createIngest(services, { maxWaitMs: 0 });
+  const acceptor = createAcceptor(services, { maxWaitMs: 0 });
   const routes = services.adapters
     .list()
     .filter((a): a is Adapter & { manifest: { transport: { kind: 'mqtt' } } } => a.manifest.transport.kind === 'mqtt')
     .map((adapter) => ({ adapter, matches: topicMatcher(adapter.manifest.transport.topics) }));
   const topics = routes.flatMap((r) => r.adapter.manifest.transport.topics);
 
-  /** The raw message of a publish on one of our topics, or null: not ours, or over the size limit (dropped). */
-  const toMessage = (topic: string, payload: Buffer | string) => {
+  /** A publish on one of our topics, for accept(); null when it is not ours. */
+  const arrival = (topic: string, payload: Buffer | string, refused: Arrival['refused']): Arrival | null => {
     // At most one route matches: the registry refuses overlapping filters (src/adapters/conflicts.ts).
     const route = routes.find((r) => r.matches(topic));
     if (!route) return null; // not ours (a broader subscription of someone else)
-    const manufacturer = route.adapter.manifest.id;
-    if (payload.length > config.MQTT_MAX_PAYLOAD_BYTES) {
-      metrics.ingestRejected.inc({ manufacturer, reason: 'too_large' });
-      logger.warn({ manufacturer, bytes: payload.length }, 'MQTT payload over MQTT_MAX_PAYLOAD_BYTES dropped');
-      return null;
-    }
-    return rawMessage(
-      { manufacturer, messageType: messageTypeOf(topic), receivedAt: services.clock.now().toISOString(), topic },
-      Buffer.isBuffer(payload) ? payload : Buffer.from(payload),
-    );
+    const bytes = Buffer.isBuffer(payload) ? payload : Buffer.from(payload);
+    return { manufacturer: route.adapter.manifest.id, transport: 'mqtt', messages: [{ messageType: messageTypeOf(topic), topic, bytes }], refused };
   };
 
   const client = mqtt.connect(mqttUrl, {
@@ -61,16 +51,12 @@ export async function startExternalSubscriber(
     reconnectPeriod: 1000,
     connectTimeout: 10_000,
     customHandleAcks(topic, payload, _packet, done) {
-      const message = toMessage(topic, payload);
-      if (!message) return done(0); // not ours, or too large: nothing to keep
-      ingest.enqueue(message).then(
-        () => {
-          metrics.ingestMessages.inc({ manufacturer: message.manufacturer, transport: 'mqtt' });
-          done(0);
-        },
+      const a = arrival(topic, payload, { consequence: 'reconnecting without PUBACK' });
+      if (!a) return done(0); // not ours: nothing to keep
+      // Too large: acknowledged and dropped (accept() counts it).
+      acceptor.accept(a).then(
+        () => done(0),
         (err: unknown) => {
-          metrics.ingestRejected.inc({ manufacturer: message.manufacturer, reason: 'queue_unavailable' });
-          logger.warn({ manufacturer: message.manufacturer, err: (err as Error).message }, 'queue refused an MQTT message; reconnecting without PUBACK');
           done(err as Error);
           // The broker re-sends unacknowledged messages of the persistent session on reconnect.
           client.stream?.destroy();
@@ -83,15 +69,9 @@ export async function startExternalSubscriber(
   // acknowledgement to withhold, so it is counted and logged as lost.
   client.on('message', (topic, payload, packet) => {
     if (packet.qos !== 0) return;
-    const message = toMessage(topic, payload);
-    if (!message) return;
-    ingest.enqueue(message).then(
-      () => metrics.ingestMessages.inc({ manufacturer: message.manufacturer, transport: 'mqtt' }),
-      (err: unknown) => {
-        metrics.ingestRejected.inc({ manufacturer: message.manufacturer, reason: 'queue_unavailable_qos0' });
-        logger.warn({ manufacturer: message.manufacturer, err: (err as Error).message }, 'queue refused an MQTT QoS 0 message; it is lost (publish at QoS 1 to have it re-sent)');
-      },
-    );
+    const a = arrival(topic, payload, { consequence: 'it is lost (publish at QoS 1 to have it re-sent)', lost: true });
+    // Refused: counted and logged by accept(); there is nothing to withhold.
+    if (a) acceptor.accept(a).catch(() => {});
   });
   client.on('error', (err) => logger.warn({ err: err.message }, 'external MQTT broker error'));
   client.on('connect', (connack) => {
@@ -115,7 +95,7 @@ export async function startExternalSubscriber(
     async close() {
       services.readiness.delete('mqtt-subscriber');
       await client.endAsync();
-      await ingest.close();
+      await acceptor.close();
     },
   };
 }
