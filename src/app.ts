@@ -12,18 +12,17 @@ import adminRoutes from './routes/admin/index.ts';
 import catalogRoutes from './routes/catalog/index.ts';
 import consentRoutes from './routes/consent/index.ts';
 import deliveryRoutes from './routes/delivery/index.ts';
-import demoRoutes from './routes/demo/index.ts';
 import healthRoutes from './routes/health/index.ts';
 import ingestRoutes from './routes/ingest/index.ts';
 import managementRoutes from './routes/management/index.ts';
 import metricsRoutes from './routes/metrics/index.ts';
-import oemVirtualRoutes from './routes/oem-virtual/index.ts';
 import pushRoutes from './routes/push/index.ts';
 import type { Services } from './services.ts';
 
 /**
  * Builds the HTTP front: external plugins first, then the error handling, then one plugin per
- * URL group. Only the composition root (src/main/roles.ts) listens; tests call `app.inject()` or
+ * URL group. The virtual wing (simulated authorization servers, demo pages) is not part of it:
+ * the composition root mounts it beside (src/main/http-app.ts). Only the composition root (src/main/roles.ts) listens; tests call `app.inject()` or
  * listen on port 0.
  */
 export async function buildApp(services: Services): Promise<FastifyInstance> {
@@ -87,14 +86,10 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(catalogRoutes, opts);
   await app.register(adminRoutes, { ...opts, prefix: '/admin/v1' });
   await app.register(consentRoutes, opts);
-  await app.register(oemVirtualRoutes, { ...opts, prefix: '/oem/virtual' });
-  // The same simulated server, with the second manufacturer's settings (src/oem-virtual/realm.ts).
-  await app.register(oemVirtualRoutes, { ...opts, prefix: '/oem/borealis' });
   await app.register(managementRoutes, opts);
   await app.register(deliveryRoutes, opts);
   await app.register(pushRoutes, opts);
   await app.register(ingestRoutes, opts);
   await app.register(metricsRoutes, opts);
-  await app.register(demoRoutes, opts);
   return app;
 }

@@ -28,7 +28,10 @@ export function manifestProblems(manifest: AdapterManifest): string[] {
     const problem = endpointProblem(a[field]);
     if (problem) problems.push(`authorization.${field} ${problem}`);
   }
-  // A path is a server this service hosts (src/oem-virtual), whose secret it can derive; an
+  // A path is a simulated server this service hosts (src/virtual/oem), mounted at the issuer's
+  // path: anything else would pass here and answer 404 in the middle of a consent flow.
+  if (ENDPOINT_FIELDS.some((field) => isPath(a[field]))) problems.push(...hostedServerProblems(a));
+  // A path is a server this service hosts (src/virtual/oem), whose secret it can derive; an
   // outside server issued the secret itself, so the manifest must say where to read it.
   if (!isPath(a.tokenEndpoint) && a.clientSecretEnv === undefined) {
     problems.push(
@@ -39,6 +42,19 @@ export function manifestProblems(manifest: AdapterManifest): string[] {
 }
 
 const isPath = (value: string): boolean => value.startsWith('/') && !value.startsWith('//');
+
+/** A hosted (simulated) authorization server is "/oem/<name>", with its /authorize and /token there. */
+function hostedServerProblems(a: AdapterManifest['authorization']): string[] {
+  if (!/^\/oem\/[a-z0-9-]+$/.test(a.issuer)) {
+    return [
+      `authorization.issuer must be "/oem/<name>" (lowercase letters, digits, "-") for an authorization server this service hosts (an endpoint is a path); got ${JSON.stringify(a.issuer)}`,
+    ];
+  }
+  const problems: string[] = [];
+  if (a.authorizationEndpoint !== `${a.issuer}/authorize`) problems.push(`authorization.authorizationEndpoint must be "${a.issuer}/authorize", where the simulated server at ${a.issuer} answers`);
+  if (a.tokenEndpoint !== `${a.issuer}/token`) problems.push(`authorization.tokenEndpoint must be "${a.issuer}/token", where the simulated server at ${a.issuer} answers`);
+  return problems;
+}
 
 /**
  * Why an OAuth endpoint (or issuer) value is unusable, or null. A path is resolved against

@@ -29,7 +29,7 @@ export function callbackUri(config: Config, manufacturerId: string): string {
   return `${config.consentUrl}/callback/${encodeURIComponent(manufacturerId)}`;
 }
 
-/** Whether the manufacturer's authorization server is one this service hosts (a path, src/oem-virtual). */
+/** Whether the manufacturer's authorization server is one this service hosts (a path, src/virtual/oem). */
 const isHosted = (adapter: Adapter): boolean => adapter.manifest.authorization.tokenEndpoint.startsWith('/');
 
 /**

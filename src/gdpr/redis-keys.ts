@@ -29,7 +29,7 @@ async function scanDelete(redis: Redis, pattern: string, erase?: (key: string) =
  * limit counters (src/rate-limit/limits.ts) and the push update throttles
  * (src/push/update-throttle.ts), both keyed by the pseudonym, and, VIN-wide only, the values
  * sealed with the service key that hold the VIN: the simulated manufacturers' pending
- * authorization codes (src/oem-virtual/codes.ts) and the consent portal's withdrawal sessions
+ * authorization codes (src/virtual/oem/codes.ts) and the consent portal's withdrawal sessions
  * and round trips that proved control of the vehicle (src/consent/withdrawal-session.ts). They
  * would expire within minutes to hours anyway; erasure does not wait for that: a pseudonymised
  * counter is still personal data (EDPB 01/2020), and it tells that the vehicle was read.

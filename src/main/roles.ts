@@ -1,6 +1,5 @@
 import { startExternalSubscriber } from '../ingest/broker-subscriber.ts';
 import { startEmbeddedBroker } from '../ingest/embedded-broker.ts';
-import { buildApp } from '../app.ts';
 import { startRetention } from '../gdpr/retention.ts';
 import { startActivationWorkers } from '../management/start.ts';
 import { startPipeline } from '../pipeline/start.ts';
@@ -8,6 +7,7 @@ import { startPushWorkers } from '../push/start.ts';
 import type { Services } from '../services.ts';
 import { startSimulator } from '../../simulator/src/start.ts';
 import { drainAndClose } from './drain-http.ts';
+import { buildServiceApp } from './http-app.ts';
 import { startProbeServer } from './probe-server.ts';
 import { watchRedisPolicy } from './redis-policy.ts';
 import type { Running } from '../running.ts';
@@ -69,7 +69,7 @@ export async function startRoles(services: Services, opts: StartRolesOptions = {
   // service's own `ingest` user) override the ones it is given.
   if (roles.has('simulator') && config.SIMULATOR === 'on') add(...(await startSimulator(services, brokerUrl)));
   if (roles.has('api')) {
-    const app = await buildApp(services);
+    const app = await buildServiceApp(services);
     await app.listen({ port: config.PORT, host: config.HOST });
     add({ name: 'api', close: () => drainAndClose(app) });
   }

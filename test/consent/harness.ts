@@ -1,4 +1,5 @@
 import type { Clock } from '../../src/clock.ts';
+import type { Paths } from '../../src/paths.ts';
 import { freePort } from '../../src/main/free-port.ts';
 import { addConsumer, createTestApp, type TestApp, type TestConsumer } from '../helpers/app.ts';
 
@@ -10,10 +11,10 @@ export interface LiveApp extends TestApp {
   origin: string;
 }
 
-export async function startLiveApp(opts: { env?: Record<string, string>; clock?: Clock } = {}): Promise<LiveApp> {
+export async function startLiveApp(opts: { env?: Record<string, string>; clock?: Clock; paths?: Paths } = {}): Promise<LiveApp> {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
-  const t = await createTestApp({ env: { PUBLIC_URL: origin, PORT: String(port), HOST: '127.0.0.1', ...opts.env }, ...(opts.clock ? { clock: opts.clock } : {}) });
+  const t = await createTestApp({ env: { PUBLIC_URL: origin, PORT: String(port), HOST: '127.0.0.1', ...opts.env }, ...(opts.clock ? { clock: opts.clock } : {}), ...(opts.paths ? { paths: opts.paths } : {}) });
   await t.app.listen({ port, host: '127.0.0.1' });
   return {
     ...t,

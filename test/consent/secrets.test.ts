@@ -25,7 +25,7 @@ describe('one-time secrets of the consent flow (checklist A1)', () => {
 
   it('no consent or simulated-server module uses Math.random', () => {
     const root = join(import.meta.dirname, '..', '..', 'src');
-    const files = ['consent', 'consent/pages', 'oem-virtual', 'routes/consent', 'routes/oem-virtual'].flatMap((dir) =>
+    const files = ['consent', 'consent/pages', 'virtual/oem', 'routes/consent'].flatMap((dir) =>
       readdirSync(join(root, dir))
         .filter((f) => f.endsWith('.ts'))
         .map((f) => join(root, dir, f)),

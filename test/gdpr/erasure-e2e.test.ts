@@ -1,7 +1,7 @@
 import { Queue, UnrecoverableError, Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSecretBox } from '../../src/crypto.ts';
-import { issueCode } from '../../src/oem-virtual/codes.ts';
+import { issueCode } from '../../src/virtual/oem/codes.ts';
 import { savePending, saveSession } from '../../src/consent/withdrawal-session.ts';
 import { encodeBatch } from '../../src/queues/harmonize-job.ts';
 import { bullConnection } from '../../src/queues/bull-connection.ts';

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/app.ts';
+import { buildServiceApp } from '../../src/main/http-app.ts';
 import { newApiKey } from '../../src/auth/api-keys.ts';
 import type { Clock } from '../../src/clock.ts';
+import type { Paths } from '../../src/paths.ts';
 import type { LegalBasis } from '../../src/store/contract.ts';
 import { randomUUID } from 'node:crypto';
 import { createTestServices, type TestServices } from './services.ts';
@@ -11,9 +12,9 @@ export interface TestApp extends TestServices {
 }
 
 /** The whole HTTP app on real services; call it with `app.inject()`. */
-export async function createTestApp(opts: { env?: Record<string, string>; clock?: Clock } = {}): Promise<TestApp> {
+export async function createTestApp(opts: { env?: Record<string, string>; clock?: Clock; paths?: Paths } = {}): Promise<TestApp> {
   const t = await createTestServices(opts);
-  const app = await buildApp(t.services);
+  const app = await buildServiceApp(t.services);
   await app.ready();
   return {
     ...t,

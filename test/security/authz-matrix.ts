@@ -346,7 +346,7 @@ export const PUBLIC_ROUTES: { method: string; route: string; prefix?: true; why:
   { method: 'GET', route: '/withdraw/consents', why: 'consents of the VIN this browser session proved at the manufacturer' },
   { method: 'POST', route: '/withdraw/consents', why: 'withdraw one of them: session cookie + CSRF token + the proved VIN' },
   { method: 'GET', route: '/demo/callback', why: "the demo consumer's redirect target: shows only what its query carries" },
-  // The simulated manufacturers' OAuth servers: their own client authentication (src/oem-virtual).
+  // The simulated manufacturers' OAuth servers: their own client authentication (src/virtual/oem).
   ...['/oem/virtual', '/oem/borealis'].flatMap((prefix) => [
     { method: 'GET', route: `${prefix}/authorize`, why: 'simulated manufacturer login page' },
     { method: 'POST', route: `${prefix}/authorize`, why: 'simulated manufacturer login form' },

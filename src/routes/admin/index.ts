@@ -5,14 +5,13 @@ import consumers from './consumers.ts';
 import erasure from './erasure.ts';
 import failedBatches from './failed-batches.ts';
 import mappings from './mappings.ts';
-import oemVirtual from './oem-virtual.ts';
 import quarantine from './quarantine.ts';
 import subscriptions from './subscriptions.ts';
 
 /** /admin/v1/*: operators' API, behind `Authorization: Bearer $ADMIN_TOKEN`. */
 export default async function adminRoutes(app: FastifyInstance, opts: RouteOptions): Promise<void> {
   app.addHook('onRequest', requireAdmin(opts.services.config.ADMIN_TOKEN));
-  for (const plugin of [consumers, subscriptions, quarantine, failedBatches, mappings, oemVirtual, erasure]) {
+  for (const plugin of [consumers, subscriptions, quarantine, failedBatches, mappings, erasure]) {
     // Not `opts`: it carries this plugin's own prefix, which would be applied twice.
     await app.register(plugin, { services: opts.services });
   }

@@ -3,14 +3,14 @@ import type { Socket } from 'node:net';
 import { pageHeaders } from '../../consent/pages/headers.ts';
 import { VERIFY_SCOPE } from '../../consent/scope.ts';
 import { renderMessagePage } from '../../consent/pages/message-page.ts';
-import { renderAuthorizePage, type AuthorizeView } from '../../oem-virtual/authorize-page.ts';
-import { checkAuthorizeRequest, clientRedirect, type AuthorizeRequest } from '../../oem-virtual/authorize.ts';
-import { issueCode } from '../../oem-virtual/codes.ts';
-import { getFault } from '../../oem-virtual/fault.ts';
-import { realmAt, type Realm } from '../../oem-virtual/realm.ts';
-import { exchange } from '../../oem-virtual/token.ts';
+import { renderAuthorizePage, type AuthorizeView } from './authorize-page.ts';
+import { checkAuthorizeRequest, clientRedirect, type AuthorizeRequest } from './authorize.ts';
+import { issueCode } from './codes.ts';
+import { getFault } from './fault.ts';
+import { realmAt, type Realm } from './realm.ts';
+import { exchange } from './token.ts';
 import type { Services } from '../../services.ts';
-import type { RouteOptions } from '../route-options.ts';
+import type { RouteOptions } from '../../routes/route-options.ts';
 
 const VERIFY_LABEL = 'Confirm that you control this vehicle (no vehicle data is shared)';
 

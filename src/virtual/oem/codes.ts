@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
-import { randomToken, sha256Hex, type SecretBox } from '../crypto.ts';
-import { openSealedJson } from '../queues/sealed-job.ts';
+import { randomToken, sha256Hex, type SecretBox } from '../../crypto.ts';
+import { openSealedJson } from '../../queues/sealed-job.ts';
 
 /** What an authorization code of the simulated server stands for. */
 export interface IssuedCode {

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
-import { randomToken, type SecretBox } from '../crypto.ts';
-import { s256, safeEqual } from '../consent/secrets.ts';
+import { randomToken, type SecretBox } from '../../crypto.ts';
+import { s256, safeEqual } from '../../consent/secrets.ts';
 import { redeemCode } from './codes.ts';
 import type { Realm } from './realm.ts';
 

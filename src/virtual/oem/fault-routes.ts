@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { FAULT_MODES, getFault, setFault, type FaultMode } from '../../oem-virtual/fault.ts';
-import type { RouteOptions } from '../route-options.ts';
+import { FAULT_MODES, getFault, setFault, type FaultMode } from './fault.ts';
+import type { RouteOptions } from '../../routes/route-options.ts';
 
 const faultSchema = {
   type: 'object',

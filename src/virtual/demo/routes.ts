@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { pageHeaders } from '../../consent/pages/headers.ts';
 import { renderMessagePage } from '../../consent/pages/message-page.ts';
-import type { RouteOptions } from '../route-options.ts';
+import type { RouteOptions } from '../../routes/route-options.ts';
 
 /**
  * `/demo/callback`: where the demo consumer's consent flow comes back to (the redirect URL the

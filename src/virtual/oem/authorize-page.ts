@@ -1,5 +1,5 @@
-import { html } from '../consent/pages/html.ts';
-import { renderPage } from '../consent/pages/layout.ts';
+import { html } from '../../consent/pages/html.ts';
+import { renderPage } from '../../consent/pages/layout.ts';
 
 export interface AuthorizeView {
   realmName: string;

@@ -1,5 +1,5 @@
-import { callbackUri, oauthClientSecret, resolveEndpoint } from '../consent/manufacturer-auth.ts';
-import type { Services } from '../services.ts';
+import { callbackUri, oauthClientSecret, resolveEndpoint } from '../../consent/manufacturer-auth.ts';
+import type { Services } from '../../services.ts';
 
 /**
  * One simulated authorization server ("realm"), mounted at /oem/<realm>. The same code serves

@@ -1,0 +1,34 @@
+import type { FastifyInstance } from 'fastify';
+import type { Adapter } from '../adapters/manifest.ts';
+import { requireAdmin } from '../http/admin-auth.ts';
+import type { RouteOptions } from '../routes/route-options.ts';
+import demoRoutes from './demo/routes.ts';
+import faultRoutes from './oem/fault-routes.ts';
+import oemRoutes from './oem/routes.ts';
+
+/**
+ * The virtual wing over HTTP: a manufacturer like any other, seen from outside. Production code
+ * never imports it; the composition root mounts it (src/main/http-app.ts).
+ * - one simulated authorization server per issuer path the adapters declare ("/oem/<name>",
+ *   the manifest rule in src/adapters/manifest-rules.ts), so every manufacturer that asks for
+ *   one gets one: adding a manufacturer touches only its adapters/ and mappings/ folders;
+ * - PUT/GET /admin/v1/oem/virtual/fault, behind the admin token like the rest of /admin/v1;
+ * - the demo consumer's callback page.
+ */
+export default async function virtualWing(app: FastifyInstance, opts: RouteOptions): Promise<void> {
+  const { services } = opts;
+  for (const prefix of hostedIssuers(services.adapters.list())) await app.register(oemRoutes, { services, prefix });
+  await app.register(
+    async (admin) => {
+      admin.addHook('onRequest', requireAdmin(services.config.ADMIN_TOKEN));
+      await admin.register(faultRoutes, { services });
+    },
+    { prefix: '/admin/v1' },
+  );
+  await app.register(demoRoutes, { services });
+}
+
+/** The issuer paths of the authorization servers this service hosts, each once. */
+export function hostedIssuers(adapters: readonly Adapter[]): string[] {
+  return [...new Set(adapters.map((a) => a.manifest.authorization.issuer).filter((issuer) => issuer.startsWith('/')))].sort();
+}
