@@ -27,6 +27,7 @@ const DEFAULT_ACTIVE_WAIT_MS = 15_000;
  *    exist and queued before they go, so a failure here loses no notice;
  * 5. the store: data points and quarantine (VIN-wide only), consents, deliveries, activations;
  * 6. Redis keys naming the VIN or its pseudonym;
+ * 7. what the store's files still keep of the deleted rows (SQLite: VACUUM, WAL truncation);
  * then an audit event that names the VIN only by its pseudonym and lists who was notified, and
  * a message that makes every process forget what it holds of the VIN in memory (VIN-wide: the
  * VIN itself; in one subscription: that subscription's rate-limit counter of it).
@@ -68,7 +69,7 @@ export async function eraseVehicleData(services: Services, vin: string, opts: Er
     queuedMessages: jobs.messages,
     cacheKeys: await eraseRedisKeys(services, vin, scope),
   };
-  await store.purgeErased();
+  const purge = await store.purgeErased();
   const receipt: ErasureReceipt = {
     vin,
     ...(scope === undefined ? {} : { subscriptionId: scope }),
@@ -81,6 +82,9 @@ export async function eraseVehicleData(services: Services, vin: string, opts: Er
   const details = { ...(scope === undefined ? {} : { subscriptionId: scope }), erased, notErased: receipt.notErased, notified: recipients, notices };
   await store.audit.record({ type: scope === undefined ? 'gdpr.erasure' : 'gdpr.erasure.subscription', at: receipt.erasedAt, subject: vehicle, details });
   logger.info({ vehicle, ...details }, 'vehicle data erased');
+  if (purge.rewriteSkipped) {
+    logger.warn({ vehicle }, 'store file larger than SQLITE_ERASURE_VACUUM_MAX_MB was not rewritten: the erased rows may stay in unused page space until an offline VACUUM (docs/operations.md)');
+  }
   // Last, after every use of the pseudonym above: every process drops its caches and forgets
   // the VIN (its pseudonym memo), so no process keeps it in memory (K2); scoped to one
   // subscription, it drops what it holds of the VIN in that subscription.
