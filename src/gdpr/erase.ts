@@ -5,6 +5,7 @@ import { erasureRecipients, queueErasureNotices } from './erasure-notices.ts';
 import { erasePushJobs } from './push-jobs.ts';
 import { addQueueErasure, noQueueErasure, type ErasureReceipt } from './receipt.ts';
 import { eraseRedisKeys } from './redis-keys.ts';
+import { rewriteAppendOnlyFile } from './rewrite-aof.ts';
 
 export interface EraseOptions {
   /** Erase only what belongs to this subscription (its legal basis ended); default: everything of the VIN. */
@@ -27,7 +28,8 @@ const DEFAULT_ACTIVE_WAIT_MS = 15_000;
  *    exist and queued before they go, so a failure here loses no notice;
  * 5. the store: data points and quarantine (VIN-wide only), consents, deliveries, activations;
  * 6. Redis keys naming the VIN or its pseudonym;
- * 7. what the store's files still keep of the deleted rows (SQLite: VACUUM, WAL truncation);
+ * 7. what the store's files still keep of the deleted rows (SQLite: VACUUM, WAL truncation),
+ *    and, in the service's own Redis, the append-only file (rewritten);
  * then an audit event that names the VIN only by its pseudonym and lists who was notified, and
  * a message that makes every process forget what it holds of the VIN in memory (VIN-wide: the
  * VIN itself; in one subscription: that subscription's rate-limit counter of it).
@@ -70,6 +72,8 @@ export async function eraseVehicleData(services: Services, vin: string, opts: Er
     cacheKeys: await eraseRedisKeys(services, vin, scope),
   };
   const purge = await store.purgeErased();
+  // The service's own Redis (no REDIS_URL) keeps the erased keys' names in its append-only file.
+  if (services.config.REDIS_URL === undefined) await rewriteAppendOnlyFile(services.redis);
   const receipt: ErasureReceipt = {
     vin,
     ...(scope === undefined ? {} : { subscriptionId: scope }),

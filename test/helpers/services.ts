@@ -30,12 +30,14 @@ export async function createTestServices(
     paths?: Paths;
     /** Wraps the engine's store under everything else (race tests put scheduling points there). */
     wrapStore?: (store: Store) => Store;
+    /** A Redis of the service's own, as `npm start` runs it without REDIS_URL: REDIS_URL stays unset. */
+    privateRedisUrl?: string;
   } = {},
 ): Promise<TestServices> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cvd-test-'));
   const config: Config = loadConfig({
     DATA_DIR: dataDir,
-    REDIS_URL: inject('redisUrl'),
+    REDIS_URL: opts.privateRedisUrl === undefined ? inject('redisUrl') : '',
     QUEUE_PREFIX: `t${randomUUID().slice(0, 8)}`,
     ADMIN_TOKEN: 'test-admin-token',
     LOG_LEVEL: 'debug',
@@ -59,7 +61,7 @@ export async function createTestServices(
     },
   });
   const logger = createLogger({ level: config.LOG_LEVEL, pretty: false, destination });
-  const services = await createServices(config, logger, config.REDIS_URL!, {
+  const services = await createServices(config, logger, opts.privateRedisUrl ?? config.REDIS_URL!, {
     clock: opts.clock ?? new ManualClock(),
     ...(opts.paths ? { paths: opts.paths } : {}),
     ...(opts.wrapStore ? { store: opts.wrapStore(await openStore(config)) } : {}),
