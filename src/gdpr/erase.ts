@@ -2,6 +2,7 @@ import type { Services } from '../services.ts';
 import { eraseActivationJobs } from './activation-jobs.ts';
 import { eraseFromPipelineBatches } from './pipeline-batches.ts';
 import { erasureHolders, erasureRecipients, queueErasureNotices } from './erasure-notices.ts';
+import { ERASURE_AUDIT_TYPE, SUBSCRIPTION_ERASURE_AUDIT_TYPE } from './erasure-records.ts';
 import { erasePushJobs } from './push-jobs.ts';
 import { addQueueErasure, noQueueErasure, type ErasureReceipt } from './receipt.ts';
 import { eraseRedisKeys } from './redis-keys.ts';
@@ -81,7 +82,7 @@ export async function eraseVehicleData(services: Services, vin: string, opts: Er
 
   const vehicle = secrets.pseudonym(vin);
   const details = { ...(scope === undefined ? {} : { subscriptionId: scope }), erased, notErased: receipt.notErased, holders, notified: recipients, notices };
-  await store.audit.record({ type: scope === undefined ? 'gdpr.erasure' : 'gdpr.erasure.subscription', at: receipt.erasedAt, subject: vehicle, details });
+  await store.audit.record({ type: scope === undefined ? ERASURE_AUDIT_TYPE : SUBSCRIPTION_ERASURE_AUDIT_TYPE, at: receipt.erasedAt, subject: vehicle, details });
   logger.info({ vehicle, ...details }, 'vehicle data erased');
   // Last, after every use of the pseudonym above: every process drops its caches and forgets
   // the VIN (its pseudonym memo), so no process keeps it in memory (K2); scoped to one
