@@ -11,7 +11,7 @@ import type { PortalRequest } from './portal-request.ts';
 import { applyEvent } from './process.ts';
 import { requestedItems } from './scope.ts';
 import { newPkce, newSecret, oauthStateFor, s256, safeEqual } from './secrets.ts';
-import { fieldProblem, normaliseField, USER_FIELDS, type UserData, type UserField } from './user-fields.ts';
+import { FIELD_LABELS, fieldProblem, NO_MANUFACTURER, normaliseField, USER_FIELDS, type UserData, type UserField } from './user-fields.ts';
 import { sha256Hex } from '../crypto.ts';
 import { metrics } from '../metrics/metrics.ts';
 
@@ -136,11 +136,12 @@ async function approve(services: Services, record: ConsentRecord, form: Record<s
   }
   const adapter = user.vin !== null && !errors.vin ? services.adapters.forVin(user.vin) : undefined;
   if (user.vin !== null && !errors.vin && !adapter) {
-    errors.vin = 'No vehicle manufacturer connected to this service makes the vehicle with this VIN.';
+    errors.vin = NO_MANUFACTURER;
   } else if (adapter && requestedItems(record.dataItems, adapter).length === 0) {
     errors.vin = `${adapter.manifest.name} supplies none of the data items this consent is for.`;
   }
   if (Object.keys(errors).length > 0 || !adapter || user.vin === null) {
+    if (record.redirectUrl !== null) return detailsRefused(services, record, errors, now);
     const consumer = await services.store.consumers.get(record.consumerId);
     errors.form = 'Please correct the details below.';
     return { kind: 'portal', status: 400, view: portalView(services, record, consumer?.name ?? 'The data consumer', csrf, entered, errors), record };
@@ -172,6 +173,21 @@ async function approve(services: Services, record: ConsentRecord, form: Record<s
   const scope = requestedItems(approved.dataItems, adapter);
   const location = authorizationUrl(auth, { state: state.value, codeChallenge: pkce.challenge, scope, vin: user.vin });
   return { kind: 'redirect', location, record: approved };
+}
+
+/**
+ * Approve with details that are missing or not valid, when the consumer gave a redirectUrl: the
+ * step fails (FAILED, invalid_request) and the consumer is told by the redirect (spec 7.2 note
+ * 2), naming each field. Without a redirectUrl the portal shows the form again instead, for the
+ * user to correct (approve above). The form's own checks (required fields, VIN pattern, e-mail
+ * type) keep most typing errors in the browser.
+ */
+async function detailsRefused(services: Services, record: ConsentRecord, errors: PortalView['errors'], now: Date): Promise<Outcome> {
+  const problems = USER_FIELDS.filter((f) => errors[f]).map((f) => `${FIELD_LABELS[f]}: ${errors[f]}`);
+  const error = flowError('invalid_request', `The details given at the portal are not valid. ${problems.join(' ')}`);
+  const failed = await applyEvent(services.store, { consentId: record.consentId }, 'FAIL', { at: now, errorCode: error.code });
+  if (!failed) return wrongState(services, (await services.store.consents.get(record.consentId)) ?? record, 'an approval');
+  return failure(failed, error);
 }
 
 /**

@@ -11,7 +11,8 @@
  * | ACTIVE                | the manufacturer granted every item for the VIN: data may flow         |
  * | CONFIRMED             | ACTIVE, and the consumer redeemed the confirmation code               |
  * | REJECTED              | the user rejected at the portal (terminal)                              |
- * | FAILED                | the manufacturer step failed; `errorCode` holds the spec 7.2 code      |
+ * | FAILED                | a step failed: the details sent at the portal, or the manufacturer step; |
+ * |                       | `errorCode` holds the spec 7.2 code                                     |
  * | TIMED_OUT             | no progress for 10 minutes before the process became active (terminal) |
  * | REVOKED               | the consumer, or the user at the portal, withdrew the consent (terminal) |
  * | SUPERSEDED            | a newer consent for the same subscription and VIN replaced it          |
@@ -57,8 +58,12 @@ export const TRANSITIONS: Readonly<Record<ConsentEvent, { from: readonly Consent
   CALLBACK: { from: ['AWAITING_MANUFACTURER'], to: 'EXCHANGING_TOKEN' },
   /** The token exchange and its checks succeeded. */
   GRANT: { from: ['EXCHANGING_TOKEN'], to: 'ACTIVE' },
-  /** The manufacturer step failed (declined, scope, VIN, connection, timeout, mix-up). */
-  FAIL: { from: ['AWAITING_MANUFACTURER', 'EXCHANGING_TOKEN'], to: 'FAILED' },
+  /**
+   * A step failed: the details the user sent at the portal (invalid_request, when the consumer
+   * is to be told by redirect) or the manufacturer step (declined, scope, VIN, connection,
+   * timeout, mix-up).
+   */
+  FAIL: { from: ['STARTED', 'AWAITING_MANUFACTURER', 'EXCHANGING_TOKEN'], to: 'FAILED' },
   /** The consumer redeemed the confirmation code. */
   CONFIRM: { from: ['ACTIVE'], to: 'CONFIRMED' },
   /** Ten minutes passed without progress before the process became active. */

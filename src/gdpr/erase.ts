@@ -1,7 +1,8 @@
 import type { Services } from '../services.ts';
 import { eraseActivationJobs } from './activation-jobs.ts';
 import { eraseFromPipelineBatches } from './pipeline-batches.ts';
-import { erasureRecipients, queueErasureNotices } from './erasure-notices.ts';
+import { erasureHolders, erasureRecipients, queueErasureNotices } from './erasure-notices.ts';
+import { ERASURE_AUDIT_TYPE, SUBSCRIPTION_ERASURE_AUDIT_TYPE } from './erasure-records.ts';
 import { erasePushJobs } from './push-jobs.ts';
 import { addQueueErasure, noQueueErasure, type ErasureReceipt } from './receipt.ts';
 import { eraseRedisKeys } from './redis-keys.ts';
@@ -24,13 +25,14 @@ const DEFAULT_ACTIVE_WAIT_MS = 15_000;
  * 2. activation jobs of the VIN;
  * 3. push jobs of the VIN's deliveries (they must be matched while the rows still exist);
  * 4. a `vehicle.data_erased` notice queued to the webhook of each subscription that still holds
- *    the VIN (GDPR Art. 19, checklist K3; src/gdpr/erasure-notices.ts), decided while the rows
- *    exist and queued before they go, so a failure here loses no notice;
+ *    the VIN and opted in to the notice (GDPR Art. 19, checklist K3; src/gdpr/erasure-notices.ts),
+ *    decided while the rows exist and queued before they go, so a failure here loses no notice;
  * 5. the store: data points and quarantine (VIN-wide only), consents, deliveries, activations;
  * 6. Redis keys naming the VIN or its pseudonym;
  * 7. what the store's files still keep of the deleted rows (SQLite: VACUUM, WAL truncation),
  *    and, in the service's own Redis, the append-only file (rewritten);
- * then an audit event that names the VIN only by its pseudonym and lists who was notified, and
+ * then an audit event that names the VIN only by its pseudonym and lists the subscriptions that
+ * held it (what GET /consent/v1/erasures shows each of them, webhook or not) and who was notified, and
  * a message that makes every process forget what it holds of the VIN in memory (VIN-wide: the
  * VIN itself; in one subscription: that subscription's rate-limit counter of it).
  *
@@ -57,7 +59,8 @@ export async function eraseVehicleData(services: Services, vin: string, opts: Er
   const jobs = addQueueErasure(addQueueErasure(batches, activationJobs), pushJobs);
 
   const erasedAt = clock.now().toISOString();
-  const recipients = await erasureRecipients(services, vin, scope);
+  const holders = await erasureHolders(services, vin, scope);
+  const recipients = await erasureRecipients(services, holders);
   const notices = await queueErasureNotices(services, vin, recipients, scope === undefined ? 'VEHICLE' : 'SUBSCRIPTION', erasedAt);
 
   const erased: ErasureReceipt['erased'] = {
@@ -83,8 +86,8 @@ export async function eraseVehicleData(services: Services, vin: string, opts: Er
   };
 
   const vehicle = secrets.pseudonym(vin);
-  const details = { ...(scope === undefined ? {} : { subscriptionId: scope }), erased, notErased: receipt.notErased, notified: recipients, notices };
-  await store.audit.record({ type: scope === undefined ? 'gdpr.erasure' : 'gdpr.erasure.subscription', at: receipt.erasedAt, subject: vehicle, details });
+  const details = { ...(scope === undefined ? {} : { subscriptionId: scope }), erased, notErased: receipt.notErased, holders, notified: recipients, notices };
+  await store.audit.record({ type: scope === undefined ? ERASURE_AUDIT_TYPE : SUBSCRIPTION_ERASURE_AUDIT_TYPE, at: receipt.erasedAt, subject: vehicle, details });
   logger.info({ vehicle, ...details }, 'vehicle data erased');
   if (purge.rewriteSkipped) {
     logger.warn({ vehicle }, 'store file larger than SQLITE_ERASURE_VACUUM_MAX_MB was not rewritten: the erased rows may stay in unused page space until an offline VACUUM (docs/operations.md)');

@@ -11,6 +11,8 @@ export interface WebhookInput {
   authorization?: string;
   items?: string[];
   minIntervalSeconds?: number;
+  /** Notice types to receive besides data pushes (issue 19 item 4); none by default. */
+  notices?: string[];
 }
 
 export const DEFAULT_MIN_INTERVAL_S = 60;
@@ -18,7 +20,7 @@ export const DEFAULT_MIN_INTERVAL_S = 60;
 /**
  * Registers or replaces the subscription's webhook (PUT /push/v1/webhook). The URL passes the
  * SSRF check first; listed items must be pull items of the subscription (push items are sent
- * anyway). A first registration creates a signing secret; a re-registration keeps the secrets
+ * anyway); `notices` opts in to our notices, absent means none. A first registration creates a signing secret; a re-registration keeps the secrets
  * (a consumer moving its endpoint keeps its verifier) and re-enables a disabled webhook, which
  * is how a consumer recovers after fixing its endpoint. Both cases answer with the current
  * secret: PUT is the one place it is shown (GET never shows it).
@@ -55,6 +57,7 @@ export async function putWebhook(
     authorizationSealed: input.authorization ? secrets.encrypt(input.authorization) : null,
     items,
     minIntervalSeconds: input.minIntervalSeconds ?? DEFAULT_MIN_INTERVAL_S,
+    notices: [...new Set(input.notices ?? [])],
     status: 'ENABLED',
     disabledReason: null,
     failingSince: null,
@@ -122,6 +125,7 @@ export function webhookView(w: WebhookRecord, now: Date) {
     url: w.url,
     items: w.items,
     minIntervalSeconds: w.minIntervalSeconds,
+    notices: w.notices,
     authorizationConfigured: w.authorizationSealed !== null,
     status: w.status,
     disabledReason: w.disabledReason,

@@ -203,6 +203,34 @@ describe('consent flow errors (spec 7.2): redirect with error, error_description
     expect((await state(fields.consentId!)).state).toBe('TIMED_OUT');
   });
 
+  it('invalid_request at the portal entry: a VIN no manufacturer makes → 303 back with the description, nothing stored', async () => {
+    const c = await consumerWith(t);
+    const res = await new Browser().get(portalUrl(t, c, { vin: 'WVWZZZ1JZXW000001', state: 's9' }));
+    expect(res.status).toBe(303);
+    expect(res.location!.startsWith(`${REDIRECT}?`)).toBe(true);
+    const q = params(res.location);
+    expect(q.get('error')).toBe('invalid_request');
+    expect(q.get('error_description')).toBe('No vehicle manufacturer connected to this service makes the vehicle with this VIN.');
+    expect(q.has('consent_id')).toBe(false);
+    expect(q.get('state')).toBe('s9');
+    expect(await t.services.store.consents.listBySubscription(c.subscriptionId, {})).toEqual([]);
+  });
+
+  it('invalid_request at Approve: a posted e-mail that is not one → 303 back, FAILED; Approve again is a conflict', async () => {
+    const c = await consumerWith(t);
+    const b = new Browser();
+    const fields = hiddenFields((await b.get(portalUrl(t, c, { email: undefined }))).body);
+    const res = await b.post(`${t.origin}/provision`, { ...fields, email: 'ada at example', decision: 'approve' });
+    expect(res.status).toBe(303);
+    const q = params(res.location);
+    expect(q.get('error')).toBe('invalid_request');
+    expect(q.get('error_description')).toBe('The details given at the portal are not valid. E-mail address: Enter an e-mail address such as name@example.com.');
+    expect(q.has('consent_id')).toBe(false);
+    expect(await state(fields.consentId!)).toMatchObject({ state: 'FAILED', errorCode: 'invalid_request' });
+    const again = await b.post(`${t.origin}/provision`, { ...fields, email: 'ada@example.com', decision: 'approve' });
+    expect(params(again.location).get('error')).toBe('conflict');
+  });
+
   it('mix-up defence: an answer on another manufacturer\'s callback path is refused (FAILED)', async () => {
     const c = await consumerWith(t);
     const b = new Browser();

@@ -42,6 +42,7 @@ describe('PUT/GET/DELETE /push/v1/webhook', () => {
       url: 'http://127.0.0.1:9/hooks',
       items: [],
       minIntervalSeconds: 60,
+      notices: [],
       authorizationConfigured: true,
       status: 'ENABLED',
       disabledReason: null,
@@ -68,12 +69,13 @@ describe('PUT/GET/DELETE /push/v1/webhook', () => {
     await t.services.store.webhooks.disable(c.subscriptionId, 'the endpoint answered 410 Gone', CLOCK_START);
     expect((await get()).json()).toMatchObject({ status: 'DISABLED', disabledReason: 'the endpoint answered 410 Gone' });
     clock.advance(60_000);
-    const second = (await put({ url: 'http://127.0.0.1:9/b', items: ['crashseverity'], minIntervalSeconds: 5 })).json();
+    const second = (await put({ url: 'http://127.0.0.1:9/b', items: ['crashseverity'], minIntervalSeconds: 5, notices: ['consent.revoked', 'consent.revoked'] })).json();
     expect(second).toEqual({ url: 'http://127.0.0.1:9/b', signingSecret: first.signingSecret, createdAt: CLOCK_START });
     expect((await get()).json()).toMatchObject({
       url: 'http://127.0.0.1:9/b',
       items: ['crashseverity'],
       minIntervalSeconds: 5,
+      notices: ['consent.revoked'],
       authorizationConfigured: false,
       status: 'ENABLED',
       disabledReason: null,
@@ -132,6 +134,8 @@ describe('PUT/GET/DELETE /push/v1/webhook', () => {
       [{ url: 'http://127.0.0.1:9/', items: ['nosuchitem'] }, 'Items nosuchitem are not covered'],
       [{ url: 'http://127.0.0.1:9/', minIntervalSeconds: 0 }, 'minIntervalSeconds'],
       [{ url: 'http://127.0.0.1:9/', extra: true }, 'extra'],
+      [{ url: 'http://127.0.0.1:9/', notices: ['vehicle.exploded'] }, 'notices'],
+      [{ url: 'http://127.0.0.1:9/', notices: 'consent.revoked' }, 'notices'],
     ];
     for (const [body, text] of cases) {
       const res = await put(body);

@@ -220,6 +220,16 @@ export const MATRIX: MatrixRow[] = [
       foreignConsent: NOT_A_DATA_READ,
     },
   ),
+  data(
+    // The world erased nothing, so every answer is [] (test/push/notice-opt-in.test.ts shows the
+    // records): B's VIN must read exactly like a VIN that exists nowhere.
+    { method: 'GET', route: '/consent/v1/erasures', url: '/consent/v1/erasures?vin={vin}' },
+    {
+      owner: { status: 200 },
+      foreignObject: { status: 200, sameAs: 'missingObject' },
+      foreignConsent: { status: 200, sameAs: 'unconsentedVin' },
+    },
+  ),
   {
     // Spec 4.3/7.1: the key alone authenticates; the code names the process. Another partner's
     // key is a 401 that leaves the code usable (the owner's call, run last, still succeeds).

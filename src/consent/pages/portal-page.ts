@@ -38,7 +38,8 @@ function field(view: PortalView, f: UserField) {
 ${error ? html`<p class="error" id="${id}-error">${error}</p>` : ''}
 <input type="${f === 'email' ? 'email' : 'text'}" id="${id}" name="${f}" required autocomplete="${AUTOCOMPLETE[f]}"
  value="${view.entered[f] ?? ''}"${error ? html` aria-invalid="true" aria-describedby="${id}-error"` : ''}${
-   f === 'vin' ? html` maxlength="17" spellcheck="false"` : ''
+   // The browser checks the VIN's form before posting: a wrong one sent with a redirectUrl ends the process.
+   f === 'vin' ? html` maxlength="17" pattern="[A-HJ-NPR-Za-hj-npr-z0-9]{17}" title="17 characters: digits and letters except I, O and Q" spellcheck="false"` : ''
  }>`;
 }
 

@@ -1,3 +1,4 @@
+import { NOTICE_TYPES } from '../../push/notice.ts';
 import { DELIVERY_STATUSES } from '../../store/contract/deliveries.ts';
 import { WEBHOOK_STATUSES } from '../../store/contract/webhooks.ts';
 import { consumerSecurity, errorBodySchema } from '../../http/schemas.ts';
@@ -30,6 +31,14 @@ export const putWebhookSchema = {
         description: 'Pull items of the subscription to push as updates as well (events are always pushed).',
       },
       minIntervalSeconds: { type: 'integer', minimum: 1, maximum: 86400, description: 'Least data time between two update pushes of one vehicle and item. Default 60.' },
+      notices: {
+        type: 'array',
+        maxItems: NOTICE_TYPES.length,
+        items: { type: 'string', enum: [...NOTICE_TYPES] },
+        description:
+          'Notices to receive besides data pushes (bodies with `type` instead of `inVehicleResponse`). Default none: only the live service\'s envelope is sent. ' +
+          'Without them, GET /consent/v1/consents shows withdrawals and GET /consent/v1/erasures erasures. See docs/webhooks.md.',
+      },
     },
   },
   response: {
@@ -48,6 +57,7 @@ const webhookView = {
     url: { type: 'string' },
     items: { type: 'array', items: { type: 'string' } },
     minIntervalSeconds: { type: 'integer' },
+    notices: { type: 'array', items: { type: 'string' } },
     authorizationConfigured: { type: 'boolean' },
     status: { type: 'string', enum: [...WEBHOOK_STATUSES] },
     disabledReason: nullableString,
