@@ -7,6 +7,8 @@ const errorBody = errorBodySchema;
 const security = consumerSecurity;
 const tags = ['push'];
 const errors = { 400: errorBody, 401: errorBody, 404: errorBody, 409: errorBody, 429: errorBody, 503: errorBody };
+/** The routes that take a JSON body also answer 415 to any other media type. */
+const bodyErrors = { ...errors, 415: errorBody };
 const nullableString = { type: ['string', 'null'] } as const;
 
 export const putWebhookSchema = {
@@ -38,7 +40,7 @@ export const putWebhookSchema = {
       properties: { url: { type: 'string' }, signingSecret: { type: 'string' }, createdAt: { type: 'string', format: 'date-time' } },
       required: ['url', 'signingSecret', 'createdAt'],
     },
-    ...errors,
+    ...bodyErrors,
   },
 } as const;
 
@@ -155,6 +157,6 @@ export const replayBulkSchema = {
   },
   response: {
     202: { type: 'object', properties: { replayed: { type: 'integer' }, more: { type: 'boolean' } }, required: ['replayed', 'more'] },
-    ...errors,
+    ...bodyErrors,
   },
 } as const;
