@@ -2,7 +2,7 @@ import mqtt, { type MqttClient } from 'mqtt';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startExternalSubscriber } from '../../src/adapters/mqtt/subscriber.ts';
 import { startPrivateRedis, type PrivateRedis } from '../../src/runtime/private-redis.ts';
-import { fixture, startHarness, waitFor, type Harness } from './harness.ts';
+import { electricTelemetryOf, fixture, startHarness, waitFor, type Harness } from './harness.ts';
 import { startMosquitto, type PrivateMosquitto } from './mosquitto.ts';
 
 /** An external broker (MQTT_URL): a real mosquitto, the pipeline's persistent QoS 1 subscriber. */
@@ -47,6 +47,15 @@ describe('external MQTT broker (MQTT_URL)', () => {
     }
     expect(services.readiness.has('mqtt-subscriber')).toBe(true);
     await services.readiness.get('mqtt-subscriber')!();
+  });
+
+  it('quarantines a message whose body names another vehicle than its topic (VIN_MISMATCH), as the embedded broker does', async () => {
+    const { services } = await setUp();
+    await publisher!.publishAsync('virtual/v1/V1RTUALV1N0000003/telemetry', electricTelemetryOf('V1RTUALV1N0000004'), { qos: 1 });
+    await waitFor(async () => (await services.store.quarantine.count()) === 1, 10_000, 'the message quarantined');
+    const [entry] = (await services.store.quarantine.list({}, 10)).items;
+    expect(entry).toMatchObject({ code: 'VIN_MISMATCH', vin: 'V1RTUALV1N0000003', topic: 'virtual/v1/V1RTUALV1N0000003/telemetry' });
+    expect(await services.store.dataPoints.count()).toBe(0);
   });
 
   it('stores a message published at QoS 0 as well (best effort: no acknowledgement to withhold)', async () => {
