@@ -1,6 +1,8 @@
 import mqtt, { type MqttClient } from 'mqtt';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startExternalSubscriber } from '../../src/adapters/mqtt/subscriber.ts';
+import { buildApp } from '../../src/app.ts';
+import { freePort } from '../../src/runtime/free-port.ts';
 import { startPrivateRedis, type PrivateRedis } from '../../src/runtime/private-redis.ts';
 import { electricTelemetryOf, fixture, startHarness, waitFor, type Harness } from './harness.ts';
 import { startMosquitto, type PrivateMosquitto } from './mosquitto.ts';
@@ -87,5 +89,36 @@ describe('external MQTT broker (MQTT_URL)', () => {
     expect(await services.store.dataPoints.count()).toBe(0);
     h!.running.push(await subscribe(h!, broker!.url));
     await waitFor(async () => (await services.store.dataPoints.count()) === 1, 10_000, 'the manual call');
+  });
+
+  /** GET /ready of an API over the harness's services: what an orchestrator (and scale-out's start order) reads. */
+  async function readiness(harness: Harness) {
+    const app = await buildApp(harness.services);
+    try {
+      const res = await app.inject({ method: 'GET', url: '/ready' });
+      return { status: res.statusCode, subscriber: (res.json() as { checks: Record<string, string> }).checks['mqtt-subscriber'] };
+    } finally {
+      await app.close();
+    }
+  }
+
+  it('is ready only while connected: ready with the broker up, not ready (503) once the broker is gone', async () => {
+    await setUp();
+    expect(await readiness(h!)).toEqual({ status: 200, subscriber: 'ok' });
+    publisher!.end(true);
+    await broker!.stop();
+    broker = undefined;
+    await waitFor(async () => (await readiness(h!)).status === 503, 10_000, '/ready to answer 503 without the broker');
+    expect(await readiness(h!)).toEqual({ status: 503, subscriber: 'unreachable' });
+  });
+
+  it('is not ready when the broker cannot be reached at start', async () => {
+    h = await startHarness({ broker: false });
+    const sub = await startExternalSubscriber(h.services, `mqtt://127.0.0.1:${await freePort()}`);
+    h.running.push(sub);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(sub.client.connected).toBe(false);
+    await expect(h.services.readiness.get('mqtt-subscriber')!()).rejects.toThrow(/not connected/);
+    expect(await readiness(h)).toEqual({ status: 503, subscriber: 'unreachable' });
   });
 });
