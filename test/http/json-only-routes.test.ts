@@ -63,6 +63,8 @@ describe('every JSON route refuses other media types with 415', () => {
     for (const name of ['PUT /push/v1/webhook', 'POST /push/v1/deliveries/replay', 'PUT /admin/v1/oem/virtual/fault', 'POST /delivery/v1/in-vehicle', 'PUT /management/v1/vehicles']) {
       expect(names, name).toContain(name);
     }
+    // The raw-JSON routes (signed bytes) document their 415 and are walked too.
+    for (const prefix of ['POST /ingest/v1/', 'POST /management/v1/manufacturers/']) expect(names.some((n) => n.startsWith(prefix)), prefix).toBe(true);
   });
 
   it('answers 415 with the contract body to text/plain, form and XML bodies, and changes nothing', async () => {
