@@ -24,7 +24,7 @@ export const putWebhookSchema = {
     additionalProperties: false,
     properties: {
       url: { type: 'string', minLength: 1, maxLength: 2048 },
-      authorization: { type: 'string', minLength: 1, maxLength: 1024, description: 'Sent verbatim as the Authorization header of every push.' },
+      authorization: { type: 'string', minLength: 1, maxLength: 1024, description: 'Sent verbatim as the Authorization header of every push: a valid header value (no CR/LF or other controls, ASCII, no edge whitespace), 400 otherwise.' },
       items: {
         type: 'array',
         maxItems: 200,
