@@ -198,6 +198,7 @@ export const DEFINITIONS = {
   QUEUE_PREFIX: def('cvd', str, 'Prefix of every BullMQ and rate-limit key in Redis.'),
   PIPELINE_CONCURRENCY: def('4', int(1, 1000), 'Harmonization jobs a pipeline worker runs at once.'),
   PIPELINE_BATCH_SIZE: def('200', int(1, 10000), 'Raw messages per queued batch job.'),
+  INGEST_MAX_RECORDS: def('1000', int(1, 1_000_000), 'Most records one signed HTTP ingest request (POST /ingest/v1/<manufacturer>) may carry; a request with more gets 413 and nothing of it is queued. Bounds the work one request can cause whatever the size of each record.'),
   INGEST_MAX_FUTURE_S: def('300', int(1), 'A message whose data is stamped more than this after it was received is quarantined (TIME_IN_FUTURE): the latest value only moves forward, so one reading from a wrong vehicle clock would stay the latest for ever. Raise it for a simulator running ahead of real time (SIM_CLOCK scaled).'),
   PIPELINE_BATCH_MAX_WAIT_MS: def('20', int(0, 10000), 'Longest a raw message waits for its batch to fill.'),
   PIPELINE_LOCK_DURATION_MS: def('30000', int(100), 'BullMQ lock of an active harmonize job: after a worker dies, its job is taken over once the lock has run out.'),

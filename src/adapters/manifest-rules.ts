@@ -15,6 +15,12 @@ export function manifestProblems(manifest: AdapterManifest): string[] {
   if (t.kind === 'mqtt') {
     const unmapped = t.topics.map((f) => f.split('/').at(-1) ?? '').filter((type) => !(type in manifest.messageTypes));
     if (unmapped.length > 0) problems.push(`topics end in message types without a mapping: ${unmapped.join(', ')}`);
+    const level = t.vinTopicLevel;
+    // The last level is the message type; the VIN's level must be a wildcard, one per vehicle.
+    const noVin = level === undefined ? [] : t.topics.filter((f) => f.split('/').slice(0, -1)[level] !== '+');
+    if (noVin.length > 0) {
+      problems.push(`transport.vinTopicLevel ${level} must be a "+" level before the message type in every topic filter, not in: ${noVin.join(', ')}`);
+    }
   }
   // The activation callback is authenticated with the HTTP ingest signature (header and secret
   // of transport); an MQTT manufacturer has neither, so its callbacks could never be accepted.

@@ -35,6 +35,8 @@ export const manifestSchema = {
             },
             username: { type: 'string', minLength: 1 },
             passwordEnv: { type: 'string', pattern: '^[A-Z][A-Z0-9_]*$' },
+            // The topic level (from 0) that names the vehicle; a `+` in every filter (./manifest-rules.ts).
+            vinTopicLevel: { type: 'integer', minimum: 0, maximum: 31 },
           },
         },
         {

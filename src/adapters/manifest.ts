@@ -13,6 +13,11 @@ export type AdapterTransport =
       username: string;
       /** Environment variable holding the broker password; unset: derived from SECRET_KEY. */
       passwordEnv?: string;
+      /**
+       * The topic level (counted from 0) that names the vehicle, e.g. 2 in `virtual/v1/<VIN>/telemetry`.
+       * A message whose mapped VIN is another is quarantined (VIN_MISMATCH). Unset: the topic names no vehicle.
+       */
+      vinTopicLevel?: number;
     }
   | {
       kind: 'http';

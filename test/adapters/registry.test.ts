@@ -164,6 +164,12 @@ describe('adapter registry', () => {
     ['an item not in the catalog', () => editManifest('borealis', (m) => (m.items = ['mileage', 'warpdrive'])), /borealis\/manifest\.json: items not in the catalog: warpdrive/],
     ['a VIN prefix claimed twice', () => editManifest('virtual', (m) => (m.vinPrefixes = ['V1RTUALV1N', 'BRL'])), /virtual\/manifest\.json: VIN prefix BRL is claimed by "borealis" too/],
     ['a topic whose message type has no mapping', () => editManifest('virtual', (m) => ((m.transport as { topics: string[] }).topics.push('virtual/v1/+/status'))), /virtual\/manifest\.json: topics end in message types without a mapping: status/],
+    [
+      'a vinTopicLevel that is not a "+" level before the message type',
+      () => editManifest('virtual', (m) => (transportOf(m).vinTopicLevel = 1)),
+      /virtual\/manifest\.json: transport\.vinTopicLevel 1 must be a "\+" level before the message type in every topic filter, not in: virtual\/v1\/\+\/telemetry, virtual\/v1\/\+\/event/,
+    ],
+    ['a vinTopicLevel on the message type', () => editManifest('virtual', (m) => (transportOf(m).vinTopicLevel = 3)), /virtual\/manifest\.json: transport\.vinTopicLevel 3 must be a "\+" level/],
     ['a missing mapping file', (p) => rmSync(join(p.paths.mappings, 'borealis', 'incident.jsonata')), /borealis\/manifest\.json: message type "incident": mapping .*incident\.jsonata does not compile: cannot be read/],
     ['a verify scope that is not one OAuth scope token', () => editManifest('borealis', (m) => ((m.authorization as Record<string, unknown>).verifyScope = 'vehicle verify')), /borealis\/manifest\.json: does not match the manifest schema: .*verifyScope/],
     ['a mapping that does not compile', (p) => writeFileSync(join(p.paths.mappings, 'virtual', 'event.jsonata'), '{ "vin": vin, '), /virtual\/manifest\.json: message type "event": mapping .*event\.jsonata does not compile: .*at character/],

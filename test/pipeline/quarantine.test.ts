@@ -164,7 +164,7 @@ describe('quarantine: bad messages are kept with a reason and can be reprocessed
       });
     }
     const client = await h.connect();
-    await client.publishAsync(`virtual/v1/${VIN}/event`, fixture('virtual', 'virtual.event.manual-call.json').replace('V1RTUALV1N0000S09', VIN), { qos: 1 });
+    await client.publishAsync(`virtual/v1/${VIN}/event`, fixture('virtual', 'virtual.event.manual-call.json').replaceAll('V1RTUALV1N0000S09', VIN), { qos: 1 });
     await waitFor(async () => (await h!.services.store.dataPoints.count()) === 1, 10_000, 'a point after the garbage');
   });
 });

@@ -146,6 +146,25 @@ describe('PUT/GET/DELETE /push/v1/webhook', () => {
     expect(await t.services.store.webhooks.get(c.subscriptionId)).toBeNull();
   });
 
+  it('refuses an authorization that is not a valid HTTP header value, saying why, and stores nothing', async () => {
+    const cases: [string, string][] = [
+      ['Bearer x\r\nX-Injected: yes', 'line break'],
+      ['Bearer x\nX-Injected: yes', 'line break'],
+      ['Bearer x\u0000y', 'control or non-ASCII'],
+      ['Bearer tökén', 'control or non-ASCII'],
+      [' Bearer x', 'whitespace'],
+    ];
+    for (const [authorization, why] of cases) {
+      const res = await put({ url: 'http://127.0.0.1:9/hooks', authorization });
+      expect(res.statusCode, JSON.stringify(authorization)).toBe(400);
+      expect(res.json().reasonText).toMatch(/^Bad request, authorization is not a valid HTTP header value: it .+\.$/);
+      expect(res.json().reasonText).toContain(why);
+    }
+    expect(await t.services.store.webhooks.get(c.subscriptionId)).toBeNull();
+    // A value with inner spaces and tabs is a valid header value.
+    expect((await put({ url: 'http://127.0.0.1:9/hooks', authorization: 'Custom a=1,\tb=2' })).statusCode).toBe(200);
+  });
+
   it('needs the API key and the caller’s own subscription', async () => {
     expect((await put({ url: 'http://127.0.0.1:9/' }, { 'x-subscription-id': c.subscriptionId })).statusCode).toBe(400);
     expect((await put({ url: 'http://127.0.0.1:9/' }, { ...c.headers, 'x-api-key': 'cvd_live_wrong' })).statusCode).toBe(401);

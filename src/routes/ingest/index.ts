@@ -15,7 +15,8 @@ const DEFAULT_TOLERANCE_S = 300;
 /**
  * HTTP ingestion of manufacturers' raw batches: POST /ingest/v1/{manufacturer}. The signature
  * covers the exact bytes received, so the body is read raw and parsed here, after the check.
- * The batch's records become one raw message each (so one bad record is quarantined alone).
+ * The batch's records become one raw message each (so one bad record is quarantined alone); at
+ * most INGEST_MAX_RECORDS of them per request, so one request's work stays bounded.
  */
 export default async function routes(app: FastifyInstance, opts: RouteOptions): Promise<void> {
   const { services } = opts;
@@ -57,6 +58,10 @@ export default async function routes(app: FastifyInstance, opts: RouteOptions): 
     }
     const records = (parsed as Record<string, unknown> | null)?.[t.recordsField];
     if (!Array.isArray(records) || records.length === 0) throw apiErrors.badRequest(`the body needs a non-empty "${t.recordsField}" list.`);
+    if (records.length > config.INGEST_MAX_RECORDS) {
+      metrics.ingestRejected.inc({ manufacturer, reason: 'too_many_records' }, records.length);
+      throw apiErrors.tooManyRecords(records.length, config.INGEST_MAX_RECORDS);
+    }
     const receivedAt = clock.now().toISOString();
     const messages: RawMessage[] = records.map((record: unknown, i) => {
       const type = (record as Record<string, unknown> | null)?.[t.typeField];

@@ -8,6 +8,8 @@ const errorBody = errorBodySchema;
 const security = consumerSecurity;
 const tags = ['push'];
 const errors = { 400: errorBody, 401: errorBody, 404: errorBody, 409: errorBody, 429: errorBody, 503: errorBody };
+/** The routes that take a JSON body also answer 415 to any other media type. */
+const bodyErrors = { ...errors, 415: errorBody };
 const nullableString = { type: ['string', 'null'] } as const;
 
 export const putWebhookSchema = {
@@ -23,7 +25,7 @@ export const putWebhookSchema = {
     additionalProperties: false,
     properties: {
       url: { type: 'string', minLength: 1, maxLength: 2048 },
-      authorization: { type: 'string', minLength: 1, maxLength: 1024, description: 'Sent verbatim as the Authorization header of every push.' },
+      authorization: { type: 'string', minLength: 1, maxLength: 1024, description: 'Sent verbatim as the Authorization header of every push: a valid header value (no CR/LF or other controls, ASCII, no edge whitespace), 400 otherwise.' },
       items: {
         type: 'array',
         maxItems: 200,
@@ -47,7 +49,7 @@ export const putWebhookSchema = {
       properties: { url: { type: 'string' }, signingSecret: { type: 'string' }, createdAt: { type: 'string', format: 'date-time' } },
       required: ['url', 'signingSecret', 'createdAt'],
     },
-    ...errors,
+    ...bodyErrors,
   },
 } as const;
 
@@ -165,6 +167,6 @@ export const replayBulkSchema = {
   },
   response: {
     202: { type: 'object', properties: { replayed: { type: 'integer' }, more: { type: 'boolean' } }, required: ['replayed', 'more'] },
-    ...errors,
+    ...bodyErrors,
   },
 } as const;
