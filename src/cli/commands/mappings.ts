@@ -56,15 +56,18 @@ const commands: CliCommand[] = [
   },
   {
     name: 'adapters secret',
-    summary: "Print a manufacturer's transport secret (MQTT password or HTTP signing key) to hand over to it",
+    summary: "Print a manufacturer's transport secret (MQTT password, HTTP signing key, or our client secret at its polled API)",
     positionals: { synopsis: '<manufacturer>', min: 1, max: 1 },
     async run(ctx, args) {
       const adapter = (await registry(ctx)).get(args.positionals[0]!);
       if (!adapter) throw new UsageError(`no adapter "${args.positionals[0]}"`);
       const t = adapter.manifest.transport;
-      return t.kind === 'mqtt'
-        ? { manufacturer: adapter.manifest.id, transport: 'mqtt', username: t.username, password: adapterSecret(ctx.config, adapter) }
-        : { manufacturer: adapter.manifest.id, transport: 'http', signatureHeader: t.signatureHeader, secret: adapterSecret(ctx.config, adapter) };
+      const id = adapter.manifest.id;
+      const secret = adapterSecret(ctx.config, adapter);
+      if (t.kind === 'mqtt') return { manufacturer: id, transport: 'mqtt', username: t.username, password: secret };
+      if (t.kind === 'http') return { manufacturer: id, transport: 'http', signatureHeader: t.signatureHeader, secret };
+      // Ours at the manufacturer's API: what its simulated API (or the manufacturer) must accept.
+      return { manufacturer: id, transport: 'poll', tokenEndpoint: t.tokenEndpoint, clientId: t.clientId, clientSecret: secret };
     },
   },
 ];
