@@ -3,7 +3,9 @@ import { loadAdapterRegistry, type AdapterRegistry } from '../../adapters/regist
 import { adapterSecret } from '../../adapters/secrets.ts';
 import { listCaseFiles, runCase } from '../../mapping/cases.ts';
 import { dryRun } from '../../pipeline/dry-run.ts';
+import type { Adapter } from '../../adapters/manifest.ts';
 import { requiredString, UsageError, type CliCommand, type CliContext } from '../command.ts';
+import { didYouMean } from '../did-you-mean.ts';
 
 async function registry(ctx: CliContext): Promise<AdapterRegistry> {
   const catalog = await ctx.catalog();
@@ -11,6 +13,14 @@ async function registry(ctx: CliContext): Promise<AdapterRegistry> {
     mappingsDir: ctx.paths.mappings,
     limits: { timeoutMs: ctx.config.MAPPING_TIMEOUT_MS, maxDepth: ctx.config.MAPPING_MAX_DEPTH, maxSequence: 100_000 },
   });
+}
+
+/** The adapter of this id, or a usage error naming the ids close to it. */
+function knownManufacturer(reg: AdapterRegistry, id: string): Adapter {
+  const adapter = reg.get(id);
+  if (adapter) return adapter;
+  const ids = reg.list().map((a) => a.manifest.id);
+  throw new UsageError(`no manufacturer "${id}"${didYouMean(id, ids)}; there are: ${ids.join(', ')}`);
 }
 
 /** Data engineers' commands: mapping cases, dry runs, and an HTTP adapter's signing secret. */
@@ -22,6 +32,7 @@ const commands: CliCommand[] = [
     async run(ctx, args) {
       const reg = await registry(ctx);
       const only = args.values['manufacturer'];
+      if (typeof only === 'string') knownManufacturer(reg, only);
       const files = (await listCaseFiles(ctx.paths.mappings)).filter(([m]) => only === undefined || m === only);
       const results = [];
       for (const [m, file] of files) results.push(await runCase(reg, await ctx.catalog(), m, file, ctx.paths.mappings));
@@ -48,8 +59,13 @@ const commands: CliCommand[] = [
       } catch (err) {
         throw new UsageError(`cannot read ${file}: ${(err as Error).message}`);
       }
-      const result = await dryRun(await registry(ctx), await ctx.catalog(), requiredString(args, 'manufacturer'), requiredString(args, 'type'), raw, ctx.clock.now().toISOString());
-      if (!result) throw new UsageError(`no adapter "${String(args.values['manufacturer'])}" in ${ctx.paths.adapters}`);
+      const reg = await registry(ctx);
+      const adapter = knownManufacturer(reg, requiredString(args, 'manufacturer'));
+      const type = requiredString(args, 'type');
+      const types = Object.keys(adapter.manifest.messageTypes);
+      if (!types.includes(type)) throw new UsageError(`${adapter.manifest.id} has no message type "${type}"${didYouMean(type, types)}; its types: ${types.join(', ')}`);
+      const result = await dryRun(reg, await ctx.catalog(), adapter.manifest.id, type, raw, ctx.clock.now().toISOString());
+      if (!result) throw new UsageError(`no adapter "${adapter.manifest.id}"`);
       if (!result.valid) ctx.exitCode = 1;
       return result;
     },
@@ -59,8 +75,7 @@ const commands: CliCommand[] = [
     summary: "Print a manufacturer's transport secret (MQTT password, HTTP signing key, or our client secret at its polled API)",
     positionals: { synopsis: '<manufacturer>', min: 1, max: 1 },
     async run(ctx, args) {
-      const adapter = (await registry(ctx)).get(args.positionals[0]!);
-      if (!adapter) throw new UsageError(`no adapter "${args.positionals[0]}"`);
+      const adapter = knownManufacturer(await registry(ctx), args.positionals[0]!);
       const t = adapter.manifest.transport;
       const id = adapter.manifest.id;
       const secret = adapterSecret(ctx.config, adapter);
