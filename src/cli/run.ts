@@ -18,6 +18,8 @@ export interface CliIo {
   env: NodeJS.ProcessEnv;
   clock?: Clock;
   paths?: Paths;
+  /** Stops a long-running command (`mappings test --watch`); main.ts aborts it on SIGINT. */
+  signal?: AbortSignal;
 }
 
 /** Exit codes (sysexits-style where one fits). */
@@ -79,6 +81,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       catalog: async () => (catalog ??= await loadCatalog(paths.catalog)),
       note: (text) => io.stderr(`${text}\n`),
       exitCode: EXIT.ok,
+      signal: io.signal ?? new AbortController().signal,
     };
     const result = await found.command.run(ctx, args);
     if (result !== undefined) io.stdout(`${JSON.stringify(result, null, 2)}\n`);

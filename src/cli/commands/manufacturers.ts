@@ -1,17 +1,12 @@
-import { loadAdapterRegistry, type AdapterRegistry } from '../../adapters/registry.ts';
 import { listCaseFiles, runCase } from '../../mapping/cases.ts';
 import { requiredString, stringList, UsageError, type CliArgs, type CliCommand, type CliContext } from '../command.ts';
 import { didYouMean, unknownNames } from '../did-you-mean.ts';
+import { loadRegistry } from '../project.ts';
 import { derivedVinPrefix, displayName, exampleVin, TRANSPORTS, type ScaffoldPlan, type ScaffoldTransport } from '../scaffold/plan.ts';
 import { existingFolders, removeScaffold, writeScaffold } from '../scaffold/write.ts';
 
 const ID = /^[a-z0-9][a-z0-9-]{0,39}$/;
 const VIN_PREFIX = /^[A-HJ-NPR-Z0-9]{3,16}$/;
-
-async function registry(ctx: CliContext): Promise<AdapterRegistry> {
-  const names = new Set((await ctx.catalog()).list().map((e) => e.technicalName));
-  return loadAdapterRegistry(ctx.paths.adapters, names, { mappingsDir: ctx.paths.mappings });
-}
 
 /** The plan from the arguments, or a usage error saying what to change. */
 async function plan(ctx: CliContext, args: CliArgs): Promise<ScaffoldPlan> {
@@ -32,7 +27,7 @@ async function plan(ctx: CliContext, args: CliArgs): Promise<ScaffoldPlan> {
   const vinPrefix = explicit ?? derivedVinPrefix(id);
   if (!VIN_PREFIX.test(vinPrefix)) throw new UsageError(`--vin-prefix "${vinPrefix}": 3 to 16 digits and capital letters but I, O and Q`);
   // The longest prefix wins, so a nested one would take another manufacturer's VINs.
-  for (const a of (await registry(ctx)).list()) {
+  for (const a of (await loadRegistry(ctx)).list()) {
     const clash = a.manifest.vinPrefixes.find((p) => p.startsWith(vinPrefix) || vinPrefix.startsWith(p));
     if (clash) throw new UsageError(`VIN prefix ${vinPrefix} overlaps ${clash} of "${a.manifest.id}": choose another with --vin-prefix`);
   }
@@ -67,7 +62,7 @@ const commands: CliCommand[] = [
       // service's start would be worse than none.
       let passed: number;
       try {
-        const reg = await registry(ctx);
+        const reg = await loadRegistry(ctx);
         const cases = (await listCaseFiles(ctx.paths.mappings)).filter(([m]) => m === p.id);
         const catalog = await ctx.catalog();
         const results = await Promise.all(cases.map(([m, f]) => runCase(reg, catalog, m, f, ctx.paths.mappings)));
