@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { adapterSecret } from '../../adapters/secrets.ts';
 import { explainFailure, parsedJson } from '../../mapping/explain.ts';
 import { dryRun } from '../../pipeline/dry-run.ts';
-import { requiredString, UsageError, type CliCommand, type CliContext } from '../command.ts';
+import { requiredString, UsageError, type CliCommand } from '../command.ts';
 import { didYouMean } from '../did-you-mean.ts';
 import { knownManufacturer, loadRegistry } from '../project.ts';
 
