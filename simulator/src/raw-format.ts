@@ -81,3 +81,5 @@ export interface EventMessage {
 
 export const telemetryTopic = (vin: string): string => `virtual/v1/${vin}/telemetry`;
 export const eventTopic = (vin: string): string => `virtual/v1/${vin}/event`;
+/** An event from before the vehicle connected, reported late: stored, not news. */
+export const pastEventTopic = (vin: string): string => `virtual/v1/${vin}/past-event`;
