@@ -5,7 +5,7 @@ import { defaultPaths } from '../../src/services.ts';
 
 /**
  * Payloads the live service really answered, copied from the recordings its public clients
- * kept (shared/reference/live-service-evidence.md). A client written against the live service
+ * kept (the evidence table in catalog/README.md). A client written against the live service
  * must get exactly these shapes from us, so the catalog has to accept them, and where our
  * earlier guess differed from the recording, the guess is now rejected.
  */

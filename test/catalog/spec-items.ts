@@ -144,7 +144,7 @@ const positions = ['frontleft', 'frontright', 'rearleft', 'rearright'];
 
 /**
  * Catalog version 4: the items after `dieseloffboardregenerationstatus` as the live service had
- * them (shared/reference/live-service-evidence.md); where it is silent, as catalog/README.md says.
+ * them, from its clients' recordings; where those are silent, as catalog/README.md decides.
  */
 export const VERSION_4_ITEMS: SpecItem[] = [
   pull('dieseloverboostcoderegulatorstatus', valueEnum(...dieselStatus)),
