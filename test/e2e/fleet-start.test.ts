@@ -1,16 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmbeddedBroker } from '../../src/adapters/mqtt/broker.ts';
 import { systemClock } from '../../src/clock.ts';
-import { startActivationWorkers } from '../../src/management/start.ts';
-import { startHarmonizeWorker } from '../../src/pipeline/worker.ts';
-import { startPushWorkers } from '../../src/push/start.ts';
-import type { Running } from '../../src/runtime/startable.ts';
-import { loadScenarios } from '../../simulator/src/scenario-load.ts';
-import { startSimulator } from '../../simulator/src/start.ts';
 import { suppliedItems } from '../../simulator/src/supplied-items.ts';
-import { consumerWith, REDIRECT, startLiveApp, type LiveApp } from '../consent/harness.ts';
+import { consumerWith, REDIRECT } from '../consent/harness.ts';
 import type { TestConsumer } from '../helpers/app.ts';
 import { startReceiver, type Receiver } from '../push/helpers.ts';
+import { activate, FLEET, startFleetService, type FleetService } from './fleet-service.ts';
 import { consumerCall, waitFor } from './live-calls.ts';
 
 /*
@@ -21,8 +15,6 @@ import { consumerCall, waitFor } from './live-calls.ts';
  * gets S08's live crash but nothing stamped before the start.
  */
 const START = '2026-11-25T08:14:30.000Z';
-const vehicles = loadScenarios(new URL('../../simulator/scenarios', import.meta.url).pathname).map((s) => s.vehicle);
-const VINS = vehicles.map((v) => v.vin);
 const [S06, S07, S08] = ['0000S06', '0000S07', '0000S08'].map((s) => `V1RTUALV1N${s}`) as [string, string, string];
 
 interface Answer {
@@ -33,58 +25,37 @@ interface Envelope {
 }
 
 describe('a fresh start: the virtual vehicles start in their state', () => {
-  let t: LiveApp;
+  let fleet: FleetService;
   let c: TestConsumer;
   let receiver: Receiver;
   let startedAt = 0;
-  const running: Running[] = [];
 
   beforeAll(async () => {
-    t = await startLiveApp({
-      clock: systemClock, // webhook signatures are checked against real time
-      env: {
-        PUSH_ALLOW_PRIVATE_TARGETS: 'true',
-        PUSH_WATCH_CACHE_MS: '0',
-        VIRTUAL_ACTIVATION_DELAY_MS: '200',
-        SIM_CLOCK: `scaled:10@${START}`,
-        SIM_TICK_MS: '100',
-        SIM_MAX_CATCHUP_MINUTES: '2',
-        PIPELINE_BATCH_MAX_WAIT_MS: '2',
-        MQTT_PORT: '0',
-        RATE_LIMIT_VEHICLE_MAX: '100000', // the test polls each vehicle until its data is there
-      },
-    });
-    const broker = await startEmbeddedBroker(t.services, { port: 0 });
-    running.push(broker, startHarmonizeWorker(t.services, {}), ...(await startActivationWorkers(t.services)), ...(await startPushWorkers(t.services)));
-
+    // Real time: webhook signatures are checked against it.
+    fleet = await startFleetService(systemClock, { SIM_CLOCK: `scaled:10@${START}` });
+    const { t } = fleet;
     // Every catalog item, under a contract (no consent needed); the webhook also watches crashseverity.
     c = await consumerWith(t, { dataItems: t.services.catalog.list().map((e) => e.technicalName), legalBasis: 'CONTRACT', allowedRedirectUrls: [REDIRECT] });
     receiver = await startReceiver();
     const put = await consumerCall(t, c, 'PUT', '/push/v1/webhook', { url: receiver.url, items: ['crashseverity'], minIntervalSeconds: 1 });
     expect(put.status).toBe(200);
-    expect((await consumerCall(t, c, 'PUT', '/management/v1/vehicles', { action: 'activate', vins: VINS })).status).toBe(202);
-    await waitFor(async () => {
-      const list = await consumerCall<{ status: string }[]>(t, c, 'GET', '/management/v1/vehicles');
-      return list.body.length === 13 && list.body.every((v) => v.status === 'ACTIVATED');
-    }, 'thirteen ACTIVATED vehicles');
-
+    await activate(t, c, FLEET.map((v) => v.vin));
     startedAt = Date.now();
-    running.push(...(await startSimulator(t.services, broker.url)));
+    await fleet.startFleet();
   }, 60_000);
 
   afterAll(async () => {
-    for (const r of [...running].reverse()) await r.close();
+    await fleet?.close();
     await receiver?.close();
-    await t?.cleanup();
   });
 
   const deliver = (vin: string, items: string[]) =>
-    consumerCall<Answer>(t, c, 'POST', '/delivery/v1/in-vehicle', { version: '1.0', vehicles: [{ identifier: { type: 'VIN', value: vin } }], dataItems: items });
+    consumerCall<Answer>(fleet.t, c, 'POST', '/delivery/v1/in-vehicle', { version: '1.0', vehicles: [{ identifier: { type: 'VIN', value: vin } }], dataItems: items });
 
   it('within seconds, all thirteen answer every item they supply (crash items of S06 and S07 included), the rest as not yet received', async () => {
-    const catalog = t.services.catalog.list();
+    const catalog = fleet.t.services.catalog.list();
     const pull = catalog.filter((e) => e.deliveryMethod === 'pull').map((e) => e.technicalName);
-    for (const v of vehicles) {
+    for (const v of FLEET) {
       const supplied = new Set(suppliedItems(v));
       const answer = await waitFor(async () => {
         const r = await deliver(v.vin, pull);
@@ -105,7 +76,7 @@ describe('a fresh start: the virtual vehicles start in their state', () => {
     const s07 = (await deliver(S07, ['crashseverity', 'crashlocationrearleft'])).body.inVehicleData[0]!.response!;
     expect(s07.crashseverity!.dataPoint).toMatchObject({ value: 2, timestamp: '2026-11-25T07:30:00.000Z' });
     // The events themselves are stored as latest values, too (push items are read by webhook or history).
-    const [event] = await t.services.store.dataPoints.latest([S06], ['accidentautomatic']);
+    const [event] = await fleet.t.services.store.dataPoints.latest([S06], ['accidentautomatic']);
     expect(new Date(event!.timestampMs).toISOString()).toBe('2026-11-25T08:00:00.000Z');
   });
 
@@ -123,7 +94,7 @@ describe('a fresh start: the virtual vehicles start in their state', () => {
     for (const p of pushed) expect(Date.parse(p.at), `${p.vin} ${p.item} ${p.at}`).toBeGreaterThanOrEqual(Date.parse(START));
     expect(pushed.filter((p) => p.vin === S06 || p.vin === S07)).toEqual([]);
     // No delivery was even recorded for an event from before the start.
-    const deliveries = (await consumerCall<{ vin: string; item: string; timestamp?: string }[]>(t, c, 'GET', '/push/v1/deliveries')).body;
+    const deliveries = (await consumerCall<{ vin: string; item: string; timestamp?: string }[]>(fleet.t, c, 'GET', '/push/v1/deliveries')).body;
     expect(deliveries.filter((d) => d.vin === S06 || d.vin === S07)).toEqual([]);
   });
 });
