@@ -83,11 +83,11 @@ export function checkControl(
 ): NonNullable<TelemetrySignals['checkControl']> {
   const out: NonNullable<TelemetrySignals['checkControl']> = [];
   const has = (code: string) => state.codes?.some((c) => c.code === code) ?? false;
-  if (has('B0001')) out.push({ id: 10, text: 'Restraint system fault', severity: 'CRITICAL', code: 10 });
-  if (has('P0455')) out.push({ id: 60, text: 'Fuel system leak', severity: 'CRITICAL', code: 600 });
-  if (state.padLifePct !== undefined && state.padLifePct < 20) out.push({ id: 20, text: 'Brake Pad Alert', severity: 'CRITICAL', code: 200 });
-  if (noise(v.seed, g.day, CH_TYRE) < 0.25) out.push({ id: 12, text: 'Tyre pressure low', severity: 'WARNING', code: 250 });
-  if (state.dieselFluidPct !== undefined && state.dieselFluidPct < 15) out.push({ id: 31, text: 'AdBlue level low', severity: 'WARNING', code: 500 });
+  if (has('B0001')) out.push({ id: 10, text: 'Restraint system fault', status: 'CRITICAL', value: 10 });
+  if (has('P0455')) out.push({ id: 60, text: 'Fuel system leak', status: 'CRITICAL', value: 600 });
+  if (state.padLifePct !== undefined && state.padLifePct < 20) out.push({ id: 20, text: 'Brake Pad Alert', status: 'CRITICAL', value: 200 });
+  if (noise(v.seed, g.day, CH_TYRE) < 0.25) out.push({ id: 12, text: 'Tyre pressure low', status: 'WARNING', value: 250 });
+  if (state.dieselFluidPct !== undefined && state.dieselFluidPct < 15) out.push({ id: 31, text: 'AdBlue level low', status: 'WARNING', value: 500 });
   return out;
 }
 

@@ -56,8 +56,8 @@ export interface TelemetrySignals {
   serviceMessages?: { id: number; name: string; description: string; status: string; dueDate: string; remaining: number }[];
   /** Distance to the next scheduled service (negative when overdue). */
   service?: { nextDistanceKm: number };
-  /** `severity`: CRITICAL, WARNING, INFO or UNKNOWN; `code`: the message's numeric code. */
-  checkControl?: { id: number; text: string; severity: string; code: number }[];
+  /** `status`: the severity (CRITICAL, WARNING, INFO, UNKNOWN); `value`: the message's numeric code. */
+  checkControl?: { id: number; text: string; status: string; value: number }[];
   trips?: { avgWeeklyKm: number; avgDailyKm: number };
   roof?: { positionPct: number; status: 'OPENED' | 'CLOSED' | 'LOCKED' | 'UNLOCKED' | 'SAFE' | 'SECURED' | 'INTERMEDIATE' | 'UNKNOWN' };
   environment?: { outsideC: number };

@@ -103,14 +103,14 @@ describe('diagnostic trouble codes and check-control messages', () => {
     for (const [vin, day] of days) {
       for (const m of day) {
         for (const c of m.signals.checkControl!) {
-          expect(['CRITICAL', 'WARNING', 'INFO', 'UNKNOWN'], vin).toContain(c.severity);
-          expect(Number.isInteger(c.code)).toBe(true);
+          expect(['CRITICAL', 'WARNING', 'INFO', 'UNKNOWN'], vin).toContain(c.status);
+          expect(Number.isInteger(c.value)).toBe(true);
         }
       }
     }
     const s07 = sample(vehicle('S07'), at(`${DAY}T10:00:00Z`)).signals.checkControl!;
-    expect(s07.filter((c) => c.severity === 'CRITICAL').map((c) => c.code)).toEqual([10, 600]);
-    expect(sample(vehicle('0000001'), at(`${DAY}T10:00:00Z`)).signals.checkControl!.some((c) => c.code === 10 || c.code === 600)).toBe(false);
+    expect(s07.filter((c) => c.status === 'CRITICAL').map((c) => c.value)).toEqual([10, 600]);
+    expect(sample(vehicle('0000001'), at(`${DAY}T10:00:00Z`)).signals.checkControl!.some((c) => c.value === 10 || c.value === 600)).toBe(false);
   });
 });
 
