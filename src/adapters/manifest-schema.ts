@@ -87,7 +87,10 @@ export const manifestSchema = {
         type: 'object',
         additionalProperties: false,
         required: ['mapping'],
-        properties: { mapping: { type: 'string', pattern: '^[a-z0-9][a-z0-9._-]*\\.jsonata$' } },
+        properties: {
+          mapping: { type: 'string', pattern: '^[a-z0-9][a-z0-9._-]*\\.jsonata$' },
+          push: { type: 'boolean' },
+        },
       },
     },
     authorization: {

@@ -98,8 +98,12 @@ export interface AdapterManifest {
   transport: AdapterTransport;
   /** Catalog items this manufacturer can feed. */
   items: string[];
-  /** Raw message type → mapping file (relative to mappings/<id>/). */
-  messageTypes: Record<string, { mapping: string }>;
+  /**
+   * Raw message type → mapping file (relative to mappings/<id>/). `push: false`: the points of
+   * this type are stored (and become latest values) but never pushed to webhooks, for messages
+   * that report the past after the fact, e.g. a vehicle's earlier events sent when it connects.
+   */
+  messageTypes: Record<string, { mapping: string; push?: boolean }>;
   /** The manufacturer's OAuth 2.0 authorization server, used by the consent flow. */
   authorization: {
     /** Issuer identifier (checked against `iss` on the callback when the server sends it). */

@@ -45,7 +45,7 @@ describe('adapter registry', () => {
     const reg = await load();
     // Contains, not equals: adding a manufacturer folder must not break this test.
     expect(reg.list().map((a) => a.manifest.id)).toEqual(expect.arrayContaining(['borealis', 'virtual']));
-    expect([...reg.get('virtual')!.mappings.keys()].sort()).toEqual(['event', 'telemetry']);
+    expect([...reg.get('virtual')!.mappings.keys()].sort()).toEqual(['event', 'past-event', 'telemetry']);
     expect(reg.get('borealis')!.mappings.get('incident')!.version).toMatch(/^incident\.jsonata@[0-9a-f]{12}$/);
     expect(reg.forVin('V1RTUALV1N0000001')?.manifest.id).toBe('virtual');
     expect(reg.forVin('BRLAU1EV0N1000001')?.manifest.id).toBe('borealis');

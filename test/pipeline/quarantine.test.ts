@@ -77,7 +77,7 @@ describe('quarantine: bad messages are kept with a reason and can be reprocessed
     const file = join(project.paths.mappings, 'virtual', 'telemetry.jsonata');
     const original = readFileSync(file, 'utf8');
     // A data engineer's mistake: a unit the catalog does not know.
-    const typo = original.replace('"mileage": { "value": $s.odometerKm, "unit": "km"', '"mileage": { "value": $s.odometerKm, "unit": "kms"');
+    const typo = original.replace('"mileage": { "value": $floor($s.odometerKm), "unit": "km"', '"mileage": { "value": $floor($s.odometerKm), "unit": "kms"');
     expect(typo).not.toBe(original);
     writeFileSync(file, typo);
     const broken = await loadAdapterRegistry(project.paths.adapters, new Set(h.services.catalog.list().map((e) => e.technicalName)), { mappingsDir: project.paths.mappings });
