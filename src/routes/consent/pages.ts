@@ -2,7 +2,7 @@ import cookie from '@fastify/cookie';
 import type { FastifyInstance } from 'fastify';
 import { handleCallback } from '../../consent/callback-flow.ts';
 import { checkPortalRequest } from '../../consent/portal-request.ts';
-import { decide, startProcess } from '../../consent/portal-flow.ts';
+import { decide, showPortal } from '../../consent/portal-flow.ts';
 import { ensureSession, sessionHash } from '../../consent/session.ts';
 import { handleWithdrawalCallback, isWithdrawalState } from '../../consent/withdrawal-flow.ts';
 import type { RouteOptions } from '../route-options.ts';
@@ -34,7 +34,7 @@ export default async function consentPages(app: FastifyInstance, opts: RouteOpti
     const check = await checkPortalRequest(services, request.query as Record<string, unknown>);
     if (!check.ok) return sendErrorPage(reply, 400, 'This consent request is not valid', check.message);
     const session = ensureSession(request, reply, secure);
-    return sendOutcome(services, reply, await startProcess(services, check.request, session));
+    return sendOutcome(services, reply, showPortal(services, check.request, session));
   });
 
   app.post('/provision', { schema: { hide: true } }, async (request, reply) => {
