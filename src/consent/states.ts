@@ -4,7 +4,9 @@
  *
  * | state                 | meaning                                                                |
  * |-----------------------|------------------------------------------------------------------------|
- * | STARTED               | the portal page was shown; bound to the browser session                |
+ * | STARTED               | the portal page was shown; bound to the browser session. Not stored     |
+ * |                       | until the user decides (src/consent/portal-entry.ts): created in this   |
+ * |                       | state, then APPROVE or REJECT applies at once                           |
  * | AWAITING_MANUFACTURER | the user approved at the portal (consent given to the service, stored   |
  * |                       | at once as consentGivenAt) and was sent to the manufacturer             |
  * | EXCHANGING_TOKEN      | the manufacturer sent the user back; the code exchange is running      |

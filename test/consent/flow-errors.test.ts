@@ -192,7 +192,7 @@ describe('consent flow errors (spec 7.2): redirect with error, error_description
     expect(params((await b.get(callbackUrl)).location).has('code')).toBe(true);
   });
 
-  it('TIMED_OUT: approving a portal page left open over 10 minutes → conflict without consent_id', async () => {
+  it('TIMED_OUT: approving a portal page left open over 10 minutes → conflict without consent_id, nothing stored', async () => {
     const c = await consumerWith(t);
     const b = new Browser();
     const fields = hiddenFields((await b.get(portalUrl(t, c))).body);
@@ -200,7 +200,8 @@ describe('consent flow errors (spec 7.2): redirect with error, error_description
     const res = await b.post(`${t.origin}/provision`, { ...fields, decision: 'approve' });
     expect(params(res.location).get('error')).toBe('conflict');
     expect(params(res.location).has('consent_id')).toBe(false);
-    expect((await state(fields.consentId!)).state).toBe('TIMED_OUT');
+    // The visit was never stored, and the late decision does not store it either.
+    expect(await t.services.store.consents.get(fields.consentId!)).toBeNull();
   });
 
   it('invalid_request at the portal entry: a VIN no manufacturer makes → 303 back with the description, nothing stored', async () => {
@@ -275,11 +276,12 @@ describe('consent flow errors (spec 7.2): redirect with error, error_description
     expect(res.location).toBeNull();
   });
 
-  it('B9: the portal form without its CSRF token, or from another session → 403, still STARTED', async () => {
+  it('B9: the portal form without its CSRF token, or from another session → 403, nothing stored', async () => {
     const c = await consumerWith(t);
     const b = new Browser();
     const fields = hiddenFields((await b.get(portalUrl(t, c))).body);
-    const noToken = await b.post(`${t.origin}/provision`, { consentId: fields.consentId!, decision: 'approve' });
+    const { csrf: _csrf, ...withoutToken } = fields;
+    const noToken = await b.post(`${t.origin}/provision`, { ...withoutToken, decision: 'approve' });
     expect(noToken.status).toBe(403);
     expect(noToken.location).toBeNull();
     const wrongToken = await b.post(`${t.origin}/provision`, { ...fields, csrf: 'x'.repeat(43), decision: 'approve' });
@@ -287,6 +289,10 @@ describe('consent flow errors (spec 7.2): redirect with error, error_description
     const otherSession = await new Browser().post(`${t.origin}/provision`, { ...fields, decision: 'approve' });
     expect(otherSession.status).toBe(403);
     expect(otherSession.location).toBeNull();
-    expect((await state(fields.consentId!)).state).toBe('STARTED');
+    // Without the sealed entry the form names no process at all.
+    const bare = await b.post(`${t.origin}/provision`, { consentId: fields.consentId!, csrf: fields.csrf!, decision: 'approve' });
+    expect(bare.status).toBe(400);
+    expect(bare.location).toBeNull();
+    expect(await t.services.store.consents.get(fields.consentId!)).toBeNull();
   });
 });

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/clock.ts';
 import { sha256Hex } from '../../src/crypto.ts';
 import { addConsumer, createTestApp, type TestApp, type TestConsumer } from '../helpers/app.ts';
 import { hiddenFields } from './harness.ts';
@@ -12,7 +13,7 @@ describe('consent portal GET/POST /provision', () => {
   let t: TestApp;
   let c: TestConsumer;
   beforeEach(async () => {
-    t = await createTestApp({ env: { PUBLIC_URL: ORIGIN } });
+    t = await createTestApp({ env: { PUBLIC_URL: ORIGIN }, clock: new ManualClock('2026-03-01T08:00:00.000Z') });
     c = await addConsumer(t, { name: 'Fleet <App> GmbH', dataItems: ['crashseverity', 'sochighlevel'], allowedRedirectUrls: [REDIRECT, 'http://127.0.0.1:4000/cb'] });
   });
   afterEach(async () => {
@@ -84,12 +85,73 @@ describe('consent portal GET/POST /provision', () => {
     }
   });
 
-  it('stores the process at once in STARTED, bound to the session', async () => {
-    const res = await entry({ state: 'abc' });
-    const { consentId } = hiddenFields(res.body);
-    const r = await t.services.store.consents.get(consentId!);
-    expect(r).toMatchObject({ state: 'STARTED', consumerId: c.consumerId, vin: VIN, redirectUrl: REDIRECT, consumerState: 'abc', consentGivenAt: null });
-    expect(r?.sessionHash).toBe(sha256Hex(res.cookies[0]!.value));
+  it('a visit stores nothing: the store and the consumer\'s list stay empty however often the page is opened (issue 20 item 7)', async () => {
+    for (let i = 0; i < 5; i++) expect((await entry({ state: 'abc' })).statusCode).toBe(200);
+    expect(await t.services.store.consents.listBySubscription(c.subscriptionId)).toEqual([]);
+    const listed = await t.app.inject({ method: 'GET', url: '/consent/v1/consents', headers: c.headers });
+    expect(listed.statusCode).toBe(200);
+    expect(listed.json()).toEqual([]);
+  });
+
+  it('the decision stores the process the visit stood for: bound to the session, STARTED at the visit', async () => {
+    const page = await entry({ state: 'abc', firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com' });
+    const fields = hiddenFields(page.body);
+    // The sealed entry reads as nothing: no VIN, name or e-mail in clear.
+    expect(fields.entry).toMatch(/^v1\./);
+    for (const clear of [VIN, 'Lovelace', 'ada@example.com', c.consumerId]) expect(fields.entry).not.toContain(clear);
+    const visitedAt = t.services.clock.now().toISOString();
+    (t.services.clock as ManualClock).advance(60_000);
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/provision',
+      headers: { cookie: cookieOf(page), 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ ...fields, decision: 'reject' }).toString(),
+    });
+    expect(res.statusCode).toBe(303);
+    const r = await t.services.store.consents.get(fields.consentId!);
+    expect(r).toMatchObject({ state: 'REJECTED', consumerId: c.consumerId, vin: VIN, redirectUrl: REDIRECT, consumerState: 'abc', consentGivenAt: null, createdAt: visitedAt });
+    expect(r?.history).toEqual([
+      { state: 'STARTED', at: visitedAt },
+      { state: 'REJECTED', at: t.services.clock.now().toISOString() },
+    ]);
+    expect(r?.sessionHash).toBe(sha256Hex(page.cookies[0]!.value));
+  });
+
+  it('one form submitted twice at once (a double click) stores one process, never a 5xx', async () => {
+    const page = await entry({ firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com' });
+    const fields = hiddenFields(page.body);
+    const post = () =>
+      t.app.inject({
+        method: 'POST',
+        url: '/provision',
+        headers: { cookie: cookieOf(page), 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({ ...fields, decision: 'approve' }).toString(),
+      });
+    const answers = await Promise.all([post(), post(), post()]);
+    for (const res of answers) expect(res.statusCode).toBeLessThan(500);
+    expect(answers.some((res) => res.statusCode === 303)).toBe(true);
+    const stored = await t.services.store.consents.listBySubscription(c.subscriptionId);
+    expect(stored.map((r) => [r.consentId, r.state])).toEqual([[fields.consentId, 'AWAITING_MANUFACTURER']]);
+  });
+
+  it('a forged or altered entry is refused (400) and stores nothing', async () => {
+    const page = await entry();
+    const fields = hiddenFields(page.body);
+    const post = (form: Record<string, string>) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/provision',
+        headers: { cookie: cookieOf(page), 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({ ...fields, decision: 'approve', ...form }).toString(),
+      });
+    const altered = `${fields.entry!.slice(0, -2)}${fields.entry!.endsWith('AA') ? 'BB' : 'AA'}`;
+    const forms: Record<string, string>[] = [{ entry: altered }, { entry: 'v1.x.y.z' }, { consentId: crypto.randomUUID() }];
+    for (const form of forms) {
+      const res = await post(form);
+      expect(res.statusCode).toBe(400);
+      expect(res.headers.location).toBeUndefined();
+    }
+    expect(await t.services.store.consents.listBySubscription(c.subscriptionId)).toEqual([]);
   });
 
   // Where a redirect could not be trusted: who asks, or where the answer goes, is not known good.
@@ -281,7 +343,8 @@ describe('consent portal GET/POST /provision', () => {
       expect(res.body).toContain('No vehicle manufacturer');
       expect(res.body).toContain('aria-invalid="true"');
       expect(res.body).toContain('value="WVWZZZ1JZXW000001"');
-      expect((await t.services.store.consents.get(consentId))?.state).toBe('STARTED');
+      // Not decided yet: still nothing stored.
+      expect(await t.services.store.consents.get(consentId)).toBeNull();
     });
 
     it('without a redirectUrl, missing or malformed details → the portal again naming each field (400)', async () => {

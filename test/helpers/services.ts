@@ -47,6 +47,9 @@ export async function createTestServices(
     // Tests send hundreds of portal requests from 127.0.0.1 without moving the clock; the
     // portal limit itself is tested with its own small values (test/consent/portal-limit.test.ts).
     RATE_LIMIT_PORTAL_MAX: '1000000',
+    // Likewise hundreds of bad keys and tokens (the 401 cases): the failed-authentication limit
+    // is tested with its own values (test/rate-limit/auth-failures.test.ts).
+    RATE_LIMIT_AUTH_FAILURE_MAX: '1000000',
     // The test clock starts on 2026-01-01 while the raw fixtures are stamped 2026-11-25: data
     // from "the future" is the norm here. The limit itself is tested with its real value
     // (test/pipeline/future-time.test.ts).

@@ -342,7 +342,7 @@ export const PUBLIC_ROUTES: { method: string; route: string; prefix?: true; why:
   { method: 'GET', route: '/catalog/v1/data-items', why: 'the public catalog (api-contract section 3)' },
   { method: 'GET', route: '/catalog/v1/data-items/:technicalName', why: 'the public catalog' },
   { method: 'GET', route: '/docs', prefix: true, why: 'Swagger UI, its assets and the OpenAPI document: public by design' },
-  { method: 'GET', route: '/metrics', why: 'Prometheus scrape, no personal data; kept on the internal network (src/routes/metrics)' },
+  { method: 'GET', route: '/metrics', why: 'Prometheus scrape, no personal data; open only while METRICS_TOKEN is unset, kept off the public port (src/routes/metrics, docs/operations.md)' },
   // The consent portal: the browser carries no key. consumerId + subscriptionId are checked to
   // belong together (another consumer's subscription → 400 page, test/consent/portal.test.ts).
   { method: 'GET', route: '/provision', why: 'consent portal page (user-facing HTML)' },

@@ -13,6 +13,8 @@ export interface PortalView {
   actionUrl: string;
   consentId: string;
   csrfToken: string;
+  /** The sealed process of a visit not stored yet (src/consent/portal-entry.ts); null once stored. */
+  entry: string | null;
   serviceName: string;
   consumerName: string;
   subscriptionId: string;
@@ -83,6 +85,7 @@ Withdrawal does not affect processing that took place before.</li>
 <form method="post" action="${view.actionUrl}">
 <input type="hidden" name="consentId" value="${view.consentId}">
 <input type="hidden" name="csrf" value="${view.csrfToken}">
+${view.entry !== null ? html`<input type="hidden" name="entry" value="${view.entry}">` : ''}
 ${given.length > 0
   ? html`<h2>Your details</h2><dl>${given.map((f) => html`<dt>${FIELD_LABELS[f]}</dt><dd>${view.given[f] ?? ''}</dd>`)}</dl>`
   : ''}

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { handleCallback } from '../../consent/callback-flow.ts';
 import { entryRefused } from '../../consent/outcome.ts';
 import { checkPortalRequest } from '../../consent/portal-request.ts';
-import { decide, startProcess } from '../../consent/portal-flow.ts';
+import { decide, showPortal } from '../../consent/portal-flow.ts';
 import { ensureSession, sessionHash } from '../../consent/session.ts';
 import { handleWithdrawalCallback, isWithdrawalState } from '../../consent/withdrawal-flow.ts';
 import type { RouteOptions } from '../route-options.ts';
@@ -35,7 +35,7 @@ export default async function consentPages(app: FastifyInstance, opts: RouteOpti
     const check = await checkPortalRequest(services, request.query as Record<string, unknown>);
     if (!check.ok) return sendOutcome(services, reply, entryRefused(check.message, check.backTo));
     const session = ensureSession(request, reply, secure);
-    return sendOutcome(services, reply, await startProcess(services, check.request, session));
+    return sendOutcome(services, reply, showPortal(services, check.request, session));
   });
 
   app.post('/provision', { schema: { hide: true } }, async (request, reply) => {
