@@ -6,6 +6,7 @@ import { clientErrorHandler } from './http/client-error.ts';
 import { installClosingGuard } from './http/closing.ts';
 import { installErrorHandler } from './http/error-handler.ts';
 import { frameworkErrorHandler } from './http/framework-errors.ts';
+import { requireJsonWhereBodySchema } from './http/json-only.ts';
 import { requestId } from './http/request-id.ts';
 import { docsCsp, helmetOptions, securityHeaders, serverTimeouts } from './http/security-headers.ts';
 import adminRoutes from './routes/admin/index.ts';
@@ -80,6 +81,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, transformStaticCSP: docsCsp(config) });
   installErrorHandler(app, config.BODY_LIMIT_BYTES);
   installClosingGuard(app);
+  // 415 for any body but JSON on every route with a body schema (before the routes exist).
+  requireJsonWhereBodySchema(app);
 
   const opts = { services };
   await app.register(healthRoutes, opts);

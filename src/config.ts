@@ -183,13 +183,14 @@ export const DEFINITIONS = {
   REQUEST_TIMEOUT_MS: def('30000', int(1000), 'Time after which a slow HTTP request is cut off.'),
   HTTP_HEADERS_TIMEOUT_MS: def('10000', int(1000), 'Time a client has to send the request headers (guards against slow-header attacks); capped at REQUEST_TIMEOUT_MS.'),
   HTTP_KEEP_ALIVE_TIMEOUT_MS: def('72000', int(1000), 'How long an idle keep-alive connection stays open (longer than common load balancers\' 60 s idle timeout).'),
-  TRUST_PROXY: def('false', trustProxy, 'Addresses/CIDRs of the proxies in front of the API (loopback, linklocal, uniquelocal allowed) whose X-Forwarded-For names the client, for the portal\'s per-client limit. false: the connection\'s address is the client\'s.'),
+  TRUST_PROXY: def('false', trustProxy, 'Addresses/CIDRs of the proxies in front of the API (loopback, linklocal, uniquelocal allowed) whose X-Forwarded-For names the client, for the per-client limits (portal, failed authentications). false: the connection\'s address is the client\'s.'),
   // --- Process
   ROLES: def('all', roles, 'What this process runs: "all", or a list of api, broker, pipeline, push, simulator.'),
   LOG_LEVEL: def('info', oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const), 'pino log level.'),
   LOG_PRETTY: def('false', bool, 'Human-readable logs instead of JSON lines.'),
   SHUTDOWN_TIMEOUT_MS: def('15000', int(100), 'Longest a graceful shutdown may take before the process exits anyway; keep it above PUSH_TIMEOUT_MS + 2 s, the longest a webhook send in flight can take.'),
   PROBE_PORT: def('0', int(0, 65535), 'A process without the api role serves /health, /ready and /metrics on this port (0: not at all).'),
+  METRICS_TOKEN: def('', optionalStr, 'Bearer token (at least 16 characters) that /metrics then requires, on PORT and PROBE_PORT. Unset: /metrics is open; keep it off the public port (docs/operations.md).'),
   DATA_DIR: def('./data', str, 'Where the embedded store, the private Redis and other local state live.'),
   SECRET_KEY: def('', optionalStr, 'Key (at least 32 characters) that encrypts stored secrets and pseudonymises VINs in logs. Default: generated once into DATA_DIR/secret.key.'),
   DEMO_SEED: def('', optionalBool, 'On an empty store, create a demo consumer subscribed to every item and print its API key once, on stdout (a deployed process\'s log). Default: on only for the local try-out, when neither REDIS_URL nor MONGO_URL is set.'),
@@ -198,6 +199,7 @@ export const DEFINITIONS = {
   QUEUE_PREFIX: def('cvd', str, 'Prefix of every BullMQ and rate-limit key in Redis.'),
   PIPELINE_CONCURRENCY: def('4', int(1, 1000), 'Harmonization jobs a pipeline worker runs at once.'),
   PIPELINE_BATCH_SIZE: def('200', int(1, 10000), 'Raw messages per queued batch job.'),
+  INGEST_MAX_RECORDS: def('1000', int(1, 1_000_000), 'Most records one signed HTTP ingest request (POST /ingest/v1/<manufacturer>) may carry; a request with more gets 413 and nothing of it is queued. Bounds the work one request can cause whatever the size of each record.'),
   INGEST_MAX_FUTURE_S: def('300', int(1), 'A message whose data is stamped more than this after it was received is quarantined (TIME_IN_FUTURE): the latest value only moves forward, so one reading from a wrong vehicle clock would stay the latest for ever. Raise it for a simulator running ahead of real time (SIM_CLOCK scaled).'),
   PIPELINE_BATCH_MAX_WAIT_MS: def('20', int(0, 10000), 'Longest a raw message waits for its batch to fill.'),
   PIPELINE_LOCK_DURATION_MS: def('30000', int(100), 'BullMQ lock of an active harmonize job: after a worker dies, its job is taken over once the lock has run out.'),
@@ -208,6 +210,7 @@ export const DEFINITIONS = {
   MONGO_URL: def('', url(['mongodb:', 'mongodb+srv:']), 'Use MongoDB as the store. Default: embedded SQLite in DATA_DIR.'),
   MONGO_DB: def('cvd', str, 'MongoDB database name.'),
   SQLITE_BUSY_TIMEOUT_MS: def('5000', int(0, 60_000), 'How long a SQLite write waits for the write lock held by another process before the store reports itself unavailable (HTTP 503, workers retry).'),
+  SQLITE_ERASURE_VACUUM_MAX_MB: def('256', int(0), 'After a GDPR erasure the SQLite file is rewritten (VACUUM) so no byte of the erased rows stays in it, while it is at most this large: the rewrite holds the write lock about 40 ms per MB (docs/operations.md). A larger file is not rewritten; the erasure logs a warning and the deleted rows may stay in unused page space until an offline VACUUM.'),
   HISTORY_RETENTION_DAYS: def('90', int(1), 'Data points older than this are purged.'),
   HISTORY_PURGE_INTERVAL_S: def('3600', int(1), 'How often the pipeline role purges data points older than HISTORY_RETENTION_DAYS, push deliveries older than DELIVERY_LOG_RETENTION_DAYS, and sweeps consent processes.'),
   DELIVERY_LOG_RETENTION_DAYS: def('30', int(1), 'Push deliveries (the log behind GET /push/v1/deliveries, with the VIN and the data point they carried) are deleted this long after they were created, whatever their status.'),
@@ -242,6 +245,8 @@ export const DEFINITIONS = {
   RATE_LIMIT_VEHICLE_WINDOW_S: def('60', int(1), 'Window of the per-vehicle limit.'),
   RATE_LIMIT_PORTAL_MAX: def('60', int(1), 'Requests per client address (IPv6: per /64) and window to the consent portal and callbacks (see TRUST_PROXY).'),
   RATE_LIMIT_PORTAL_WINDOW_S: def('60', int(1), 'Window of the portal limit.'),
+  RATE_LIMIT_AUTH_FAILURE_MAX: def('20', int(1), 'Failed authentications (bad API key, admin or metrics token; confirmation call with a bad key or an unknown code) per client address (IPv6: per /64) and window, and failed confirmation calls per API key; past it that address (or key) gets 429 until the window ends (docs/security.md).'),
+  RATE_LIMIT_AUTH_FAILURE_WINDOW_S: def('60', int(1), 'Window of the failed-authentication limit.'),
   // --- Delivery read model
   READ_CACHE_MAX_AGE_MS: def('1000', int(0, 60000), 'Longest an API process serves a cached access decision or latest value without reading the store again (0: no cache). Writes invalidate at once over Redis; this bounds a write that could not tell (docs/operations.md).'),
   // --- Push
@@ -284,6 +289,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // It guards erasure and provisioning: a short one is guessed, or is a placeholder left in.
   if (cfg.ADMIN_TOKEN !== undefined && cfg.ADMIN_TOKEN.length < 16) {
     throw new ConfigError('ADMIN_TOKEN', 'must be at least 16 characters long (or unset, to turn the admin API off)');
+  }
+  if (cfg.METRICS_TOKEN !== undefined && cfg.METRICS_TOKEN.length < 16) {
+    throw new ConfigError('METRICS_TOKEN', 'must be at least 16 characters long (or unset, to leave /metrics open)');
   }
   if (!/^[A-Za-z0-9_-]+$/.test(cfg.QUEUE_PREFIX)) {
     throw new ConfigError('QUEUE_PREFIX', 'may hold only letters, digits, "_" and "-"');

@@ -29,6 +29,8 @@ export const apiErrors = {
   notFound: (text = 'Resource not found.') => new ApiError(404, text),
   conflict: (text: string) => new ApiError(409, text),
   payloadTooLarge: (limit: number) => new ApiError(413, `Request body larger than ${limit} bytes.`),
+  tooManyRecords: (count: number, max: number) =>
+    new ApiError(413, `Payload too large, ${count} records in one request; at most ${max} are accepted per request, send the rest in further requests.`),
   unsupportedMediaType: () => new ApiError(415, 'Unsupported media type, use application/json.'),
   rateLimited: (retryAfterSeconds: number) =>
     new ApiError(429, 'Request limit exceeded for this plan.', { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) }),

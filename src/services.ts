@@ -7,6 +7,7 @@ import type { SecretBox } from './crypto.ts';
 import type { Logger } from './logger.ts';
 import type { ScrapeGauges } from './metrics/gauges.ts';
 import type { Paths } from './paths.ts';
+import type { AuthFailures } from './rate-limit/auth-failures.ts';
 import type { ProcessLimits } from './rate-limit/limits.ts';
 import type { InvalidationBus } from './read-model/bus.ts';
 import type { ReadModel } from './read-model/read-model.ts';
@@ -43,6 +44,8 @@ export interface Services {
    * every route that limits, and forgotten per VIN on a GDPR erasure.
    */
   rateLimits: ProcessLimits;
+  /** This process's throttle of failed authentications (src/rate-limit/auth-failures.ts). */
+  authFailures: AuthFailures;
   /** Gauges the /metrics route refreshes before answering (queue depths, quarantine size). */
   gauges: ScrapeGauges;
   /**

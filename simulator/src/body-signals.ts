@@ -1,4 +1,4 @@
-import { DRIVING } from './day-profile.ts';
+import { ambientC, DRIVING } from './day-profile.ts';
 import { noise, round, signedNoise } from './noise.ts';
 import type { TelemetrySignals } from './raw-format.ts';
 import { DAY_MINUTES, type GridPoint } from './time-grid.ts';
@@ -6,7 +6,7 @@ import type { Vehicle } from './vehicle.ts';
 
 /*
  * The slower-moving signals every drive type has: 12 V system, brakes, service and
- * check-control messages, trip averages, diesel after-treatment, convertible top. Wear
+ * check-control messages, trip averages, diesel after-treatment, convertible top, outside air. Wear
  * follows the odometer, ageing follows time, so all of them are pure functions of the minute.
  */
 
@@ -66,15 +66,32 @@ export function serviceMessages(v: Vehicle, odometerKm: number, g: GridPoint, ag
   ];
 }
 
-/** A tyre-pressure warning on about one day in four (per VIN), AdBlue low when it is. */
-export function checkControl(v: Vehicle, g: GridPoint, dieselFluidPct?: number): NonNullable<TelemetrySignals['checkControl']> {
+/** The distance to the next service (the oil change, or an electric vehicle's inspection). */
+export function nextService(odometerKm: number): NonNullable<TelemetrySignals['service']> {
+  return { nextDistanceKm: Math.round(20000 - (odometerKm % 20000)) };
+}
+
+/**
+ * Check-control messages with a severity and a numeric code: a tyre-pressure warning on about
+ * one day in four (per VIN), worn brake pads, AdBlue low, and the faults behind the trouble
+ * codes (a crash's restraint system, a leaking tank).
+ */
+export function checkControl(
+  v: Vehicle,
+  g: GridPoint,
+  state: { padLifePct?: number; dieselFluidPct?: number; codes?: readonly { code: string }[] },
+): NonNullable<TelemetrySignals['checkControl']> {
   const out: NonNullable<TelemetrySignals['checkControl']> = [];
-  if (noise(v.seed, g.day, CH_TYRE) < 0.25) out.push({ id: 12, text: 'Tyre pressure low', status: 'ACTIVE', value: 1 });
-  if (dieselFluidPct !== undefined && dieselFluidPct < 15) out.push({ id: 31, text: 'AdBlue level low', status: 'ACTIVE', value: 1 });
+  const has = (code: string) => state.codes?.some((c) => c.code === code) ?? false;
+  if (has('B0001')) out.push({ id: 10, text: 'Restraint system fault', status: 'CRITICAL', value: 10 });
+  if (has('P0455')) out.push({ id: 60, text: 'Fuel system leak', status: 'CRITICAL', value: 600 });
+  if (state.padLifePct !== undefined && state.padLifePct < 20) out.push({ id: 20, text: 'Brake Pad Alert', status: 'CRITICAL', value: 200 });
+  if (noise(v.seed, g.day, CH_TYRE) < 0.25) out.push({ id: 12, text: 'Tyre pressure low', status: 'WARNING', value: 250 });
+  if (state.dieselFluidPct !== undefined && state.dieselFluidPct < 15) out.push({ id: 31, text: 'AdBlue level low', status: 'WARNING', value: 500 });
   return out;
 }
 
-export function diesel(odometerKm: number): NonNullable<TelemetrySignals['diesel']> {
+export function diesel(odometerKm: number, speedKmh: number): NonNullable<TelemetrySignals['diesel']> {
   // AdBlue: 18 l tank, about 1.2 l per 1000 km, topped up every 12,000 km.
   const fluidPct = 100 - 90 * ((odometerKm % 12000) / 12000);
   return {
@@ -83,6 +100,8 @@ export function diesel(odometerKm: number): NonNullable<TelemetrySignals['diesel
     // The particulate filter reaches its limit in the last 40 km of every 800 km (then regenerates).
     particulateFilter: odometerKm % 800 > 760 ? 'AT_LIMIT' : 'NORMAL_OPERATION',
     offboardRegeneration: 'NORMAL_OPERATION',
+    // The boost-pressure regulator works at its limit above 100 km/h.
+    overboostRegulator: speedKmh > 100 ? 'OVERLOADED' : 'NORMAL_OPERATION',
   };
 }
 
@@ -95,6 +114,13 @@ export function roof(v: Vehicle, g: GridPoint): NonNullable<TelemetrySignals['ro
   const driving = v.profile.activity[g.minuteOfDay] === DRIVING;
   const open = driving && g.minuteOfDay >= 600 && g.minuteOfDay < 1080;
   return { positionPct: open ? 100 : 0, status: open ? 'OPENED' : driving ? 'CLOSED' : 'LOCKED' };
+}
+
+const CH_OUTSIDE = 26;
+
+/** Outside air: the daily curve (coldest at 03:00, warmest at 15:00) with a little jitter. */
+export function environment(v: Vehicle, g: GridPoint): NonNullable<TelemetrySignals['environment']> {
+  return { outsideC: round(ambientC(g.minuteOfDay) + 0.4 * signedNoise(v.seed, g.minute, CH_OUTSIDE), 1) };
 }
 
 export const ageDays = (v: Vehicle, g: GridPoint): number => (g.minute * 60_000 - v.odometerEpochMs) / (DAY_MINUTES * 60_000);

@@ -37,6 +37,8 @@ export interface DayProfile {
   coolant: Float64Array;
   /** Minutes since the current activity began. */
   sinceChange: Uint16Array;
+  /** Minutes since the vehicle last drove (0 while driving): how long it has stood. */
+  parkedFor: Uint16Array;
   /** Minutes of driving since the day's start. */
   drivenMinutes: Uint16Array;
   stops: Stop[];
@@ -86,6 +88,7 @@ export function buildDayProfile(s: ScenarioFile): DayProfile {
     level: new Float64Array(DAY_MINUTES + 1),
     coolant: new Float64Array(DAY_MINUTES + 1),
     sinceChange: sinceChange(activity),
+    parkedFor: parkedFor(activity),
     drivenMinutes: drivenMinutes(activity),
     stops,
   };
@@ -135,6 +138,18 @@ function sinceChange(activity: Uint8Array): Uint16Array {
     const k = i % DAY_MINUTES;
     const prev = activity[(k + DAY_MINUTES - 1) % DAY_MINUTES]!;
     run = kind(prev) === kind(activity[k]!) ? Math.min(run + 1, 65535) : 0;
+    out[k] = run;
+  }
+  return out;
+}
+
+function parkedFor(activity: Uint8Array): Uint16Array {
+  const out = new Uint16Array(DAY_MINUTES);
+  let run = 0;
+  // Two passes, so the minutes after midnight count the stand that began the evening before.
+  for (let i = 0; i < 2 * DAY_MINUTES; i++) {
+    const k = i % DAY_MINUTES;
+    run = activity[k] === DRIVING ? 0 : Math.min(run + 1, 65535);
     out[k] = run;
   }
   return out;

@@ -25,6 +25,19 @@ export function eventsBetween(v: Vehicle, from: Date | number, to: Date | number
   return out;
 }
 
+/**
+ * The vehicle's most recent event of each type strictly before `instant` (events repeat
+ * daily, so the last day holds them all), oldest first: what the vehicle reports on connecting,
+ * so its latest values reflect its scenario from the first moment (a crashed vehicle answers
+ * its last crash at once).
+ */
+export function lastEventsBefore(v: Vehicle, instant: Date | number, zone: SimZone = UTC): EventMessage[] {
+  const toMs = +instant - 1;
+  const latest = new Map<string, EventMessage>();
+  for (const e of eventsBetween(v, toMs - DAY_MINUTES * 60_000, toMs, zone)) latest.set(e.event.type, e);
+  return [...latest.values()].sort((a, b) => a.occurredAt.localeCompare(b.occurredAt));
+}
+
 function message(v: Vehicle, e: DailyEvent, at: Date): EventMessage {
   const occurredAt = at.toISOString();
   const event = rawEvent(e);

@@ -1,7 +1,7 @@
 import type { Logger } from '../../src/logger.ts';
 import type { BoundedPublisher } from './bounded-publisher.ts';
-import { eventsBetween } from './events.ts';
-import { eventTopic, telemetryTopic } from './raw-format.ts';
+import { eventsBetween, lastEventsBefore } from './events.ts';
+import { eventTopic, pastEventTopic, telemetryTopic } from './raw-format.ts';
 import { sample, type SimZone } from './sample.ts';
 import type { SimClock } from './sim-clock.ts';
 import { MINUTE_MS } from './time-grid.ts';
@@ -20,8 +20,9 @@ export interface RoundResult {
  * Publishing rounds. Each round publishes, for every vehicle, the samples of the simulated
  * grid minutes that elapsed since the last round (at most `maxCatchupMinutes`; older ones are
  * skipped so a long stall or a fast scaled clock never builds an unbounded backlog) and the
- * events of the interval since the last round. The first round publishes the current minute
- * and the events since its start. Behaviour itself lives in sample/eventsBetween; the only
+ * events of the interval since the last round. The first round publishes each vehicle's last
+ * events from before the start (as past events), the current minute and the events at the
+ * start instant. Behaviour itself lives in sample/eventsBetween; the only
  * state here is how far publishing got.
  */
 export class PublishRounds {
@@ -47,8 +48,21 @@ export class PublishRounds {
       first = current - this.maxCatchupMinutes + 1;
       this.logger.warn({ skipped, maxCatchupMinutes: this.maxCatchupMinutes }, 'simulator fell behind; skipping old simulated minutes');
     }
-    const eventsFrom = Math.max(this.lastEventMs ?? current * MINUTE_MS - 1, first * MINUTE_MS - 1);
+    const starting = this.lastEventMs === undefined;
+    // The first round's live events are those from its start on: earlier ones are not news.
+    const eventsFrom = Math.max(this.lastEventMs ?? now - 1, first * MINUTE_MS - 1);
     const result: RoundResult = { minutes: Math.max(0, current - first + 1), skipped, telemetry: 0, events: 0 };
+
+    // Starting: each vehicle reports its last event of each type from before the start, as
+    // past events (stored as latest values, never pushed), so it starts in its state.
+    if (starting) {
+      for (const v of this.vehicles) {
+        for (const e of lastEventsBefore(v, now, this.zone)) {
+          await this.publisher.publish(pastEventTopic(v.vin), JSON.stringify(e));
+          result.events++;
+        }
+      }
+    }
 
     // Events first: they are sent "the moment they happen", the samples of the minute follow.
     if (now > eventsFrom) {

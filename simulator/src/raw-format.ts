@@ -25,13 +25,17 @@ export interface TelemetrySignals {
   motion: { speedKmh: number; headingDeg: number; accel: { longitudinal: number; lateral: number; vertical: number } };
   position: { lat: number; lon: number };
   odometerKm: number;
-  engine: { running: boolean; coolantC: number };
-  fuel?: { levelPct: number };
+  /** `ignition` is optional (older senders lack it): on exactly while the engine runs. */
+  engine: { running: boolean; coolantC: number; ignition?: 'ON' | 'OFF' };
+  /** `rangeKm` (optional): distance the fuel in the tank lasts. */
+  fuel?: { levelPct: number; rangeKm?: number };
   diesel?: {
     exhaustFluidPct: number;
     exhaustFluidRangeKm: number;
     particulateFilter: DieselStatus;
     offboardRegeneration: DieselStatus;
+    /** Optional: the boost-pressure regulator. */
+    overboostRegulator?: DieselStatus;
   };
   traction?: {
     socPct: number;
@@ -50,9 +54,56 @@ export interface TelemetrySignals {
   lowVoltage?: { mainV: number; accessoryV: number; backupV: number; socPct: number; deepSleep: 'ON' | 'OFF' | 'UNKNOWN' };
   brakes?: { padLifePct: number; fluidLifePct: number; serviceDueKm: number };
   serviceMessages?: { id: number; name: string; description: string; status: string; dueDate: string; remaining: number }[];
+  /** Distance to the next scheduled service (negative when overdue). */
+  service?: { nextDistanceKm: number };
+  /** `status`: the severity (CRITICAL, WARNING, INFO, UNKNOWN); `value`: the message's numeric code. */
   checkControl?: { id: number; text: string; status: string; value: number }[];
   trips?: { avgWeeklyKm: number; avgDailyKm: number };
   roof?: { positionPct: number; status: 'OPENED' | 'CLOSED' | 'LOCKED' | 'UNLOCKED' | 'SAFE' | 'SECURED' | 'INTERMEDIATE' | 'UNKNOWN' };
+  environment?: { outsideC: number };
+  body?: BodyState;
+  diagnostics?: { codes: TroubleCode[] };
+  vehicleInfo?: VehicleInfo;
+}
+
+export type Position = 'frontLeft' | 'frontRight' | 'rearLeft' | 'rearRight';
+export const POSITIONS: readonly Position[] = ['frontLeft', 'frontRight', 'rearLeft', 'rearRight'];
+
+/** Doors, locks, windows and lids. Windows in % open (0 closed, 100 fully open). */
+export interface BodyState {
+  /** Central locking: DOUBLE_LOCKED is the deadlock (catalog SECURED). */
+  central: 'UNLOCKED' | 'LOCKED' | 'DOUBLE_LOCKED';
+  doors: Record<Position, { open: boolean; locked: boolean }>;
+  windowsPct: Record<Position, number>;
+  trunkOpen: boolean;
+  hood: { open: boolean; locked: boolean };
+  /** Fuel filler flap (vehicles with a tank only). */
+  fuelFlapLocked?: boolean;
+}
+
+/** A diagnostic trouble code as the vehicle's control units store it. */
+export interface TroubleCode {
+  code: string;
+  ecu: string;
+  count: number;
+  firstSeen: string;
+  /** Confirmed: the fault recurred or is severe; otherwise pending. */
+  confirmed: boolean;
+}
+
+export interface VehicleInfo {
+  brand: string;
+  model: string;
+  bodyType: string;
+  colour: string;
+  colourCode: string;
+  seats: number;
+  /** Calendar dates, YYYY-MM-DD. */
+  produced: string;
+  firstRegistered: string;
+  country: string;
+  software: string;
+  equipment: string[];
 }
 
 /** `virtual/v1/<VIN>/telemetry`: one full sample on the one-minute grid of simulated time. */
@@ -81,3 +132,5 @@ export interface EventMessage {
 
 export const telemetryTopic = (vin: string): string => `virtual/v1/${vin}/telemetry`;
 export const eventTopic = (vin: string): string => `virtual/v1/${vin}/event`;
+/** An event from before the vehicle connected, reported late: stored, not news. */
+export const pastEventTopic = (vin: string): string => `virtual/v1/${vin}/past-event`;

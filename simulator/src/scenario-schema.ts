@@ -8,6 +8,7 @@ import { OPTIONAL_GROUPS, SIGNAL_PATHS } from './scenario-types.ts';
 
 const timeOfDay = { type: 'string', pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$|^24:00$' };
 const period = { type: 'string', pattern: '^[1-9][0-9]*[mh]$' };
+const calendarDate = { type: 'string', pattern: '^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$' };
 const zone = { enum: [...CRASH_ZONES] };
 const repeat = { every: period, until: timeOfDay };
 
@@ -156,6 +157,17 @@ export const scenarioSchema = {
       type: 'object',
       additionalProperties: false,
       properties: Object.fromEntries(SIGNAL_PATHS.map((p) => [p, { $ref: 'valueSpec' }])),
+    },
+    vehicle: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        ...Object.fromEntries(['brand', 'model', 'bodyType', 'colour', 'colourCode', 'country', 'software'].map((k) => [k, { type: 'string', minLength: 1 }])),
+        seats: { type: 'integer', minimum: 1, maximum: 9 },
+        produced: calendarDate,
+        firstRegistered: calendarDate,
+        equipment: { type: 'array', items: { type: 'string', minLength: 1 } },
+      },
     },
     seed: { type: 'string', minLength: 1 },
   },

@@ -1,4 +1,4 @@
-import type { CrashZone, Powertrain } from './raw-format.ts';
+import type { CrashZone, Powertrain, VehicleInfo } from './raw-format.ts';
 
 /**
  * A scenario file (simulator/scenarios/<name>.json): one virtual vehicle, declared as data.
@@ -24,6 +24,8 @@ export interface ScenarioFile {
   groups?: Partial<Record<OptionalGroup, boolean>>;
   /** Override generated numeric signals with constants, ranges or trends. */
   signals?: Partial<Record<SignalPath, ValueSpec>>;
+  /** Basic vehicle data (basicvehicledata); unset fields get the drive type's defaults. */
+  vehicle?: Partial<VehicleInfo>;
   /** Seed of the pseudo-random variation. Default: the VIN. */
   seed?: string;
 }
@@ -82,7 +84,10 @@ export type EventEntry = Repeat & { at: string } & (
     | { type: 'TELESERVICE_CALL'; reason: string }
   );
 
-export const OPTIONAL_GROUPS = ['fuel', 'diesel', 'traction', 'lowVoltage', 'brakes', 'serviceMessages', 'checkControl', 'trips', 'roof'] as const;
+export const OPTIONAL_GROUPS = [
+  'fuel', 'diesel', 'traction', 'lowVoltage', 'brakes', 'serviceMessages', 'checkControl', 'trips', 'roof',
+  'environment', 'body', 'diagnostics', 'vehicleInfo',
+] as const;
 export type OptionalGroup = (typeof OPTIONAL_GROUPS)[number];
 
 /** Numeric signals a scenario may override. Kinematics and energy levels are not among them. */

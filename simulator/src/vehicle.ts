@@ -1,9 +1,10 @@
 import { buildDayProfile, ScenarioRuleError, type DayProfile } from './day-profile.ts';
 import { seedOf } from './noise.ts';
-import type { Powertrain } from './raw-format.ts';
+import type { Powertrain, VehicleInfo } from './raw-format.ts';
 import { getRoute, type Route } from './routes.ts';
 import { OPTIONAL_GROUPS, type EventEntry, type OptionalGroup, type ScenarioFile } from './scenario-types.ts';
 import { DAY_MINUTES, dailyStarts, parsePeriod, parseTimeOfDay } from './time-grid.ts';
+import { vehicleInfo } from './vehicle-info.ts';
 
 /** One event occurrence in the day. */
 export interface DailyEvent {
@@ -31,12 +32,15 @@ export interface Vehicle {
   odometerEpochMs: number;
   events: DailyEvent[];
   groups: ReadonlySet<OptionalGroup>;
+  /** Basic vehicle data (scenario `vehicle` over the drive type's defaults). */
+  info: VehicleInfo;
 }
 
+const COMMON: OptionalGroup[] = ['lowVoltage', 'brakes', 'serviceMessages', 'checkControl', 'trips', 'environment', 'body', 'diagnostics', 'vehicleInfo'];
 const DEFAULT_GROUPS: Record<Powertrain, OptionalGroup[]> = {
-  COMBUSTION: ['fuel', 'lowVoltage', 'brakes', 'serviceMessages', 'checkControl', 'trips'],
-  DIESEL: ['fuel', 'diesel', 'lowVoltage', 'brakes', 'serviceMessages', 'checkControl', 'trips'],
-  ELECTRIC: ['traction', 'lowVoltage', 'brakes', 'serviceMessages', 'checkControl', 'trips'],
+  COMBUSTION: ['fuel', ...COMMON],
+  DIESEL: ['fuel', 'diesel', ...COMMON],
+  ELECTRIC: ['traction', ...COMMON],
 };
 
 const DEFAULT_EPOCH = '2026-01-01T00:00:00Z';
@@ -75,6 +79,7 @@ export function buildVehicle(
     odometerEpochMs: new Date(scenario.odometer?.epoch ?? DEFAULT_EPOCH).getTime(),
     events: shared?.events ?? dailyEvents(scenario.events ?? []),
     groups,
+    info: vehicleInfo(scenario),
   };
 }
 

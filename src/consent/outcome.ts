@@ -1,7 +1,7 @@
 import type { ConsentRecord } from '../store/contract.ts';
-import type { FlowError } from './flow-errors.ts';
+import { flowError, type FlowError } from './flow-errors.ts';
 import type { PortalView } from './pages/portal-page.ts';
-import { errorRedirect } from './redirects.ts';
+import { entryErrorRedirect, errorRedirect, type RedirectTarget } from './redirects.ts';
 
 /** What a step of the browser flow answers: a 303 redirect, a message page, or the portal again. */
 export type Outcome =
@@ -20,6 +20,19 @@ export const PAGE_STATUS: Record<FlowError['code'], number> = {
   connection_error: 502,
   communication_timeout: 504,
 };
+
+/**
+ * A portal entry that cannot start a process (spec 7.2 note 2): back to the consumer with
+ * `invalid_request` when consumer, subscription and redirectUrl were valid (`backTo`); an error
+ * page when a redirect could not be trusted (unknown party, redirectUrl not whitelisted) or none
+ * was given.
+ */
+export function entryRefused(message: string, backTo: RedirectTarget | null): Outcome {
+  if (backTo !== null && backTo.redirectUrl !== null) {
+    return { kind: 'redirect', location: entryErrorRedirect(backTo, flowError('invalid_request', message)) };
+  }
+  return page(400, 'This consent request is not valid', message);
+}
 
 /**
  * A failed step: back to the consumer with `error` (spec 4.2, 7.2 note 2) when it gave a

@@ -7,18 +7,21 @@ import { manufacturerAuth } from './manufacturer-auth.ts';
 import { authorizationUrl } from './oauth-client.ts';
 import { failure, page, type Outcome } from './outcome.ts';
 import type { PortalView } from './pages/portal-page.ts';
+import { openEntry, sealEntry, storeEntry } from './portal-entry.ts';
 import type { PortalRequest } from './portal-request.ts';
 import { applyEvent } from './process.ts';
 import { requestedItems } from './scope.ts';
 import { newPkce, newSecret, oauthStateFor, s256, safeEqual } from './secrets.ts';
-import { fieldProblem, normaliseField, USER_FIELDS, type UserData, type UserField } from './user-fields.ts';
+import { FIELD_LABELS, fieldProblem, NO_MANUFACTURER, normaliseField, USER_FIELDS, type UserData, type UserField } from './user-fields.ts';
 import { sha256Hex } from '../crypto.ts';
-import { metrics } from '../metrics/metrics.ts';
 
 export const SERVICE_NAME = 'Connected Vehicle Data Service';
 
-/** GET /provision: stores a STARTED process bound to the browser session; returns the page. */
-export async function startProcess(services: Services, req: PortalRequest, sessionHash: string): Promise<Outcome> {
+/**
+ * GET /provision: the page, with the STARTED process bound to the browser session sealed into
+ * its form. Nothing is stored until the user decides (src/consent/portal-entry.ts).
+ */
+export function showPortal(services: Services, req: PortalRequest, sessionHash: string): Outcome {
   const now = services.clock.now().toISOString();
   const csrf = newSecret();
   const record: ConsentRecord = {
@@ -49,18 +52,17 @@ export async function startProcess(services: Services, req: PortalRequest, sessi
     codeHash: null,
     consumerCodeChallenge: req.consumerCodeChallenge,
   };
-  await services.store.consents.create(record);
-  metrics.consentFunnel.inc({ state: 'STARTED' });
-  const view = portalView(services, record, req.consumer.name, csrf.value, {}, {});
+  const view = portalView(services, record, req.consumer.name, csrf.value, sealEntry(services, record), {}, {});
   return { kind: 'portal', status: 200, view, record };
 }
 
-/** The portal page of a STARTED process. */
+/** The portal page of a STARTED process; `entry` is its sealed form while it is not stored. */
 export function portalView(
   services: Services,
   record: ConsentRecord,
   consumerName: string,
   csrfToken: string,
+  entry: string | null,
   entered: Partial<Record<UserField, string>>,
   errors: PortalView['errors'],
 ): PortalView {
@@ -70,6 +72,7 @@ export function portalView(
     actionUrl: `${services.config.consentUrl}/provision`,
     consentId: record.consentId,
     csrfToken,
+    entry,
     serviceName: SERVICE_NAME,
     consumerName,
     subscriptionId: record.subscriptionId,
@@ -98,30 +101,51 @@ export async function wrongState(services: Services, record: ConsentRecord, what
   return failure(record, flowError('conflict', `The consent process is in the wrong state for ${what} (${record.state}).`));
 }
 
-/** POST /provision: the user's decision, with the CSRF token bound to the browser session. */
+/**
+ * POST /provision: the user's decision, with the CSRF token bound to the browser session. The
+ * process is the stored one, or, on the first decision, the one sealed into the form at the
+ * visit (`entry`), stored now, with the decision applied through the transition table.
+ */
 export async function decide(services: Services, form: Record<string, unknown>, sessionHash: string | null): Promise<Outcome> {
   const consentId = str(form.consentId);
   const csrf = str(form.csrf);
   const decision = str(form.decision);
-  const record = consentId && consentId.length <= 64 ? await services.store.consents.get(consentId) : null;
-  if (!record) return page(400, 'This consent request is unknown', 'Please start again from the application that sent you here.');
+  const stored = consentId && consentId.length <= 64 ? await services.store.consents.get(consentId) : null;
+  const record = stored ?? (consentId ? openEntry(services, form.entry, consentId) : null);
+  if (!record) return unknownRequest();
   if (sessionHash === null || !safeEqual(sessionHash, record.sessionHash) || !csrf || !safeEqual(sha256Hex(csrf), record.csrfHash)) {
     return page(403, 'This form has expired', 'The form does not belong to this browser session. Please start again from the application that sent you here.');
   }
   const now = services.clock.now();
   if (record.state === 'AWAITING_MANUFACTURER' && decision === 'approve') return approveAgain(services, record, now);
-  if (record.state !== 'STARTED') return wrongState(services, record, 'a decision at the portal');
+  // A visit older than 10 minutes: the usual timed-out conflict, and still nothing stored.
+  if (record.state !== 'STARTED' || (!stored && shouldExpire(record, now, services.config.CONSENT_CODE_TTL_S))) {
+    return wrongState(services, record, 'a decision at the portal');
+  }
 
   if (decision === 'reject') {
+    const current = stored ?? (await storeEntry(services, record));
+    if (!current) return unknownRequest();
     const rejected = await applyEvent(services.store, { consentId: record.consentId }, 'REJECT', { at: now });
     if (!rejected) return wrongState(services, (await services.store.consents.get(record.consentId)) ?? record, 'a rejection');
     return failure(rejected, flowError('rejected', 'The user rejected the consent request at the portal.'));
   }
   if (decision !== 'approve') return page(400, 'Unknown decision', 'Please use the Approve or Reject button.');
-  return approve(services, record, form, csrf, now);
+  return approve(services, record, form, csrf, stored ? null : str(form.entry)!, now);
 }
 
-async function approve(services: Services, record: ConsentRecord, form: Record<string, unknown>, csrf: string, now: Date): Promise<Outcome> {
+function unknownRequest(): Outcome {
+  return page(400, 'This consent request is unknown', 'Please start again from the application that sent you here.');
+}
+
+async function approve(
+  services: Services,
+  record: ConsentRecord,
+  form: Record<string, unknown>,
+  csrf: string,
+  entry: string | null,
+  now: Date,
+): Promise<Outcome> {
   const user: UserData = { vin: record.vin, firstName: record.firstName, lastName: record.lastName, email: record.email };
   const entered: Partial<Record<UserField, string>> = {};
   const errors: PortalView['errors'] = {};
@@ -136,15 +160,19 @@ async function approve(services: Services, record: ConsentRecord, form: Record<s
   }
   const adapter = user.vin !== null && !errors.vin ? services.adapters.forVin(user.vin) : undefined;
   if (user.vin !== null && !errors.vin && !adapter) {
-    errors.vin = 'No vehicle manufacturer connected to this service makes the vehicle with this VIN.';
+    errors.vin = NO_MANUFACTURER;
   } else if (adapter && requestedItems(record.dataItems, adapter).length === 0) {
     errors.vin = `${adapter.manifest.name} supplies none of the data items this consent is for.`;
   }
   if (Object.keys(errors).length > 0 || !adapter || user.vin === null) {
+    if (record.redirectUrl !== null) return detailsRefused(services, record, errors, now);
     const consumer = await services.store.consumers.get(record.consumerId);
     errors.form = 'Please correct the details below.';
-    return { kind: 'portal', status: 400, view: portalView(services, record, consumer?.name ?? 'The data consumer', csrf, entered, errors), record };
+    // Not stored yet either: the same sealed entry goes back into the form.
+    const view = portalView(services, record, consumer?.name ?? 'The data consumer', csrf, entry, entered, errors);
+    return { kind: 'portal', status: 400, view, record };
   }
+  if (entry !== null && !(await storeEntry(services, record))) return unknownRequest();
 
   const auth = manufacturerAuth(services.config, adapter);
   const pkce = newPkce();
@@ -172,6 +200,21 @@ async function approve(services: Services, record: ConsentRecord, form: Record<s
   const scope = requestedItems(approved.dataItems, adapter);
   const location = authorizationUrl(auth, { state: state.value, codeChallenge: pkce.challenge, scope, vin: user.vin });
   return { kind: 'redirect', location, record: approved };
+}
+
+/**
+ * Approve with details that are missing or not valid, when the consumer gave a redirectUrl: the
+ * step fails (FAILED, invalid_request) and the consumer is told by the redirect (spec 7.2 note
+ * 2), naming each field. Without a redirectUrl the portal shows the form again instead, for the
+ * user to correct (approve above). The form's own checks (required fields, VIN pattern, e-mail
+ * type) keep most typing errors in the browser.
+ */
+async function detailsRefused(services: Services, record: ConsentRecord, errors: PortalView['errors'], now: Date): Promise<Outcome> {
+  const problems = USER_FIELDS.filter((f) => errors[f]).map((f) => `${FIELD_LABELS[f]}: ${errors[f]}`);
+  const error = flowError('invalid_request', `The details given at the portal are not valid. ${problems.join(' ')}`);
+  const failed = await applyEvent(services.store, { consentId: record.consentId }, 'FAIL', { at: now, errorCode: error.code });
+  if (!failed) return wrongState(services, (await services.store.consents.get(record.consentId)) ?? record, 'an approval');
+  return failure(failed, error);
 }
 
 /**

@@ -1,8 +1,9 @@
 import type { Adapter } from '../adapters/manifest.ts';
 import type { Services } from '../services.ts';
 import type { Consumer, Subscription } from '../store/contract.ts';
+import type { RedirectTarget } from './redirects.ts';
 import { requestedItems } from './scope.ts';
-import { fieldProblem, normaliseField, USER_FIELDS, type UserData } from './user-fields.ts';
+import { fieldProblem, NO_MANUFACTURER, normaliseField, USER_FIELDS, type UserData } from './user-fields.ts';
 
 /** A checked `GET /provision` request (api-contract section 4). */
 export interface PortalRequest {
@@ -16,7 +17,11 @@ export interface PortalRequest {
   consumerCodeChallenge: string | null;
 }
 
-export type PortalCheck = { ok: true; request: PortalRequest } | { ok: false; message: string };
+/**
+ * A refused entry. `backTo` is set once consumer, subscription and redirectUrl are known good:
+ * the refusal then goes back to the consumer (spec 7.2 note 2); null means an error page.
+ */
+export type PortalCheck = { ok: true; request: PortalRequest } | { ok: false; message: string; backTo: RedirectTarget | null };
 
 /** A query parameter given once, or undefined; a repeated parameter is refused as ambiguous. */
 function single(query: Record<string, unknown>, name: string): string | undefined | Error {
@@ -27,58 +32,70 @@ function single(query: Record<string, unknown>, name: string): string | undefine
 }
 
 /**
- * Checks the portal entry. Any failure is shown as an error page and never redirected
- * (checklist B1, B3): the redirectUrl must be EXACTLY one of the subscription's whitelist
- * entries (plain string comparison: no normalisation, case folding, decoding or prefix match).
- * Unknown consumer, unknown subscription and another consumer's subscription read the same.
+ * Checks the portal entry in two stages. First who is asking and where the answer goes: an
+ * unknown consumer or subscription (another consumer's subscription reads the same) or a
+ * redirectUrl that is not EXACTLY one of the subscription's whitelist entries (plain string
+ * comparison: no normalisation, case folding, decoding or prefix match) is an error page, never
+ * a redirect (checklist B1, B3). Then everything else (the user's details, the VIN's
+ * manufacturer, state, PKCE): refused with `backTo`, so the consumer learns of it by the
+ * redirect with `invalid_request` (spec 7.2 note 2), its `state` echoed when that was valid.
  */
 export async function checkPortalRequest(services: Services, query: Record<string, unknown>): Promise<PortalCheck> {
-  const names = ['consumerId', 'subscriptionId', 'redirectUrl', 'state', 'code_challenge', 'code_challenge_method', ...USER_FIELDS];
-  const p: Record<string, string | undefined> = {};
-  for (const n of names) {
+  const party: Record<string, string | undefined> = {};
+  for (const n of ['consumerId', 'subscriptionId', 'redirectUrl']) {
     const v = single(query, n);
-    if (v instanceof Error) return { ok: false, message: v.message };
-    p[n] = v;
+    if (v instanceof Error) return { ok: false, message: v.message, backTo: null };
+    party[n] = v;
   }
-  const unknownParty = { ok: false, message: 'The consumer or the subscription is unknown.' } as const;
-  if (!p.consumerId || !p.subscriptionId) return { ok: false, message: 'The parameters consumerId and subscriptionId are required.' };
-  if (p.consumerId.length > 64 || p.subscriptionId.length > 64) return unknownParty;
+  const unknownParty = { ok: false, message: 'The consumer or the subscription is unknown.', backTo: null } as const;
+  if (!party.consumerId || !party.subscriptionId) return { ok: false, message: 'The parameters consumerId and subscriptionId are required.', backTo: null };
+  if (party.consumerId.length > 64 || party.subscriptionId.length > 64) return unknownParty;
   const [consumer, subscription] = await Promise.all([
-    services.store.consumers.get(p.consumerId),
-    services.store.subscriptions.get(p.subscriptionId),
+    services.store.consumers.get(party.consumerId),
+    services.store.subscriptions.get(party.subscriptionId),
   ]);
   if (!consumer || !subscription || subscription.consumerId !== consumer.consumerId) return unknownParty;
 
-  const redirectUrl = p.redirectUrl ?? null;
+  const redirectUrl = party.redirectUrl ?? null;
   if (redirectUrl !== null && !subscription.allowedRedirectUrls.some((allowed) => allowed === redirectUrl)) {
-    return { ok: false, message: 'The redirect URL is not registered for this subscription.' };
+    return { ok: false, message: 'The redirect URL is not registered for this subscription.', backTo: null };
   }
 
+  // From here on the consumer is told by the redirect; its state is echoed once it is valid.
+  const backTo: RedirectTarget = { redirectUrl, consumerState: null };
+  const refuse = (message: string): PortalCheck => ({ ok: false, message, backTo });
+  const state = single(query, 'state');
+  if (state instanceof Error) return refuse(state.message);
+  if (state !== undefined && state.length > 512) return refuse('The parameter state is longer than 512 characters.');
+  const consumerState = state ?? null;
+  backTo.consumerState = consumerState;
+
+  const p: Record<string, string | undefined> = {};
+  for (const n of ['code_challenge', 'code_challenge_method', ...USER_FIELDS]) {
+    const v = single(query, n);
+    if (v instanceof Error) return refuse(v.message);
+    p[n] = v;
+  }
   const user = { vin: null, firstName: null, lastName: null, email: null } as UserData;
   for (const f of USER_FIELDS) {
     const raw = p[f];
     const value = raw === undefined ? null : normaliseField(f, raw);
     if (value === null) continue;
     const problem = fieldProblem(f, value);
-    if (problem) return { ok: false, message: `The parameter ${f} is not valid. ${problem}` };
+    if (problem) return refuse(`The parameter ${f} is not valid. ${problem}`);
     user[f] = value;
   }
   const manufacturer = user.vin === null ? undefined : services.adapters.forVin(user.vin);
-  if (user.vin !== null && !manufacturer) {
-    return { ok: false, message: 'No vehicle manufacturer connected to this service makes the vehicle with this VIN.' };
-  }
+  if (user.vin !== null && !manufacturer) return refuse(NO_MANUFACTURER);
   if (manufacturer && requestedItems(subscription.dataItems, manufacturer).length === 0) {
-    return { ok: false, message: `${manufacturer.manifest.name} supplies none of the data items of this subscription.` };
+    return refuse(`${manufacturer.manifest.name} supplies none of the data items of this subscription.`);
   }
-
-  const consumerState = p.state ?? null;
-  if (consumerState !== null && consumerState.length > 512) return { ok: false, message: 'The parameter state is longer than 512 characters.' };
 
   // Optional PKCE of the consumer (checklist A9): S256 only.
   const challenge = p.code_challenge ?? null;
   if (challenge !== null || p.code_challenge_method !== undefined) {
     if (p.code_challenge_method !== 'S256' || challenge === null || !/^[A-Za-z0-9_-]{43}$/.test(challenge)) {
-      return { ok: false, message: 'PKCE needs code_challenge (43 characters, base64url) with code_challenge_method=S256.' };
+      return refuse('PKCE needs code_challenge (43 characters, base64url) with code_challenge_method=S256.');
     }
   }
   return {

@@ -4,14 +4,17 @@
  *
  * | state                 | meaning                                                                |
  * |-----------------------|------------------------------------------------------------------------|
- * | STARTED               | the portal page was shown; bound to the browser session                |
+ * | STARTED               | the portal page was shown; bound to the browser session. Not stored     |
+ * |                       | until the user decides (src/consent/portal-entry.ts): created in this   |
+ * |                       | state, then APPROVE or REJECT applies at once                           |
  * | AWAITING_MANUFACTURER | the user approved at the portal (consent given to the service, stored   |
  * |                       | at once as consentGivenAt) and was sent to the manufacturer             |
  * | EXCHANGING_TOKEN      | the manufacturer sent the user back; the code exchange is running      |
  * | ACTIVE                | the manufacturer granted every item for the VIN: data may flow         |
  * | CONFIRMED             | ACTIVE, and the consumer redeemed the confirmation code               |
  * | REJECTED              | the user rejected at the portal (terminal)                              |
- * | FAILED                | the manufacturer step failed; `errorCode` holds the spec 7.2 code      |
+ * | FAILED                | a step failed: the details sent at the portal, or the manufacturer step; |
+ * |                       | `errorCode` holds the spec 7.2 code                                     |
  * | TIMED_OUT             | no progress for 10 minutes before the process became active (terminal) |
  * | REVOKED               | the consumer, or the user at the portal, withdrew the consent (terminal) |
  * | SUPERSEDED            | a newer consent for the same subscription and VIN replaced it          |
@@ -57,8 +60,12 @@ export const TRANSITIONS: Readonly<Record<ConsentEvent, { from: readonly Consent
   CALLBACK: { from: ['AWAITING_MANUFACTURER'], to: 'EXCHANGING_TOKEN' },
   /** The token exchange and its checks succeeded. */
   GRANT: { from: ['EXCHANGING_TOKEN'], to: 'ACTIVE' },
-  /** The manufacturer step failed (declined, scope, VIN, connection, timeout, mix-up). */
-  FAIL: { from: ['AWAITING_MANUFACTURER', 'EXCHANGING_TOKEN'], to: 'FAILED' },
+  /**
+   * A step failed: the details the user sent at the portal (invalid_request, when the consumer
+   * is to be told by redirect) or the manufacturer step (declined, scope, VIN, connection,
+   * timeout, mix-up).
+   */
+  FAIL: { from: ['STARTED', 'AWAITING_MANUFACTURER', 'EXCHANGING_TOKEN'], to: 'FAILED' },
   /** The consumer redeemed the confirmation code. */
   CONFIRM: { from: ['ACTIVE'], to: 'CONFIRMED' },
   /** Ten minutes passed without progress before the process became active. */

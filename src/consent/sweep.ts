@@ -15,9 +15,9 @@ export interface SweepResult {
 }
 
 /**
- * Storage limitation for consent processes (GDPR Art. 5(1)(e)). Every visit of the portal
- * stores a process with the user's details; without this, abandoned and failed ones would stay
- * forever. Run by the periodic retention job (src/gdpr/retention.ts), by the injected clock:
+ * Storage limitation for consent processes (GDPR Art. 5(1)(e)). Every decision at the portal
+ * stores a process with the user's details (a visit alone stores nothing); without this,
+ * abandoned and failed ones would stay forever. Run by the periodic retention job (src/gdpr/retention.ts), by the injected clock:
  *
  * 1. A pending process whose last state change is more than CONSENT_CODE_TTL_S old moves to
  *    TIMED_OUT, through the same conditional update as the lazy path (portal-flow.ts

@@ -13,6 +13,9 @@ export const FIELD_LABELS: Record<UserField, string> = {
   email: 'E-mail address',
 };
 
+/** A VIN that no manufacturer connected to the service claims. */
+export const NO_MANUFACTURER = 'No vehicle manufacturer connected to this service makes the vehicle with this VIN.';
+
 const VIN = /^[A-HJ-NPR-Z0-9]{17}$/;
 // Deliberately simple: one @, no spaces, a dot in the domain. The address is not used to send mail.
 const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]+$/;

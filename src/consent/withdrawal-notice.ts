@@ -1,3 +1,4 @@
+import { wantsNotice } from '../push/notice.ts';
 import { queueNotices } from '../push/notice-queue.ts';
 import { REVOCATION_NOTICE_TYPE } from '../push/revocation-notice.ts';
 import type { Services } from '../services.ts';
@@ -6,7 +7,8 @@ import type { ConsentRecord } from '../store/contract.ts';
 /**
  * Tells the consumer that the data subject withdrew a consent at the portal: one signed
  * `consent.revoked` notice to the subscription's webhook, through the push machinery
- * (src/push/notice-queue.ts). No webhook: no notice (the consumer sees REVOKED in its list).
+ * (src/push/notice-queue.ts). No webhook, or one that did not opt in to the notice (issue 19
+ * item 4): no notice (the consumer sees REVOKED in its list).
  *
  * Runs after the revocation, which must take effect whatever happens here (GDPR Art. 7(3)): a
  * queue outage loses the notice (its row is DROPPED, the consumer's log shows why) and is logged,
@@ -16,7 +18,7 @@ export async function noticeOfWithdrawal(services: Services, revoked: ConsentRec
   const { store, logger } = services;
   if (revoked.vin === null) return null;
   try {
-    if (!(await store.webhooks.get(revoked.subscriptionId))) return null;
+    if (!wantsNotice(await store.webhooks.get(revoked.subscriptionId), REVOCATION_NOTICE_TYPE)) return null;
     const notice = { type: REVOCATION_NOTICE_TYPE, facts: { consentId: revoked.consentId, revokedAt, by: 'DATA_SUBJECT' } } as const;
     const [id] = await queueNotices(services, revoked.vin, [revoked.subscriptionId], notice, revokedAt, 'not queued: the push queue was unavailable');
     return id ?? null;

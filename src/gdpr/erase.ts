@@ -1,10 +1,12 @@
 import type { Services } from '../services.ts';
 import { eraseActivationJobs } from './activation-jobs.ts';
 import { eraseFromPipelineBatches } from './pipeline-batches.ts';
-import { erasureRecipients, queueErasureNotices } from './erasure-notices.ts';
+import { erasureHolders, erasureRecipients, queueErasureNotices } from './erasure-notices.ts';
+import { ERASURE_AUDIT_TYPE, SUBSCRIPTION_ERASURE_AUDIT_TYPE } from './erasure-records.ts';
 import { erasePushJobs } from './push-jobs.ts';
 import { addQueueErasure, noQueueErasure, type ErasureReceipt } from './receipt.ts';
 import { eraseRedisKeys } from './redis-keys.ts';
+import { rewriteAppendOnlyFile } from './rewrite-aof.ts';
 
 export interface EraseOptions {
   /** Erase only what belongs to this subscription (its legal basis ended); default: everything of the VIN. */
@@ -23,11 +25,14 @@ const DEFAULT_ACTIVE_WAIT_MS = 15_000;
  * 2. activation jobs of the VIN;
  * 3. push jobs of the VIN's deliveries (they must be matched while the rows still exist);
  * 4. a `vehicle.data_erased` notice queued to the webhook of each subscription that still holds
- *    the VIN (GDPR Art. 19, checklist K3; src/gdpr/erasure-notices.ts), decided while the rows
- *    exist and queued before they go, so a failure here loses no notice;
+ *    the VIN and opted in to the notice (GDPR Art. 19, checklist K3; src/gdpr/erasure-notices.ts),
+ *    decided while the rows exist and queued before they go, so a failure here loses no notice;
  * 5. the store: data points and quarantine (VIN-wide only), consents, deliveries, activations;
  * 6. Redis keys naming the VIN or its pseudonym;
- * then an audit event that names the VIN only by its pseudonym and lists who was notified, and
+ * 7. what the store's files still keep of the deleted rows (SQLite: VACUUM, WAL truncation),
+ *    and, in the service's own Redis, the append-only file (rewritten);
+ * then an audit event that names the VIN only by its pseudonym and lists the subscriptions that
+ * held it (what GET /consent/v1/erasures shows each of them, webhook or not) and who was notified, and
  * a message that makes every process forget what it holds of the VIN in memory (VIN-wide: the
  * VIN itself; in one subscription: that subscription's rate-limit counter of it).
  *
@@ -54,7 +59,8 @@ export async function eraseVehicleData(services: Services, vin: string, opts: Er
   const jobs = addQueueErasure(addQueueErasure(batches, activationJobs), pushJobs);
 
   const erasedAt = clock.now().toISOString();
-  const recipients = await erasureRecipients(services, vin, scope);
+  const holders = await erasureHolders(services, vin, scope);
+  const recipients = await erasureRecipients(services, holders);
   const notices = await queueErasureNotices(services, vin, recipients, scope === undefined ? 'VEHICLE' : 'SUBSCRIPTION', erasedAt);
 
   const erased: ErasureReceipt['erased'] = {
@@ -68,7 +74,9 @@ export async function eraseVehicleData(services: Services, vin: string, opts: Er
     queuedMessages: jobs.messages,
     cacheKeys: await eraseRedisKeys(services, vin, scope),
   };
-  await store.purgeErased();
+  const purge = await store.purgeErased();
+  // The service's own Redis (no REDIS_URL) keeps the erased keys' names in its append-only file.
+  if (services.config.REDIS_URL === undefined) await rewriteAppendOnlyFile(services.redis);
   const receipt: ErasureReceipt = {
     vin,
     ...(scope === undefined ? {} : { subscriptionId: scope }),
@@ -78,9 +86,12 @@ export async function eraseVehicleData(services: Services, vin: string, opts: Er
   };
 
   const vehicle = secrets.pseudonym(vin);
-  const details = { ...(scope === undefined ? {} : { subscriptionId: scope }), erased, notErased: receipt.notErased, notified: recipients, notices };
-  await store.audit.record({ type: scope === undefined ? 'gdpr.erasure' : 'gdpr.erasure.subscription', at: receipt.erasedAt, subject: vehicle, details });
+  const details = { ...(scope === undefined ? {} : { subscriptionId: scope }), erased, notErased: receipt.notErased, holders, notified: recipients, notices };
+  await store.audit.record({ type: scope === undefined ? ERASURE_AUDIT_TYPE : SUBSCRIPTION_ERASURE_AUDIT_TYPE, at: receipt.erasedAt, subject: vehicle, details });
   logger.info({ vehicle, ...details }, 'vehicle data erased');
+  if (purge.rewriteSkipped) {
+    logger.warn({ vehicle }, 'store file larger than SQLITE_ERASURE_VACUUM_MAX_MB was not rewritten: the erased rows may stay in unused page space until an offline VACUUM (docs/operations.md)');
+  }
   // Last, after every use of the pseudonym above: every process drops its caches and forgets
   // the VIN (its pseudonym memo), so no process keeps it in memory (K2); scoped to one
   // subscription, it drops what it holds of the VIN in that subscription.

@@ -1,20 +1,28 @@
 import { ERASURE_NOTICE_TYPE, type ErasureScope } from '../push/erasure-notice.ts';
+import { wantsNotice } from '../push/notice.ts';
 import { queueNotices } from '../push/notice-queue.ts';
 import type { Services } from '../services.ts';
 
 /**
- * The subscriptions to tell of an erasure (GDPR Art. 19, reliability checklist K3): those that
- * hold the VIN — an activation or a consent process of it, in any state — and have a webhook
- * (enabled or not: a disabled one gets its notice dead-lettered like any push). Must run BEFORE
- * the rows are erased. A repeated erasure that finds no rows left tells no one again.
+ * The subscriptions an erasure concerns (GDPR Art. 19, reliability checklist K3): those that
+ * hold the VIN — an activation or a consent process of it, in any state — within the scope.
+ * Must run BEFORE the rows are erased. A repeated erasure that finds no rows left concerns no
+ * one. The audit event of the erasure lists them: GET /consent/v1/erasures reads it.
  */
-export async function erasureRecipients(services: Services, vin: string, scope: string | undefined): Promise<string[]> {
+export async function erasureHolders(services: Services, vin: string, scope: string | undefined): Promise<string[]> {
   const { store } = services;
   const [activations, consents] = await Promise.all([store.vehicles.listByVin(vin), store.consents.listByVin(vin)]);
   const holders = new Set([...activations, ...consents].map((r) => r.subscriptionId));
-  const candidates = [...holders].filter((id) => scope === undefined || id === scope);
-  const withWebhook = await Promise.all(candidates.map(async (id) => (await store.webhooks.get(id)) !== null));
-  return candidates.filter((_, i) => withWebhook[i]);
+  return [...holders].filter((id) => scope === undefined || id === scope);
+}
+
+/**
+ * The holders to send a notice: those whose webhook asked for `vehicle.data_erased` (issue 19
+ * item 4), enabled or not (a disabled one gets its notice dead-lettered like any push).
+ */
+export async function erasureRecipients(services: Services, holders: readonly string[]): Promise<string[]> {
+  const wants = await Promise.all(holders.map(async (id) => wantsNotice(await services.store.webhooks.get(id), ERASURE_NOTICE_TYPE)));
+  return holders.filter((_, i) => wants[i]);
 }
 
 /**

@@ -1,20 +1,23 @@
 import type { FastifyRequest } from 'fastify';
-import { timingSafeEqual, createHash } from 'node:crypto';
 import { ApiError } from '../errors.ts';
+import type { Services } from '../services.ts';
+import { bearerMatcher } from './bearer-token.ts';
 
 /**
  * onRequest hook for /admin/v1/*: `Authorization: Bearer $ADMIN_TOKEN`, checked before the body
- * is read. Both sides are hashed first so the constant-time comparison sees equal lengths.
- * Disabled (404) when ADMIN_TOKEN is unset.
+ * is read. Disabled (404) when ADMIN_TOKEN is unset. A wrong token counts against the client
+ * address like a bad API key (src/rate-limit/auth-failures.ts): past the limit, 429.
  */
-export function requireAdmin(adminToken: string | undefined) {
-  const expected = adminToken ? createHash('sha256').update(adminToken).digest() : undefined;
+export function requireAdmin(services: Services) {
+  const token = services.config.ADMIN_TOKEN;
+  const matches = token ? bearerMatcher(token) : undefined;
+  const failures = services.authFailures;
   return async function checkAdmin(request: FastifyRequest): Promise<void> {
-    if (!expected) throw new ApiError(404, 'The admin API is disabled: set ADMIN_TOKEN to enable it.');
-    const auth = request.headers.authorization ?? '';
-    // The scheme is case-insensitive (RFC 9110 §11.1).
-    const match = /^Bearer +(.+?) *$/i.exec(auth);
-    const presented = createHash('sha256').update(match?.[1] ?? '').digest();
-    if (!match || !timingSafeEqual(presented, expected)) throw new ApiError(401, 'Unauthorized request, invalid admin token.');
+    if (!matches) throw new ApiError(404, 'The admin API is disabled: set ADMIN_TOKEN to enable it.');
+    const locked = failures.locked(request);
+    if (locked) throw locked;
+    if (!matches(request.headers.authorization)) {
+      throw await failures.failed(request, new ApiError(401, 'Unauthorized request, invalid admin token.'));
+    }
   };
 }

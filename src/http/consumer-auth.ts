@@ -48,17 +48,22 @@ export function keyInQuery(url: string): boolean {
  * - the tenant comes from the key, never from the header: a subscription of another consumer
  *   is answered exactly like one that does not exist (400 subscription not found), with the
  *   same look-ups on both paths (through the read model, src/read-model/read-model.ts, which
- *   may answer either from memory).
+ *   may answer either from memory);
+ * - the 401s count against the client address (src/rate-limit/auth-failures.ts): past
+ *   RATE_LIMIT_AUTH_FAILURE_MAX in a window the address gets 429 before its key is looked at.
  */
-export function requireSubscription(services: Pick<Services, 'readModel'>) {
+export function requireSubscription(services: Services) {
+  const failures = services.authFailures;
   return async function checkSubscription(request: FastifyRequest): Promise<void> {
-    if (keyInQuery(request.url)) throw apiErrors.invalidApiKey();
+    const locked = failures.locked(request);
+    if (locked) throw locked;
+    if (keyInQuery(request.url)) throw await failures.failed(request, apiErrors.invalidApiKey());
     const apiKey = header(request, 'x-api-key');
     if (apiKey === undefined || apiKey === '') throw apiErrors.missingHeader('X-Api-Key');
     const subscriptionId = header(request, 'x-subscription-id');
     if (subscriptionId === undefined || subscriptionId === '') throw apiErrors.missingHeader('X-Subscription-Id');
     const auth = await services.readModel.authenticate(apiKey);
-    if (!auth) throw apiErrors.invalidApiKey();
+    if (!auth) throw await failures.failed(request, apiErrors.invalidApiKey());
     const subscription =
       subscriptionId.length <= MAX_SUBSCRIPTION_ID_LENGTH ? await services.readModel.subscription(subscriptionId) : null;
     if (!subscription || subscription.consumerId !== auth.consumer.consumerId) throw apiErrors.subscriptionNotFound();

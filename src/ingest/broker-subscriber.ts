@@ -3,7 +3,7 @@ import type { Running } from '../running.ts';
 import type { Services } from '../services.ts';
 import type { Adapter } from '../adapters/manifest.ts';
 import { createAcceptor, type Arrival } from './accept.ts';
-import { messageTypeOf, topicMatcher } from './topics.ts';
+import { messageTypeOf, topicMatcher } from '../adapters/topics.ts';
 
 /**
  * The subscriber on an external broker (MQTT_URL): a persistent session (fixed client id,

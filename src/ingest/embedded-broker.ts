@@ -8,7 +8,7 @@ import type { Services } from '../services.ts';
 import { adapterSecret } from '../adapters/secrets.ts';
 import { createAcceptor } from './accept.ts';
 import { limitedConnection } from './frame-limit.ts';
-import { messageTypeOf, topicMatcher } from './topics.ts';
+import { messageTypeOf, topicMatcher } from '../adapters/topics.ts';
 
 /** A packet larger than this (16 MiB) closes its connection; see startEmbeddedBroker. */
 const MAX_PUBLISH_FRAME_BYTES = 16 * 1024 * 1024;

@@ -41,7 +41,7 @@ export function createHttpBatches(services: Pick<Services, 'config' | 'clock' | 
         throw new ApiError(401, `Unauthorized request, ${check.reason === 'expired' ? 'signature timestamp outside the allowed window' : 'invalid signature'}.`);
       }
       try {
-        return await acceptor.accept(arrivalOf(adapter, t, body));
+        return await acceptor.accept(arrivalOf(adapter, t, body, config.INGEST_MAX_RECORDS));
       } catch (err) {
         if (err instanceof ApiError) throw err;
         throw apiErrors.unavailable(RETRY_AFTER_S);
@@ -52,7 +52,7 @@ export function createHttpBatches(services: Pick<Services, 'config' | 'clock' | 
 }
 
 /** The batch's records as an arrival; throws 400 naming what is wrong with the body. */
-function arrivalOf(adapter: Adapter, t: Extract<Adapter['manifest']['transport'], { kind: 'http' }>, body: Buffer): Arrival {
+function arrivalOf(adapter: Adapter, t: Extract<Adapter['manifest']['transport'], { kind: 'http' }>, body: Buffer, maxRecords: number): Arrival {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body.toString('utf8'));
@@ -61,6 +61,10 @@ function arrivalOf(adapter: Adapter, t: Extract<Adapter['manifest']['transport']
   }
   const records = (parsed as Record<string, unknown> | null)?.[t.recordsField];
   if (!Array.isArray(records) || records.length === 0) throw apiErrors.badRequest(`the body needs a non-empty "${t.recordsField}" list.`);
+  if (records.length > maxRecords) {
+    metrics.ingestRejected.inc({ manufacturer: adapter.manifest.id, reason: 'too_many_records' }, records.length);
+    throw apiErrors.tooManyRecords(records.length, maxRecords);
+  }
   const messages = records.map((record: unknown, i) => {
     const type = (record as Record<string, unknown> | null)?.[t.typeField];
     if (typeof type !== 'string' || type === '') throw apiErrors.badRequest(`${t.recordsField}[${i}] has no "${t.typeField}".`);

@@ -8,6 +8,7 @@ import type { Logger } from '../logger.ts';
 import { defaultPaths, type Paths } from '../paths.ts';
 import { queueHome } from '../queues/open-queue.ts';
 import { createRedisClient } from '../queues/redis.ts';
+import { createAuthFailures } from '../rate-limit/auth-failures.ts';
 import { createProcessLimits } from '../rate-limit/limits.ts';
 import { createInvalidationBus, invalidationChannel, type InvalidationBus } from '../read-model/bus.ts';
 import { invalidatingStore } from '../read-model/invalidating-store.ts';
@@ -88,6 +89,7 @@ export async function createServices(config: Config, logger: Logger, redisUrl: s
     readModel,
     cacheBus: bus,
     rateLimits,
+    authFailures: createAuthFailures({ config, clock, secrets, redis, logger }),
     gauges: createQueueMetrics(queueHome({ redisUrl, config }), store),
     ownsVin: (manufacturer, vin) => manufacturer !== VIRTUAL_MANUFACTURER || virtualOwns(vin),
     readiness: new Map(),

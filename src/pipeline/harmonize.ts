@@ -1,4 +1,5 @@
 import type { Adapter } from '../adapters/manifest.ts';
+import { vinOfTopic } from '../adapters/topics.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import { VIN_PATTERN } from '../management/vin.ts';
 import type { MappingBindings } from '../mapping/compile.ts';
@@ -80,7 +81,9 @@ export async function analyse(adapter: Adapter, catalog: Catalog, msg: RawMessag
     return fail(limit ? 'MAPPING_LIMIT' : 'MAPPING_FAILED', `${e.code ? `${e.code}: ` : ''}${e.message ?? String(err)}`);
   }
   try {
-    return validateOutput(adapter, catalog, output, mappingVersion, fail, { receivedMs: Date.parse(msg.receivedAt), maxFutureMs: opts.maxFutureMs ?? Infinity });
+    const t = adapter.manifest.transport;
+    const topicVin = t.kind === 'mqtt' ? vinOfTopic(msg.topic, t.vinTopicLevel) : null;
+    return validateOutput(adapter, catalog, output, mappingVersion, fail, { receivedMs: Date.parse(msg.receivedAt), maxFutureMs: opts.maxFutureMs ?? Infinity }, topicVin);
   } catch (err) {
     // Whatever the output holds, the message fails alone (a RangeError: a stack overflow).
     if (err instanceof OutputTooDeepError || err instanceof RangeError) return fail('MAPPING_LIMIT', err.message);
@@ -110,6 +113,7 @@ function validateOutput(
   mappingVersion: string | null,
   fail: Fail,
   clock: { receivedMs: number; maxFutureMs: number },
+  topicVin: string | null,
 ): Analysis {
   if (output === undefined) return fail('OUTPUT_INVALID', 'the mapping produced nothing');
   const plain = toPlainJson(output);
@@ -131,6 +135,13 @@ function validateOutput(
     }
     if (!adapter.manifest.vinPrefixes.some((p) => groupVin.startsWith(p))) {
       return fail('VIN_NOT_CLAIMED', `the VIN does not start with one of ${adapter.manifest.id}'s prefixes (${adapter.manifest.vinPrefixes.join(', ')})`, groupVin);
+    }
+    // The topic is where the manufacturer's connection said the data comes from: a body naming
+    // another vehicle is a mix-up (or a vehicle writing into another's record), stored for
+    // neither. The entry is filed under the topic's vehicle, the sender, when that is a VIN.
+    if (topicVin !== null && groupVin !== topicVin) {
+      const reason = `the message names VIN ${groupVin} but its topic names ${JSON.stringify(topicVin.slice(0, 40))}`;
+      return fail('VIN_MISMATCH', reason, VIN_PATTERN.test(topicVin) ? topicVin : groupVin);
     }
     for (const [item, payload] of Object.entries(group.items as Record<string, unknown>)) {
       const errors: string[] = [];

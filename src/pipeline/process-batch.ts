@@ -13,7 +13,7 @@ const YIELD_EVERY = 20;
 export interface BatchOutcome {
   /** Points stored by this run (not counting those a redelivery found already stored). */
   stored: number;
-  /** Points handed to push fan-out: all points of the batch's good messages. */
+  /** Points of the batch's good messages (all handed to push fan-out but those of `push: false` types). */
   points: number;
   quarantined: number;
 }
@@ -21,8 +21,8 @@ export interface BatchOutcome {
 /**
  * Harmonizes one batch: every message is analysed on its own, so one bad message is
  * quarantined and never takes its batch with it. Then, in this order: all good points in one
- * store write, the quarantine entries, the push hand-over, and the removal of reprocessed
- * messages from quarantine. Any of these failing throws (an outage): the whole batch is retried,
+ * store write, the quarantine entries, the push hand-over (but of `push: false` message types),
+ * and the removal of reprocessed messages from quarantine. Any of these failing throws (an outage): the whole batch is retried,
  * and because every step is idempotent a retry changes nothing that already happened.
  */
 export async function processBatch(
@@ -42,6 +42,7 @@ export async function processBatch(
     }
   };
   const points: DataPoint[] = [];
+  const toPush: DataPoint[] = [];
   const failures: QuarantinedMessage[] = [];
   const recovered: string[] = [];
   for (const [i, received] of messages.entries()) {
@@ -60,7 +61,10 @@ export async function processBatch(
       if (first !== msg.receivedAt) analysis = await analyseAlone(adapter, (msg = { ...msg, receivedAt: first }));
     }
     if (adapter && !analysis.failure) {
-      points.push(...toDataPoints(adapter, analysis, msg));
+      const mapped = toDataPoints(adapter, analysis, msg);
+      points.push(...mapped);
+      // A message type that reports the past (manifest `push: false`) is stored, not news.
+      if (adapter.manifest.messageTypes[msg.messageType]?.push !== false) toPush.push(...mapped);
       if (msg.reprocess) recovered.push(msg.reprocess.quarantineId);
       continue;
     }
@@ -77,7 +81,7 @@ export async function processBatch(
 
   const fresh = points.length > 0 ? await timed(metrics.storeLatency, 'insert_data_points', () => store.dataPoints.insertMany(points)) : [];
   for (const f of failures) await store.quarantine.put(f);
-  if (points.length > 0) await fanout.enqueue(points, opts);
+  if (toPush.length > 0) await fanout.enqueue(toPush, opts);
   if (recovered.length > 0) await store.quarantine.remove(recovered);
 
   const storedPer = new Map<string, number>();

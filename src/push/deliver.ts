@@ -6,9 +6,8 @@ import type { DeliveryAttempt, DeliveryRecord, WebhookRecord } from '../store/co
 import { IN_FLIGHT_STATUSES } from '../store/contract/deliveries.ts';
 import { whyNotAllowed } from './eligibility.ts';
 import { envelopeBody } from './envelope.ts';
-import { NOTICE_VIN_NOT_HELD, noticeBody as buildNoticeBody } from './notice.ts';
-import { openNoticeVin } from '../queues/push-job.ts';
-import type { PushJob } from '../queues/push-job.ts';
+import { NOTICE_VIN_NOT_HELD, noticeBody as buildNoticeBody, wantsNotice } from './notice.ts';
+import { openNoticeVin, type PushJob } from '../queues/push-job.ts';
 import { nextDelayMs, parseRetryAfter } from './retry-policy.ts';
 import { postWebhook, type SendResult } from './sender.ts';
 import { signatureHeader } from './signing.ts';
@@ -106,8 +105,13 @@ export function createDeliveryProcessor(services: Services, dispatcher: Dispatch
     return notAllowed ? { dropped: notAllowed } : envelopeBody(d, now);
   }
 
-  /** A notice is sent although consent or vehicle is gone (that is its news); its VIN comes from its job. */
-  function noticeBody(data: PushJob, d: DeliveryRecord, now: Date): string | { dropped: string } {
+  /**
+   * A notice is sent although consent or vehicle is gone (that is its news); its VIN comes from
+   * its job. Only while the webhook still asks for its type: one queued or retrying when the
+   * consumer opted out is not what it wants any more.
+   */
+  function noticeBody(data: PushJob, d: DeliveryRecord, webhook: WebhookRecord, now: Date): string | { dropped: string } {
+    if (!wantsNotice(webhook, d.item)) return { dropped: "notice type no longer in the webhook's notices" };
     const vin = openNoticeVin(services.secrets, data);
     if (vin === null) return { dropped: NOTICE_VIN_NOT_HELD };
     return buildNoticeBody(d, vin, now) ?? { dropped: `unknown notice type ${d.item}` };
@@ -127,7 +131,7 @@ export function createDeliveryProcessor(services: Services, dispatcher: Dispatch
       await settle(d, 'DEAD', at, `webhook disabled: ${webhook.disabledReason ?? ''}`);
       return 'dead';
     }
-    const body = d.kind === 'notice' ? noticeBody(job.data, d, now) : await dataBody(d, webhook, now);
+    const body = d.kind === 'notice' ? noticeBody(job.data, d, webhook, now) : await dataBody(d, webhook, now);
     if (typeof body !== 'string') {
       await settle(d, 'DROPPED', at, body.dropped);
       return 'dropped';

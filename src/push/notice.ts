@@ -1,4 +1,4 @@
-import type { DeliveryRecord } from '../store/contract.ts';
+import type { DeliveryRecord, WebhookRecord } from '../store/contract.ts';
 import { ERASURE_NOTICE_TYPE, erasureNoticePart, type ErasureNoticeFacts } from './erasure-notice.ts';
 import { REVOCATION_NOTICE_TYPE, revocationNoticePart, type RevocationNoticeFacts } from './revocation-notice.ts';
 
@@ -12,6 +12,19 @@ import { REVOCATION_NOTICE_TYPE, revocationNoticePart, type RevocationNoticeFact
 export type Notice =
   | { type: typeof ERASURE_NOTICE_TYPE; facts: ErasureNoticeFacts }
   | { type: typeof REVOCATION_NOTICE_TYPE; facts: RevocationNoticeFacts };
+
+/** The notice types, in the order the docs list them: what a webhook's `notices` may name. */
+export const NOTICE_TYPES = [ERASURE_NOTICE_TYPE, REVOCATION_NOTICE_TYPE] as const;
+
+/**
+ * Whether the webhook asked for notices of this type (issue 19 item 4). Off by default: a
+ * webhook receives only the live service's envelope (`inVehicleResponse`) unless its
+ * configuration lists the type in `notices`. What a notice tells stays readable without it
+ * (the consents list, GET /consent/v1/erasures).
+ */
+export function wantsNotice(webhook: Pick<WebhookRecord, 'notices'> | null, type: string): boolean {
+  return webhook !== null && webhook.notices.includes(type);
+}
 
 /** Each type's part of the body, after the envelope; keyed by the row's `item`. */
 const PARTS: Record<Notice['type'], (facts: never, vin: string) => Record<string, unknown>> = {

@@ -2,6 +2,7 @@ import { apiErrors } from '../errors.ts';
 import type { Services } from '../services.ts';
 import type { Subscription, WebhookRecord, WebhookSecret } from '../store/contract.ts';
 import { IN_FLIGHT_STATUSES } from '../store/contract/deliveries.ts';
+import { headerValueProblem } from './header-value.ts';
 import { newSigningSecret } from './signing.ts';
 import type { Resolver } from './ssrf-resolver.ts';
 import { checkWebhookUrl } from './ssrf-url.ts';
@@ -11,17 +12,21 @@ export interface WebhookInput {
   authorization?: string;
   items?: string[];
   minIntervalSeconds?: number;
+  /** Notice types to receive besides data pushes (issue 19 item 4); none by default. */
+  notices?: string[];
 }
 
 export const DEFAULT_MIN_INTERVAL_S = 60;
 
 /**
- * Registers or replaces the subscription's webhook (PUT /push/v1/webhook). The URL passes the
- * SSRF check first; listed items must be pull items of the subscription (push items are sent
- * anyway). A first registration creates a signing secret; a re-registration keeps the secrets
- * (a consumer moving its endpoint keeps its verifier) and re-enables a disabled webhook, which
- * is how a consumer recovers after fixing its endpoint. Both cases answer with the current
- * secret: PUT is the one place it is shown (GET never shows it).
+ * Registers or replaces the subscription's webhook (PUT /push/v1/webhook). The authorization
+ * must be a valid HTTP header value, the URL passes the SSRF check, and listed items must be
+ * pull items of the subscription (push items are sent anyway); `notices` opts in to our
+ * notices, absent means none. A first registration creates a signing secret; a
+ * re-registration keeps the secrets (a consumer moving its endpoint keeps its verifier) and
+ * re-enables a disabled webhook, which is how a consumer recovers after fixing its endpoint.
+ * Both cases answer with the current secret: PUT is the one place it is shown (GET never
+ * shows it).
  */
 export async function putWebhook(
   services: Services,
@@ -30,6 +35,8 @@ export async function putWebhook(
   resolve: Resolver,
 ): Promise<{ url: string; signingSecret: string; createdAt: string }> {
   const { store, catalog, clock, secrets, config } = services;
+  const authProblem = input.authorization === undefined ? null : headerValueProblem(input.authorization);
+  if (authProblem) throw apiErrors.badRequest(`authorization is not a valid HTTP header value: it ${authProblem}.`);
   const items = [...new Set(input.items ?? [])];
   const notCovered = items.filter((i) => !subscription.dataItems.includes(i) || catalog.get(i)?.deliveryMethod !== 'pull');
   if (notCovered.length > 0) throw apiErrors.itemsNotCovered(notCovered);
@@ -55,6 +62,7 @@ export async function putWebhook(
     authorizationSealed: input.authorization ? secrets.encrypt(input.authorization) : null,
     items,
     minIntervalSeconds: input.minIntervalSeconds ?? DEFAULT_MIN_INTERVAL_S,
+    notices: [...new Set(input.notices ?? [])],
     status: 'ENABLED',
     disabledReason: null,
     failingSince: null,
@@ -122,6 +130,7 @@ export function webhookView(w: WebhookRecord, now: Date) {
     url: w.url,
     items: w.items,
     minIntervalSeconds: w.minIntervalSeconds,
+    notices: w.notices,
     authorizationConfigured: w.authorizationSealed !== null,
     status: w.status,
     disabledReason: w.disabledReason,

@@ -29,6 +29,15 @@ export { DuplicateKeyError, StoreUnavailableError } from './contract/errors.ts';
 export { LEGAL_BASES } from './contract/subscriptions.ts';
 export { VEHICLE_STATUSES } from './contract/vehicles.ts';
 
+/** What {@link Store.purgeErased} did. */
+export interface PurgeReport {
+  /**
+   * The SQLite file was larger than SQLITE_ERASURE_VACUUM_MAX_MB, so it was not rewritten: the
+   * erased rows may remain in the unused space of its pages until an offline VACUUM.
+   */
+  rewriteSkipped: boolean;
+}
+
 export interface Store {
   /** "sqlite" or "mongo". */
   readonly engine: string;
@@ -43,11 +52,11 @@ export interface Store {
   readonly audit: AuditRepo;
   /**
    * After a GDPR erasure: makes the deleted rows unrecoverable from the engine's own files as far
-   * as the engine allows (SQLite: deleted content is zeroed by `secure_delete`, and the WAL, which
-   * still holds old page images, is checkpointed and truncated; MongoDB: nothing to do here —
-   * its journal and oplog age out on their own, see the README's "Storage" section).
+   * as the engine allows (SQLite: the file is rewritten by VACUUM, which clears the unused space
+   * inside pages that `secure_delete` leaves, and the WAL is checkpointed and truncated; MongoDB:
+   * nothing to do here, see docs/security.md "Erasure").
    */
-  purgeErased(): Promise<void>;
+  purgeErased(): Promise<PurgeReport>;
   /** Resolves when the database answers; rejects otherwise (readiness probe). */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -6,8 +6,11 @@ import { openSqliteStore } from './sqlite/open.ts';
 
 /** MongoDB when MONGO_URL is set, else the embedded SQLite file in DATA_DIR. */
 export async function openStore(
-  config: Pick<Config, 'MONGO_URL' | 'MONGO_DB' | 'DATA_DIR'> & Partial<Pick<Config, 'SQLITE_BUSY_TIMEOUT_MS'>>,
+  config: Pick<Config, 'MONGO_URL' | 'MONGO_DB' | 'DATA_DIR'> & Partial<Pick<Config, 'SQLITE_BUSY_TIMEOUT_MS' | 'SQLITE_ERASURE_VACUUM_MAX_MB'>>,
 ): Promise<Store> {
   if (config.MONGO_URL) return openMongoStore(config.MONGO_URL, config.MONGO_DB);
-  return openSqliteStore(join(config.DATA_DIR, 'store.sqlite'), config.SQLITE_BUSY_TIMEOUT_MS === undefined ? {} : { busyTimeoutMs: config.SQLITE_BUSY_TIMEOUT_MS });
+  return openSqliteStore(join(config.DATA_DIR, 'store.sqlite'), {
+    ...(config.SQLITE_BUSY_TIMEOUT_MS === undefined ? {} : { busyTimeoutMs: config.SQLITE_BUSY_TIMEOUT_MS }),
+    ...(config.SQLITE_ERASURE_VACUUM_MAX_MB === undefined ? {} : { erasureVacuumMaxBytes: config.SQLITE_ERASURE_VACUUM_MAX_MB * 1024 * 1024 }),
+  });
 }

@@ -20,7 +20,7 @@ export default async function virtualWing(app: FastifyInstance, opts: RouteOptio
   for (const prefix of hostedIssuers(services.adapters.list())) await app.register(oemRoutes, { services, prefix });
   await app.register(
     async (admin) => {
-      admin.addHook('onRequest', requireAdmin(services.config.ADMIN_TOKEN));
+      admin.addHook('onRequest', requireAdmin(services));
       await admin.register(faultRoutes, { services });
     },
     { prefix: '/admin/v1' },

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { defaultPaths } from '../../src/paths.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { SPEC_22_ITEMS, VERSION_2_ITEMS, CHANGED_IN_VERSION_2 } from './spec-items.ts';
+import { ALL_ITEMS, CHANGED_IN_VERSION_2 } from './spec-items.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -22,11 +22,11 @@ describe('GET /catalog/v1/data-items', () => {
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     const names = res.json<{ technicalName: string }[]>().map((e) => e.technicalName);
-    const expected = [...SPEC_22_ITEMS, ...VERSION_2_ITEMS].map((i) => i.technicalName).sort();
+    const expected = ALL_ITEMS.map((i) => i.technicalName).sort();
     expect(names).toEqual(expected);
   });
 
-  it.each(SPEC_22_ITEMS.map((i) => [i.technicalName, i] as const))('serves %s with the metadata of spec 2.2', async (name, item) => {
+  it.each(ALL_ITEMS.map((i) => [i.technicalName, i] as const))('serves %s with the metadata of spec 2.1', async (name, item) => {
     const listed = (await get('/catalog/v1/data-items')).json<Record<string, unknown>[]>().find((e) => e.technicalName === name);
     const res = await get(`/catalog/v1/data-items/${name}`);
     expect(res.statusCode).toBe(200);
@@ -52,7 +52,8 @@ describe('GET /catalog/v1/data-items', () => {
     expect(push.map((e) => e.technicalName)).toEqual(['accidentautomatic', 'accidentcallmanual', 'automaticteleservicecall']);
     expect(push.every((e) => e.event === true)).toBe(true);
     const pull = (await get('/catalog/v1/data-items?deliveryMethod=pull')).json<{ deliveryMethod: string; event?: boolean }[]>();
-    expect(pull).toHaveLength(46);
+    expect(pull).toHaveLength(ALL_ITEMS.length - 3);
+    expect(pull).toHaveLength(71);
     expect(pull.every((e) => e.deliveryMethod === 'pull' && e.event === undefined)).toBe(true);
   });
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { CHANGED_IN_VERSION_2, CHANGED_IN_VERSION_3, SPEC_22_ITEMS, VERSION_2_ITEMS } from './spec-items.ts';
+import { CHANGED_IN_VERSION_2, CHANGED_IN_VERSION_3, CHANGED_IN_VERSION_4, SPEC_22_ITEMS, VERSION_2_ITEMS, VERSION_4_ITEMS } from './spec-items.ts';
 
 interface Entry {
   technicalName: string;
@@ -25,8 +25,10 @@ const since = async (iso: string) =>
     .json<Entry[]>()
     .map((e) => e.technicalName);
 
-const added = VERSION_2_ITEMS.map((i) => i.technicalName);
-const changed = [CHANGED_IN_VERSION_2, ...CHANGED_IN_VERSION_3];
+const addedInV2 = VERSION_2_ITEMS.map((i) => i.technicalName);
+const addedInV4 = VERSION_4_ITEMS.map((i) => i.technicalName);
+const added = [...addedInV2, ...addedInV4];
+const changed = [CHANGED_IN_VERSION_2, ...CHANGED_IN_VERSION_3, ...CHANGED_IN_VERSION_4];
 const unchanged = SPEC_22_ITEMS.map((i) => i.technicalName).filter((n) => !changed.includes(n));
 /** Every change of an entry raises its version by one. */
 const expectedVersion = (n: string) => 1 + changed.filter((c) => c === n).length;
@@ -49,8 +51,11 @@ describe('catalog evolution through the API', () => {
     for (const n of changed) expect(byName(n).version, n).toBe(expectedVersion(n));
   });
 
-  it('adds the version-2 items at version 1', () => {
-    for (const n of added) expect(byName(n).version, n).toBe(1);
+  it('adds the version-2 and version-4 items at version 1, raised by their later changes', () => {
+    for (const n of addedInV4) expect(byName(n).version, n).toBe(1);
+    for (const n of addedInV2) expect(byName(n).version, n).toBe(expectedVersion(n));
+    // mileage and vehicleheading changed in version 4; the other version-2 items did not.
+    expect(addedInV2.filter((n) => byName(n).version > 1).sort()).toEqual(['mileage', 'vehicleheading']);
   });
 
   it('shows the changed description at version 2', () => {
@@ -62,7 +67,7 @@ describe('catalog evolution through the API', () => {
   });
 
   it('returns exactly the changed and added entries for updatedSince after version 1', async () => {
-    const v2 = byName(added[0]!).updatedAt;
+    const v2 = byName(addedInV2.find((n) => !changed.includes(n))!).updatedAt;
     const expected = [...new Set([...added, ...changed])].sort();
     expect(await since(v2)).toEqual(expected); // inclusive: the instant of the change itself
     expect(await since('2024-03-01T00:00:00+02:00')).toEqual(expected);
@@ -70,11 +75,28 @@ describe('catalog evolution through the API', () => {
     expect(await since('2023-12-31T23:59:59Z')).toHaveLength(all.length);
   });
 
-  it('returns exactly the version-3 changes for updatedSince after version 2', async () => {
+  it('returns exactly the version-3 and version-4 changes for updatedSince after version 2', async () => {
     const v3 = byName(CHANGED_IN_VERSION_3[0]!).updatedAt;
-    expect(Date.parse(v3)).toBeGreaterThan(Date.parse(byName(added[0]!).updatedAt));
-    expect(await since(v3)).toEqual([...CHANGED_IN_VERSION_3].sort());
-    expect(await since(new Date(Date.parse(v3) + 1).toISOString())).toEqual([]);
+    expect(Date.parse(v3)).toBeGreaterThan(Date.parse(byName('vehiclespeed').updatedAt));
+    expect(await since(v3)).toEqual([...new Set([...CHANGED_IN_VERSION_3, ...CHANGED_IN_VERSION_4, ...addedInV4])].sort());
+  });
+
+  it('returns exactly the version-4 additions and changes for updatedSince after version 3', async () => {
+    const v3 = byName(CHANGED_IN_VERSION_3[0]!).updatedAt;
+    const v4 = byName(addedInV4[0]!).updatedAt;
+    expect(Date.parse(v4)).toBeGreaterThan(Date.parse(v3));
+    const expected = [...addedInV4, ...CHANGED_IN_VERSION_4].sort();
+    expect(expected).toHaveLength(28);
+    expect(await since(new Date(Date.parse(v3) + 1).toISOString())).toEqual(expected);
+    expect(await since(v4)).toEqual(expected);
+    for (const n of expected) expect(byName(n).updatedAt, n).toBe(v4);
+    expect(await since(new Date(Date.parse(v4) + 1).toISOString())).toEqual([]);
+  });
+
+  it('describes each version-4 change in the entry itself', () => {
+    expect(byName('vehicleheading')).toMatchObject({ version: 2 });
+    expect(byName('mileage').description).toMatch(/whole/);
+    expect(byName('checkcontrolmessages')).toMatchObject({ version: 2 });
   });
 
   it('combines updatedSince with deliveryMethod', async () => {

@@ -8,6 +8,7 @@ export type RuleKind =
   | 'unit enumeration'
   | 'type'
   | 'date-time'
+  | 'date'
   | 'range'
   | 'additional property';
 
@@ -23,6 +24,7 @@ export interface PayloadCase {
 type Path = (string | number)[];
 const pointer = (path: Path) => (path.length === 0 ? '/' : `/${path.join('/')}`);
 const DATE_TIME = '2024-05-01T10:15:30Z';
+const DATE = '2024-05-01';
 
 /** A payload holding every field of the spec's list, each with a valid value. */
 export function sampleOf(fields: Fields, onlyRequired = false): Record<string, unknown> {
@@ -46,6 +48,8 @@ function sampleValue(field: Field, onlyRequired: boolean): unknown {
       return true;
     case 'date-time':
       return DATE_TIME;
+    case 'date':
+      return DATE;
     case 'enum':
       return field.values[0];
     case 'object':
@@ -67,7 +71,7 @@ function wrongType(field: Field): unknown {
     case 'array':
       return { not: 'an array' };
     default:
-      return 42; // string, date-time, enum
+      return 42; // string, date-time, date, enum
   }
 }
 
@@ -126,6 +130,13 @@ function fieldCases(cases: PayloadCase[], full: unknown, path: Path, key: string
       // RFC 3339 section 5.6 only: upper-case T and Z, seconds, an offset written ±hh:mm.
       for (const bad of ['yesterday', '2024-05-01', '2024-05-01T10:15:30', '2024-13-01T10:15:30Z', '1714558530', '2024-05-01 10:15:30Z', '2024-05-01t10:15:30Z', '2024-05-01T10:15:30z', '2024-05-01T10:15Z', '2024-05-01T12:15:30+0200', '2024-05-01T12:15:30+02', ' 2024-05-01T10:15:30Z']) {
         cases.push({ name: `${at} = ${bad}`, rule: 'date-time', payload: setAt(full, path, bad), valid: false, error: `${at} must match format "date-time"` });
+      }
+      break;
+    case 'date':
+      // A calendar date, RFC 3339 full-date: no time, no other order, a day that exists.
+      cases.push({ name: `${at} = 2024-02-29 (leap day)`, rule: 'date', payload: setAt(full, path, '2024-02-29'), valid: true });
+      for (const bad of ['2024-05-01T10:15:30Z', '01.05.2024', '2024-5-1', '2023-02-29', '2024-13-01', 'today']) {
+        cases.push({ name: `${at} = ${bad}`, rule: 'date', payload: setAt(full, path, bad), valid: false, error: `${at} must match format "date"` });
       }
       break;
     case 'number': {

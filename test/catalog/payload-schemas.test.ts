@@ -4,15 +4,13 @@ import { loadCatalog } from '../../src/catalog/load.ts';
 import { defaultPaths } from '../../src/paths.ts';
 import { casesFor, type RuleKind } from './payload-cases.ts';
 import type { Field, Fields } from './spec-fields.ts';
-import { SPEC_22_ITEMS, VERSION_2_ITEMS } from './spec-items.ts';
+import { ALL_ITEMS } from './spec-items.ts';
 
 let catalog: Catalog;
 beforeAll(async () => {
   catalog = await loadCatalog(defaultPaths().catalog);
 });
 
-const ALL_ITEMS = [...SPEC_22_ITEMS, ...VERSION_2_ITEMS];
-const UNIT_ITEMS = 23;
 
 describe.each(ALL_ITEMS.map((i) => [i.technicalName, i] as const))('payload schema of %s', (name, item) => {
   it('is a draft-04 object schema with exactly the fields of the spec', () => {
@@ -48,13 +46,19 @@ describe('rule coverage', () => {
     expect(count('type')).toBe(ALL_ITEMS.length);
     expect(count('date-time')).toBe(ALL_ITEMS.length);
     expect(count('additional property')).toBe(ALL_ITEMS.length);
-    // 10 enumerations in 2.2 (period, 9 status values) + geoSystem and enginestatus.
-    expect(count('enumeration')).toBe(12);
+    // 10 enumerations in 2.2 (period, 9 status values) + geoSystem and enginestatus, and the 19
+    // status items of version 4 (7 named, 12 per door or window position).
+    expect(count('enumeration')).toBe(31);
     // The 17 value+unit rows of 2.2, acceleration's optional unit, charginghistory's session
-    // objects, and the 4 version-2 items with a unit (geolocation has none).
-    expect(count('unit enumeration')).toBe(UNIT_ITEMS);
-    // The 5 bounded version-2 items and the 13 items bounded in catalog version 3.
-    expect(count('range')).toBe(18);
+    // objects, the 4 version-2 items with a unit (geolocation has none), and the 3 of version 4
+    // (environmentaltemperature, fuelremaining, nextservicedistance).
+    expect(count('unit enumeration')).toBe(26);
+    // The 5 bounded version-2 items, the 13 items bounded in catalog version 3, and in version 4
+    // the whole check-control codes and 5 new items (both dtc lists' occurrences, the seating
+    // capacity, environmentaltemperature, fuelremaining).
+    expect(count('range')).toBe(24);
+    // basicvehicledata's production and first registration dates.
+    expect(count('date')).toBe(1);
   });
 });
 
@@ -168,10 +172,10 @@ describe('payloads written out as the spec describes them', () => {
 /** The schema declares exactly the spec's fields, types and required lists, at every depth. */
 function expectSameShape(schema: Record<string, unknown>, field: Field, at: string): void {
   const s = schema as { type?: string; properties?: Record<string, Record<string, unknown>>; required?: string[]; items?: Record<string, unknown>; enum?: string[]; format?: string };
-  const expectedType = { number: 'number', string: 'string', boolean: 'boolean', 'date-time': 'string', enum: 'string', object: 'object', array: 'array' }[field.kind];
+  const expectedType = { number: 'number', string: 'string', boolean: 'boolean', 'date-time': 'string', date: 'string', enum: 'string', object: 'object', array: 'array' }[field.kind];
   expect(s.type, `${at} type`).toBe(expectedType);
   if (field.kind === 'enum') expect(s.enum, `${at} enum`).toEqual(field.values);
-  if (field.kind === 'date-time') expect(s.format, `${at} format`).toBe('date-time');
+  if (field.kind === 'date-time' || field.kind === 'date') expect(s.format, `${at} format`).toBe(field.kind);
   if (field.kind === 'array') expectSameShape(s.items ?? {}, field.items, `${at}[]`);
   if (field.kind === 'object') {
     const fields: Fields = field.fields;

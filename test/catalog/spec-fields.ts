@@ -5,7 +5,7 @@
  */
 export type Field =
   | NumberField
-  | { kind: 'string' | 'boolean' | 'date-time'; required: boolean }
+  | { kind: 'string' | 'boolean' | 'date-time' | 'date'; required: boolean }
   | { kind: 'enum'; required: boolean; values: string[] }
   | { kind: 'object'; required: boolean; fields: Fields }
   | { kind: 'array'; required: boolean; items: Field };
@@ -26,16 +26,18 @@ export interface NumberField {
 }
 
 /** `number*` style: a trailing `*` marks the field required, as in the spec. */
-export function f(spec: 'number' | 'number*' | 'string' | 'string*' | 'boolean' | 'boolean*' | 'date-time' | 'date-time*'): Field {
+export function f(spec: 'number' | 'number*' | 'string' | 'string*' | 'boolean' | 'boolean*' | 'date-time' | 'date-time*' | 'date' | 'date*'): Field {
   const required = spec.endsWith('*');
-  const kind = spec.replace('*', '') as 'number' | 'string' | 'boolean' | 'date-time';
+  const kind = spec.replace('*', '') as 'number' | 'string' | 'boolean' | 'date-time' | 'date';
   return { kind, required };
 }
 
 /** A number within bounds, required unless `required` is false. */
 export const range = (min: number, max?: number, required = true): Field => ({ kind: 'number', required, min, ...(max === undefined ? {} : { max }) });
-/** A required count: a whole number, zero or more. */
-export const count = (): Field => ({ kind: 'number', required: true, min: 0, integer: true });
+/** A count: a whole number, zero or more; required unless `required` is false. */
+export const count = (required = true): Field => ({ kind: 'number', required, min: 0, integer: true });
+/** A whole number without bounds (a code), optional unless `required`. */
+export const whole = (required = false): Field => ({ kind: 'number', required, integer: true });
 /** A required number above zero (zero itself impossible, e.g. the length of a period). */
 export const positive = (): Field => ({ kind: 'number', required: true, min: 0, exclusiveMin: true });
 /** Required enumeration, the spec's `enum*`. */

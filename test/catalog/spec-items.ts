@@ -1,6 +1,6 @@
-import { arr, count, E, e, event, f, obj, positive, range, TS, valueBool, valueEnum, valueUnit, valueUnitIn, type Fields } from './spec-fields.ts';
+import { arr, count, E, e, event, f, obj, positive, range, TS, valueBool, valueEnum, valueUnit, valueUnitIn, whole, type Fields } from './spec-fields.ts';
 
-/** One catalog item as the spec (2.2, 2.3, section 6) or the catalog's version 2 defines it. */
+/** One catalog item as the spec (2.2, 2.3, section 6) or the catalog's versions 2 to 4 define it. */
 export interface SpecItem {
   technicalName: string;
   deliveryMethod: 'pull' | 'push';
@@ -73,8 +73,9 @@ export const SPEC_22_ITEMS: SpecItem[] = [
   pull('chargingpower', valueUnit('A'), 'Maximum charge of the most recent charging process, in ampere.'),
   pull('chargingstatus', valueEnum('FINISHED', 'ACTIVE', 'NOTCHARGING')),
   pull('chargingwindow', valueEnum('SELECTED', 'NOTSELECTED', 'UNKNOWN')),
+  // Catalog version 4: `value` is a numeric message code (recorded: 200 for "Brake Pad Alert"), so whole.
   pull('checkcontrolmessages', {
-    value: arr(obj({ id: f('number'), message: f('string*'), status: f('string'), value: f('number') }), true),
+    value: arr(obj({ id: f('number'), message: f('string*'), status: f('string'), value: whole() }), true),
     timestamp: TS,
   }),
   pull('conditionbasedservices', {
@@ -102,13 +103,16 @@ export const SPEC_22_ITEMS: SpecItem[] = [
   pull('dieseloffboardregenerationstatus', valueEnum(...dieselStatus)),
 ];
 
-/** Catalog version 2: what the virtual vehicles need beyond 2.2. */
+/**
+ * Catalog version 2: what the virtual vehicles need beyond 2.2. As of catalog version 4, with the
+ * recorded formats of the live service: mileage in whole units, vehicleheading in DEGREES.
+ */
 export const VERSION_2_ITEMS: SpecItem[] = [
-  pull('mileage', { value: range(0), unit: E('km', 'mi'), timestamp: TS }),
+  pull('mileage', { value: count(), unit: E('km', 'mi'), timestamp: TS }),
   pull('geolocation', { geoSystem: E('WGS84'), latitude: range(-90, 90), longitude: range(-180, 180), timestamp: TS }),
   pull('fuellevel', { value: range(0, 100), unit: E('PERCENTAGE'), timestamp: TS }),
   pull('enginestatus', valueEnum('ON', 'OFF')),
-  pull('vehicleheading', { value: range(0, 360), unit: E('DEGREE'), timestamp: TS }),
+  pull('vehicleheading', { value: range(0, 360), unit: E('DEGREES'), timestamp: TS }),
   pull('vehiclespeed', { value: range(0), unit: E('km/h', 'mph'), timestamp: TS }),
 ];
 
@@ -131,3 +135,59 @@ export const CHANGED_IN_VERSION_3 = [
   'sochighlevel',
   'soclowlevel',
 ];
+
+const doorStatus = ['OPENED', 'CLOSED', 'UNKNOWN'];
+const lockStatus = ['LOCKED', 'UNLOCKED', 'UNKNOWN'];
+/** Recorded by HMC: `dataPoint.value[0].dtcs[]` of `{dtcId, ecuId, occurrences, timestamp}`. */
+const dtcList = { value: arr(obj({ dtcs: arr(obj({ dtcId: f('string*'), ecuId: f('string'), occurrences: count(false), timestamp: f('date-time') }), true) }), true), timestamp: TS };
+const positions = ['frontleft', 'frontright', 'rearleft', 'rearright'];
+
+/**
+ * Catalog version 4: the items after `dieseloffboardregenerationstatus` as the live service had
+ * them, from its clients' recordings; where those are silent, as catalog/README.md decides.
+ */
+export const VERSION_4_ITEMS: SpecItem[] = [
+  pull('dieseloverboostcoderegulatorstatus', valueEnum(...dieselStatus)),
+  pull('dtc', dtcList),
+  pull('dtcconfirmed', dtcList),
+  pull('basicvehicledata', {
+    value: obj(
+      {
+        vehicleSoftware: f('string'),
+        vehicleConfiguration: arr(f('string')),
+        seatingCapacity: count(false),
+        registrationFirstDate: f('date'),
+        registrationCountry: f('string'),
+        productionDate: f('date'),
+        modelName: f('string'),
+        colorText: f('string'),
+        colorCode: f('string'),
+        brandName: f('string'),
+        bodyType: f('string'),
+      },
+      true,
+    ),
+    timestamp: TS,
+  }),
+  pull('environmentaltemperature', valueUnitIn(ABSOLUTE_ZERO_C, undefined, 'C', 'F')),
+  pull('fuelremaining', valueUnitIn(0, undefined, 'km')),
+  // No minimum, as brakesservicedistance: an overdue service is a negative distance remaining.
+  pull('nextservicedistance', valueUnit('km')),
+  pull('ignitionstatus', valueEnum('ON', 'OFF', 'UNKNOWN')),
+  pull('vehiclelockstatus', valueEnum('LOCKED', 'UNLOCKED', 'SECURED', 'UNKNOWN')),
+  pull('hoodstatus', valueEnum(...doorStatus)),
+  pull('hoodlockstatus', valueEnum(...lockStatus)),
+  pull('trunkstatus', valueEnum(...doorStatus)),
+  pull('fueldoorlockstatus', valueEnum(...lockStatus)),
+  ...positions.flatMap((p) => [
+    pull(`${p}doorstatus`, valueEnum(...doorStatus)),
+    pull(`${p}doorlockstatus`, valueEnum(...lockStatus)),
+    pull(`${p}windowstatus`, valueEnum('OPENED', 'CLOSED', 'INTERMEDIATE', 'UNKNOWN')),
+  ]),
+];
+
+/** Catalog version 4: entries whose recorded format replaced our guess (each raised by one version). */
+export const CHANGED_IN_VERSION_4 = ['checkcontrolmessages', 'mileage', 'vehicleheading'];
+
+/** Every item of the catalog, in the order of the versions that added them. */
+export const ALL_ITEMS: SpecItem[] = [...SPEC_22_ITEMS, ...VERSION_2_ITEMS, ...VERSION_4_ITEMS];

@@ -192,7 +192,7 @@ describe('consent flow errors (spec 7.2): redirect with error, error_description
     expect(params((await b.get(callbackUrl)).location).has('code')).toBe(true);
   });
 
-  it('TIMED_OUT: approving a portal page left open over 10 minutes → conflict without consent_id', async () => {
+  it('TIMED_OUT: approving a portal page left open over 10 minutes → conflict without consent_id, nothing stored', async () => {
     const c = await consumerWith(t);
     const b = new Browser();
     const fields = hiddenFields((await b.get(portalUrl(t, c))).body);
@@ -200,7 +200,36 @@ describe('consent flow errors (spec 7.2): redirect with error, error_description
     const res = await b.post(`${t.origin}/provision`, { ...fields, decision: 'approve' });
     expect(params(res.location).get('error')).toBe('conflict');
     expect(params(res.location).has('consent_id')).toBe(false);
-    expect((await state(fields.consentId!)).state).toBe('TIMED_OUT');
+    // The visit was never stored, and the late decision does not store it either.
+    expect(await t.services.store.consents.get(fields.consentId!)).toBeNull();
+  });
+
+  it('invalid_request at the portal entry: a VIN no manufacturer makes → 303 back with the description, nothing stored', async () => {
+    const c = await consumerWith(t);
+    const res = await new Browser().get(portalUrl(t, c, { vin: 'WVWZZZ1JZXW000001', state: 's9' }));
+    expect(res.status).toBe(303);
+    expect(res.location!.startsWith(`${REDIRECT}?`)).toBe(true);
+    const q = params(res.location);
+    expect(q.get('error')).toBe('invalid_request');
+    expect(q.get('error_description')).toBe('No vehicle manufacturer connected to this service makes the vehicle with this VIN.');
+    expect(q.has('consent_id')).toBe(false);
+    expect(q.get('state')).toBe('s9');
+    expect(await t.services.store.consents.listBySubscription(c.subscriptionId, {})).toEqual([]);
+  });
+
+  it('invalid_request at Approve: a posted e-mail that is not one → 303 back, FAILED; Approve again is a conflict', async () => {
+    const c = await consumerWith(t);
+    const b = new Browser();
+    const fields = hiddenFields((await b.get(portalUrl(t, c, { email: undefined }))).body);
+    const res = await b.post(`${t.origin}/provision`, { ...fields, email: 'ada at example', decision: 'approve' });
+    expect(res.status).toBe(303);
+    const q = params(res.location);
+    expect(q.get('error')).toBe('invalid_request');
+    expect(q.get('error_description')).toBe('The details given at the portal are not valid. E-mail address: Enter an e-mail address such as name@example.com.');
+    expect(q.has('consent_id')).toBe(false);
+    expect(await state(fields.consentId!)).toMatchObject({ state: 'FAILED', errorCode: 'invalid_request' });
+    const again = await b.post(`${t.origin}/provision`, { ...fields, email: 'ada@example.com', decision: 'approve' });
+    expect(params(again.location).get('error')).toBe('conflict');
   });
 
   it('mix-up defence: an answer on another manufacturer\'s callback path is refused (FAILED)', async () => {
@@ -247,11 +276,12 @@ describe('consent flow errors (spec 7.2): redirect with error, error_description
     expect(res.location).toBeNull();
   });
 
-  it('B9: the portal form without its CSRF token, or from another session → 403, still STARTED', async () => {
+  it('B9: the portal form without its CSRF token, or from another session → 403, nothing stored', async () => {
     const c = await consumerWith(t);
     const b = new Browser();
     const fields = hiddenFields((await b.get(portalUrl(t, c))).body);
-    const noToken = await b.post(`${t.origin}/provision`, { consentId: fields.consentId!, decision: 'approve' });
+    const { csrf: _csrf, ...withoutToken } = fields;
+    const noToken = await b.post(`${t.origin}/provision`, { ...withoutToken, decision: 'approve' });
     expect(noToken.status).toBe(403);
     expect(noToken.location).toBeNull();
     const wrongToken = await b.post(`${t.origin}/provision`, { ...fields, csrf: 'x'.repeat(43), decision: 'approve' });
@@ -259,6 +289,10 @@ describe('consent flow errors (spec 7.2): redirect with error, error_description
     const otherSession = await new Browser().post(`${t.origin}/provision`, { ...fields, decision: 'approve' });
     expect(otherSession.status).toBe(403);
     expect(otherSession.location).toBeNull();
-    expect((await state(fields.consentId!)).state).toBe('STARTED');
+    // Without the sealed entry the form names no process at all.
+    const bare = await b.post(`${t.origin}/provision`, { consentId: fields.consentId!, csrf: fields.csrf!, decision: 'approve' });
+    expect(bare.status).toBe(400);
+    expect(bare.location).toBeNull();
+    expect(await t.services.store.consents.get(fields.consentId!)).toBeNull();
   });
 });

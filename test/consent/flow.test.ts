@@ -100,9 +100,14 @@ describe('consent flow over real HTTP: portal → manufacturer → callback → 
     expect(params(callback.location).has('code')).toBe(true);
     expect((await t.services.store.consents.get(consentId))?.grantedItems).toEqual(['crashseverity', 'mileage']);
     const none = await consumerWith(t, { dataItems: ['acceleration'] });
+    // Told to the consumer by the redirect (spec 7.2 note 2), or on a page when it gave no redirectUrl.
     const refused = await b.get(portalUrl(t, none, { vin: BOREALIS_VIN }));
-    expect(refused.status).toBe(400);
-    expect(refused.body).toContain('supplies none of the data items');
+    expect(refused.status).toBe(303);
+    expect(params(refused.location).get('error')).toBe('invalid_request');
+    expect(params(refused.location).get('error_description')).toContain('supplies none of the data items');
+    const shown = await b.get(portalUrl(t, none, { vin: BOREALIS_VIN, redirectUrl: undefined }));
+    expect(shown.status).toBe(400);
+    expect(shown.body).toContain('supplies none of the data items');
   });
 
   it('asks for the VIN, names and e-mail when they are not passed, and uses what the user enters', async () => {

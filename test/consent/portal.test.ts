@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/clock.ts';
 import { sha256Hex } from '../../src/crypto.ts';
 import { addConsumer, createTestApp, type TestApp, type TestConsumer } from '../helpers/app.ts';
 import { hiddenFields } from './harness.ts';
@@ -12,7 +13,7 @@ describe('consent portal GET/POST /provision', () => {
   let t: TestApp;
   let c: TestConsumer;
   beforeEach(async () => {
-    t = await createTestApp({ env: { PUBLIC_URL: ORIGIN } });
+    t = await createTestApp({ env: { PUBLIC_URL: ORIGIN }, clock: new ManualClock('2026-03-01T08:00:00.000Z') });
     c = await addConsumer(t, { name: 'Fleet <App> GmbH', dataItems: ['crashseverity', 'sochighlevel'], allowedRedirectUrls: [REDIRECT, 'http://127.0.0.1:4000/cb'] });
   });
   afterEach(async () => {
@@ -84,14 +85,76 @@ describe('consent portal GET/POST /provision', () => {
     }
   });
 
-  it('stores the process at once in STARTED, bound to the session', async () => {
-    const res = await entry({ state: 'abc' });
-    const { consentId } = hiddenFields(res.body);
-    const r = await t.services.store.consents.get(consentId!);
-    expect(r).toMatchObject({ state: 'STARTED', consumerId: c.consumerId, vin: VIN, redirectUrl: REDIRECT, consumerState: 'abc', consentGivenAt: null });
-    expect(r?.sessionHash).toBe(sha256Hex(res.cookies[0]!.value));
+  it('a visit stores nothing: the store and the consumer\'s list stay empty however often the page is opened (issue 20 item 7)', async () => {
+    for (let i = 0; i < 5; i++) expect((await entry({ state: 'abc' })).statusCode).toBe(200);
+    expect(await t.services.store.consents.listBySubscription(c.subscriptionId)).toEqual([]);
+    const listed = await t.app.inject({ method: 'GET', url: '/consent/v1/consents', headers: c.headers });
+    expect(listed.statusCode).toBe(200);
+    expect(listed.json()).toEqual([]);
   });
 
+  it('the decision stores the process the visit stood for: bound to the session, STARTED at the visit', async () => {
+    const page = await entry({ state: 'abc', firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com' });
+    const fields = hiddenFields(page.body);
+    // The sealed entry reads as nothing: no VIN, name or e-mail in clear.
+    expect(fields.entry).toMatch(/^v1\./);
+    for (const clear of [VIN, 'Lovelace', 'ada@example.com', c.consumerId]) expect(fields.entry).not.toContain(clear);
+    const visitedAt = t.services.clock.now().toISOString();
+    (t.services.clock as ManualClock).advance(60_000);
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/provision',
+      headers: { cookie: cookieOf(page), 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ ...fields, decision: 'reject' }).toString(),
+    });
+    expect(res.statusCode).toBe(303);
+    const r = await t.services.store.consents.get(fields.consentId!);
+    expect(r).toMatchObject({ state: 'REJECTED', consumerId: c.consumerId, vin: VIN, redirectUrl: REDIRECT, consumerState: 'abc', consentGivenAt: null, createdAt: visitedAt });
+    expect(r?.history).toEqual([
+      { state: 'STARTED', at: visitedAt },
+      { state: 'REJECTED', at: t.services.clock.now().toISOString() },
+    ]);
+    expect(r?.sessionHash).toBe(sha256Hex(page.cookies[0]!.value));
+  });
+
+  it('one form submitted twice at once (a double click) stores one process, never a 5xx', async () => {
+    const page = await entry({ firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com' });
+    const fields = hiddenFields(page.body);
+    const post = () =>
+      t.app.inject({
+        method: 'POST',
+        url: '/provision',
+        headers: { cookie: cookieOf(page), 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({ ...fields, decision: 'approve' }).toString(),
+      });
+    const answers = await Promise.all([post(), post(), post()]);
+    for (const res of answers) expect(res.statusCode).toBeLessThan(500);
+    expect(answers.some((res) => res.statusCode === 303)).toBe(true);
+    const stored = await t.services.store.consents.listBySubscription(c.subscriptionId);
+    expect(stored.map((r) => [r.consentId, r.state])).toEqual([[fields.consentId, 'AWAITING_MANUFACTURER']]);
+  });
+
+  it('a forged or altered entry is refused (400) and stores nothing', async () => {
+    const page = await entry();
+    const fields = hiddenFields(page.body);
+    const post = (form: Record<string, string>) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/provision',
+        headers: { cookie: cookieOf(page), 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({ ...fields, decision: 'approve', ...form }).toString(),
+      });
+    const altered = `${fields.entry!.slice(0, -2)}${fields.entry!.endsWith('AA') ? 'BB' : 'AA'}`;
+    const forms: Record<string, string>[] = [{ entry: altered }, { entry: 'v1.x.y.z' }, { consentId: crypto.randomUUID() }];
+    for (const form of forms) {
+      const res = await post(form);
+      expect(res.statusCode).toBe(400);
+      expect(res.headers.location).toBeUndefined();
+    }
+    expect(await t.services.store.consents.listBySubscription(c.subscriptionId)).toEqual([]);
+  });
+
+  // Where a redirect could not be trusted: who asks, or where the answer goes, is not known good.
   it.each([
     ['unknown consumer', { consumerId: '00000000-0000-0000-0000-000000000000' }],
     ['unknown subscription', { subscriptionId: '00000000-0000-0000-0000-000000000000' }],
@@ -99,12 +162,61 @@ describe('consent portal GET/POST /provision', () => {
     ['missing subscriptionId', { subscriptionId: undefined }],
     ['redirectUrl not in the whitelist', { redirectUrl: 'https://evil.example.com/cb' }],
     ['empty redirectUrl', { redirectUrl: '' }],
-    ['invalid VIN', { vin: 'NOT-A-VIN' }],
-    ['a VIN no manufacturer claims', { vin: 'WVWZZZ1JZXW000001' }],
-    ['invalid e-mail', { email: 'not an address' }],
-    ['PKCE method other than S256', { code_challenge: 'a'.repeat(43), code_challenge_method: 'plain' }],
+    ['redirectUrl not in the whitelist, and an invalid VIN', { redirectUrl: 'https://evil.example.com/cb', vin: 'NOT-A-VIN' }],
+    ['unknown subscription, and an invalid e-mail', { subscriptionId: '00000000-0000-0000-0000-000000000000', email: 'x' }],
   ])('400 error page, no redirect: %s', async (_name, p) => {
     expectErrorPage(await entry(p));
+  });
+
+  // Spec 7.2 note 2: consumer, subscription and redirectUrl are good, so the consumer is told.
+  const BAD_ENTRIES: [string, Record<string, string | undefined>, string][] = [
+    ['an invalid VIN', { vin: 'NOT-A-VIN' }, 'The parameter vin is not valid. A VIN has 17 characters: digits and capital letters except I, O and Q.'],
+    ['a VIN no manufacturer claims', { vin: 'WVWZZZ1JZXW000001' }, 'No vehicle manufacturer connected to this service makes the vehicle with this VIN.'],
+    ['an invalid e-mail', { email: 'not an address' }, 'The parameter email is not valid. Enter an e-mail address such as name@example.com.'],
+    ['a first name with a control character', { firstName: 'Ada\u0007' }, 'The parameter firstName is not valid. Enter at most 100 printable characters.'],
+    ['a last name over 100 characters', { lastName: 'L'.repeat(101) }, 'The parameter lastName is not valid. Enter at most 100 printable characters.'],
+    ['PKCE method other than S256', { code_challenge: 'a'.repeat(43), code_challenge_method: 'plain' }, 'PKCE needs code_challenge (43 characters, base64url) with code_challenge_method=S256.'],
+    ['PKCE method without a challenge', { code_challenge_method: 'S256' }, 'PKCE needs code_challenge (43 characters, base64url) with code_challenge_method=S256.'],
+  ];
+  const expectBackWithInvalidRequest = async (res: Awaited<ReturnType<typeof entry>>, description: string, state: string | null) => {
+    expect(res.statusCode).toBe(303);
+    expect(res.headers['cache-control']).toBe('no-store');
+    const to = new URL(res.headers.location as string);
+    expect(`${to.origin}${to.pathname}`).toBe(REDIRECT);
+    expect(to.searchParams.get('error')).toBe('invalid_request');
+    expect(to.searchParams.get('error_description')).toBe(description);
+    expect(to.searchParams.has('consent_id')).toBe(false);
+    expect(to.searchParams.get('state')).toBe(state);
+    // Nothing was started: no process stored for the subscription.
+    expect(await t.services.store.consents.listBySubscription(c.subscriptionId, {})).toEqual([]);
+  };
+
+  it.each(BAD_ENTRIES)('303 back to the consumer with invalid_request, its state echoed: %s', async (_name, p, description) => {
+    await expectBackWithInvalidRequest(await entry({ ...p, state: 'st-1' }), description, 'st-1');
+  });
+
+  it.each(BAD_ENTRIES)('400 error page when no redirectUrl was given: %s', async (_name, p, description) => {
+    const res = await entry({ ...p, redirectUrl: undefined });
+    expectErrorPage(res);
+    expect(res.body).toContain(description.split('.')[0]!.replace(/'/g, '&#39;'));
+  });
+
+  it('303 invalid_request for a state over 512 characters (not echoed) and for a repeated detail', async () => {
+    await expectBackWithInvalidRequest(await entry({ state: 's'.repeat(513) }), 'The parameter state is longer than 512 characters.', null);
+    const url = `${query({ consumerId: c.consumerId, subscriptionId: c.subscriptionId, redirectUrl: REDIRECT, state: 'st-2', vin: VIN })}&vin=V1RTUALV1N0000002`;
+    await expectBackWithInvalidRequest(await t.app.inject({ method: 'GET', url }), 'The parameter vin may be given only once.', 'st-2');
+  });
+
+  it("303 invalid_request when the VIN's manufacturer supplies none of the subscription's items", async () => {
+    const evOnly = await addConsumer(t, { dataItems: ['chargingstatus'], allowedRedirectUrls: [REDIRECT] });
+    const res = await t.app.inject({
+      method: 'GET',
+      url: query({ consumerId: evOnly.consumerId, subscriptionId: evOnly.subscriptionId, redirectUrl: REDIRECT, vin: 'BRL00000000000001' }),
+    });
+    expect(res.statusCode).toBe(303);
+    const q = new URL(res.headers.location as string).searchParams;
+    expect(q.get('error')).toBe('invalid_request');
+    expect(q.get('error_description')).toBe('Borealis Motors supplies none of the data items of this subscription.');
   });
 
   it("400 for another consumer's subscription, read exactly like an unknown one", async () => {
@@ -224,22 +336,57 @@ describe('consent portal GET/POST /provision', () => {
       expect(r?.pkceVerifierSealed).toMatch(/^v1\./);
     });
 
-    it('a typed VIN no manufacturer claims → the portal again with the error (400), no redirect', async () => {
-      const { res, consentId } = await submit({ vin: undefined }, { vin: 'WVWZZZ1JZXW000001', decision: 'approve' });
+    it('without a redirectUrl, a typed VIN no manufacturer claims → the portal again with the error (400)', async () => {
+      const { res, consentId } = await submit({ vin: undefined, redirectUrl: undefined }, { vin: 'WVWZZZ1JZXW000001', decision: 'approve' });
       expect(res.statusCode).toBe(400);
       expect(res.headers.location).toBeUndefined();
       expect(res.body).toContain('No vehicle manufacturer');
       expect(res.body).toContain('aria-invalid="true"');
       expect(res.body).toContain('value="WVWZZZ1JZXW000001"');
-      expect((await t.services.store.consents.get(consentId))?.state).toBe('STARTED');
+      // Not decided yet: still nothing stored.
+      expect(await t.services.store.consents.get(consentId)).toBeNull();
     });
 
-    it('missing or malformed details → the portal again naming each field (400)', async () => {
-      const { res } = await submit({ vin: undefined, firstName: undefined, email: undefined }, { vin: 'V1RTUALV1N000000', email: 'x', decision: 'approve' });
+    it('without a redirectUrl, missing or malformed details → the portal again naming each field (400)', async () => {
+      const { res } = await submit({ vin: undefined, firstName: undefined, email: undefined, redirectUrl: undefined }, { vin: 'V1RTUALV1N000000', email: 'x', decision: 'approve' });
       expect(res.statusCode).toBe(400);
       expect(res.body).toContain('A VIN has 17 characters');
       expect(res.body).toContain('This field is required');
       expect(res.body).toContain('Enter an e-mail address');
+    });
+
+    it('the VIN field is checked by the browser too (pattern), so a typing error rarely reaches the server', async () => {
+      const page = await entry({ vin: undefined });
+      expect(page.body).toMatch(/name="vin" required[^>]* maxlength="17" pattern="\[A-HJ-NPR-Za-hj-npr-z0-9\]\{17\}"/);
+    });
+
+    it('with a redirectUrl, a typed VIN no manufacturer claims → 303 invalid_request, FAILED', async () => {
+      const details = { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com' };
+      const { res, consentId } = await submit({ vin: undefined, state: 'st-3', ...details }, { vin: 'WVWZZZ1JZXW000001', decision: 'approve' });
+      expect(res.statusCode).toBe(303);
+      const to = new URL(res.headers.location as string);
+      expect(`${to.origin}${to.pathname}`).toBe(REDIRECT);
+      expect(to.searchParams.get('error')).toBe('invalid_request');
+      expect(to.searchParams.get('error_description')).toBe(
+        'The details given at the portal are not valid. Vehicle identification number (VIN): No vehicle manufacturer connected to this service makes the vehicle with this VIN.',
+      );
+      // The user had not consented: no consent_id; the consumer's state comes back.
+      expect(to.searchParams.has('consent_id')).toBe(false);
+      expect(to.searchParams.get('state')).toBe('st-3');
+      expect(await t.services.store.consents.get(consentId)).toMatchObject({ state: 'FAILED', errorCode: 'invalid_request', consentGivenAt: null });
+    });
+
+    it('with a redirectUrl, missing or malformed details → 303 invalid_request naming each field; the process cannot go on', async () => {
+      const { res, consentId } = await submit({ vin: undefined, firstName: undefined, email: undefined }, { vin: 'V1RTUALV1N000000', email: 'x', decision: 'approve' });
+      expect(res.statusCode).toBe(303);
+      const q = new URL(res.headers.location as string).searchParams;
+      expect(q.get('error')).toBe('invalid_request');
+      expect(q.get('error_description')).toBe(
+        'The details given at the portal are not valid. ' +
+          'Vehicle identification number (VIN): A VIN has 17 characters: digits and capital letters except I, O and Q. ' +
+          'First name: This field is required. Last name: This field is required. E-mail address: Enter an e-mail address such as name@example.com.',
+      );
+      expect((await t.services.store.consents.get(consentId))?.state).toBe('FAILED');
     });
 
     it('rejecting needs no details and is a 303 to the consumer', async () => {

@@ -50,14 +50,17 @@ describe('consent process sweep', () => {
     ).record;
   };
 
-  it('an abandoned portal visit: TIMED_OUT once 10 minutes pass, deleted with its VIN once the retention has passed', async () => {
+  it('a process left in STARTED (stored, decision not applied): TIMED_OUT once 10 minutes pass, deleted with its VIN once the retention has passed', async () => {
+    // A visit alone stores nothing (test/consent/portal.test.ts); a STARTED process is one whose
+    // API process died between storing it and applying the user's decision, or one an earlier
+    // version stored at the visit.
     const visit = await t.app.inject({
       method: 'GET',
       url: `/provision?consumerId=${c.consumerId}&subscriptionId=${c.subscriptionId}&vin=V1RTUALV1N0000001&email=ada%40example.com`,
     });
     expect(visit.statusCode).toBe(200);
-    const [started] = await t.services.store.consents.listBySubscription(c.subscriptionId);
-    expect(started).toMatchObject({ state: 'STARTED', vin: 'V1RTUALV1N0000001', email: 'ada@example.com' });
+    expect(await t.services.store.consents.listBySubscription(c.subscriptionId)).toEqual([]);
+    const started = await seed('STARTED', { vin: 'V1RTUALV1N0000001', email: 'ada@example.com' });
 
     // Not yet past the 10 minutes: nothing happens.
     clock.advance(9 * MINUTE);

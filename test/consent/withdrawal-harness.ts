@@ -12,13 +12,14 @@ export interface Party {
   secret: string;
 }
 
-export async function party(t: LiveApp, name: string): Promise<Party> {
-  const consumer = await consumerWith(t, { name });
+/** `notices`: the notice types the webhook opts in to (none by default, as for a consumer). */
+export async function party(t: LiveApp, name: string, opts: { notices?: string[]; dataItems?: string[] } = {}): Promise<Party> {
+  const consumer = await consumerWith(t, { name, ...(opts.dataItems ? { dataItems: opts.dataItems } : {}) });
   const receiver = await startReceiver();
   const res = await fetch(`${t.origin}/push/v1/webhook`, {
     method: 'PUT',
     headers: { ...consumer.headers, 'content-type': 'application/json' },
-    body: JSON.stringify({ url: receiver.url }),
+    body: JSON.stringify({ url: receiver.url, ...(opts.notices ? { notices: opts.notices } : {}) }),
   });
   if (res.status !== 200) throw new Error(`webhook registration answered ${res.status}`);
   return { consumer, receiver, secret: ((await res.json()) as { signingSecret: string }).signingSecret };

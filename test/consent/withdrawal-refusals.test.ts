@@ -19,7 +19,7 @@ describe('withdrawal at the portal: refusals', () => {
 
   beforeAll(async () => {
     t = await startLiveApp({ clock, env: { PUSH_ALLOW_PRIVATE_TARGETS: 'true' } });
-    fleet = await party(t, 'Fleet App GmbH');
+    fleet = await party(t, 'Fleet App GmbH', { notices: ['consent.revoked'] });
     consentId = await activeConsent(t, fleet, VIN);
     await activeConsent(t, await party(t, 'Other Vehicle Ltd'), OTHER_VIN);
   }, 30_000);

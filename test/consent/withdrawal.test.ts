@@ -24,8 +24,9 @@ describe('withdrawing consent at the portal', () => {
 
   beforeAll(async () => {
     t = await startLiveApp({ clock, env: { PUSH_ALLOW_PRIVATE_TARGETS: 'true', PUSH_WATCH_CACHE_MS: '0' } });
-    fleet = await party(t, 'Fleet App GmbH');
-    insurer = await party(t, 'Insurer AG');
+    // Both webhooks take the notice: only the consumer whose consent was withdrawn gets one.
+    fleet = await party(t, 'Fleet App GmbH', { notices: ['consent.revoked'] });
+    insurer = await party(t, 'Insurer AG', { notices: ['consent.revoked'] });
     ids.fleet = await activeConsent(t, fleet, VIN);
     ids.insurer = await activeConsent(t, insurer, VIN);
     workers = await startWorkers(t);

@@ -79,9 +79,20 @@ describe('GET /delivery/v1/history/{vin}/{item}', () => {
     expect((await get(`${VIN1}/batteryvoltage`, { 'x-api-key': c.apiKey })).statusCode).toBe(400);
   });
 
-  it('stops at once when consent is revoked', async () => {
-    expect((await get(`${VIN1}/batteryvoltage?limit=1`)).statusCode).toBe(200);
+  it('stops at once when consent is revoked: the contract error and no data point', async () => {
+    // Read just before, so the read model holds the consent: the revocation must drop it.
+    const before = await get(`${VIN1}/batteryvoltage?limit=1`);
+    expect({ status: before.statusCode, points: before.json().dataPoints.length }).toEqual({ status: 200, points: 1 });
     await revokeConsent(t.services, consentId);
-    expect((await get(`${VIN1}/batteryvoltage?limit=1`)).statusCode).toBe(403);
+    const after = await get(`${VIN1}/batteryvoltage?limit=1`);
+    expect({ status: after.statusCode, body: after.json() }).toEqual({
+      status: 403,
+      body: {
+        reasonCode: 'CAR.403',
+        reasonText: 'No active consent for this vehicle and subscription.',
+        url: `/delivery/v1/history/${VIN1}/batteryvoltage`,
+        method: 'GET',
+      },
+    });
   });
 });

@@ -69,8 +69,13 @@ describe('POST /delivery/v1/in-vehicle', () => {
 
   it('every data point is valid against its catalog schema', async () => {
     const body = await deliver(deliveryBody([VIN1], ITEMS));
-    for (const [item, r] of Object.entries(body.inVehicleData[0].response as Record<string, { dataPoint?: unknown }>)) {
-      if (r.dataPoint) expect(t.services.catalog.validate(item, r.dataPoint)).toEqual({ valid: true });
+    const response = body.inVehicleData[0].response as Record<string, { dataPoint?: unknown; error?: { code: string } }>;
+    // The items with data have a data point, the one without has its error: none is skipped.
+    expect(Object.keys(response).sort()).toEqual([...ITEMS].sort());
+    expect(response.sochighlevel).toEqual({ error: { code: 'CAR.VE.908', message: expect.any(String) } });
+    for (const item of ['batteryvoltage', 'coolanttemperature']) {
+      expect(response[item]?.dataPoint, item).toBeDefined();
+      expect(t.services.catalog.validate(item, response[item]!.dataPoint)).toEqual({ valid: true });
     }
   });
 

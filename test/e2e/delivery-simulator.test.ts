@@ -148,13 +148,17 @@ describe('end to end: simulator → pipeline → activation → consent → deli
   });
 
   it('consent revocation and deactivation stop delivery at once', async () => {
+    // Delivered just before, so the API's read model holds V3's consent: the revocation must
+    // drop it there, not merely find a cold cache (the earlier entries aged with the clock).
+    expect((await deliver(a, [V3])).body.inVehicleData[0]!.response!.batteryvoltage!.dataPoint).toBeDefined();
     const del = await fetch(`${t.origin}/consent/v1/consents/${consents.get(`${a.subscriptionId}:${V3}`)}`, {
       method: 'DELETE',
       headers: { 'x-api-key': a.apiKey, 'x-subscription-id': a.subscriptionId },
     });
     expect(del.status).toBeLessThan(300);
-    expect((await deliver(a, [V3])).body.inVehicleData[0]!.error!.code).toBe('CAR.VE.905');
+    expect((await deliver(a, [V3])).body.inVehicleData[0]).toEqual({ identifier: { type: 'VIN', value: V3 }, error: { code: 'CAR.VE.905', message: expect.any(String) } });
 
+    expect((await deliver(a, [V1])).body.inVehicleData[0]!.response!.batteryvoltage!.dataPoint).toBeDefined();
     const put = await change(a, 'deactivate', [V1]);
     expect(put.body).toEqual([{ vin: V1, status: 'PENDING_DEACTIVATION' }]);
     expect((await deliver(a, [V1])).body.inVehicleData[0]!.error!.code).toBe('CAR.VE.903');

@@ -45,7 +45,7 @@ export async function fuzzContext(t: TestApp): Promise<FuzzContext> {
   });
   await store.webhooks.put({
     subscriptionId: a.subscriptionId, url: 'https://203.0.113.7/in', secrets: [{ sealed: secrets.encrypt('whsec_ZnV6eg=='), createdAt: at, expiresAt: null }],
-    authorizationSealed: null, items: [], minIntervalSeconds: 60, status: 'ENABLED', disabledReason: null, failingSince: null, createdAt: at, updatedAt: at,
+    authorizationSealed: null, items: [], minIntervalSeconds: 60, notices: [], status: 'ENABLED', disabledReason: null, failingSince: null, createdAt: at, updatedAt: at,
   });
   return { a, b, vins: FUZZ_VINS, items: catalog.list().map((e) => e.technicalName), ids, adminToken: 'test-admin-token' };
 }

@@ -25,15 +25,16 @@ interface Party {
 /**
  * Reliability checklist K3 (GDPR Art. 19) on real parts: the admin erasure route, the SQLite
  * store, the suite's Redis, the push workers and local HTTP receivers. Each subscription that
- * held the erased VIN and has a webhook gets exactly one signed `vehicle.data_erased` notice;
- * no one else gets anything; afterwards no store table and no Redis key holds the VIN.
+ * held the erased VIN and has a webhook that opted in to the notice gets exactly one signed
+ * `vehicle.data_erased` notice; no one else gets anything; afterwards no store table and no Redis key holds the VIN.
  */
 describe('erasure notices to webhooks', () => {
   let t: TestApp;
   let workers: Running[] = [];
   const parties: Record<string, Party> = {};
 
-  async function party(name: string, opts: { legalBasis?: LegalBasis; webhook?: boolean; fail?: boolean } = {}): Promise<Party> {
+  /** A consumer; its webhook opts in to erasure notices unless `optIn: false`. */
+  async function party(name: string, opts: { legalBasis?: LegalBasis; webhook?: boolean; optIn?: boolean; fail?: boolean } = {}): Promise<Party> {
     const consumer = await addConsumer(t, opts.legalBasis ? { legalBasis: opts.legalBasis } : {});
     const p: Party = { consumer };
     if (opts.webhook !== false) {
@@ -43,7 +44,7 @@ describe('erasure notices to webhooks', () => {
         method: 'PUT',
         url: '/push/v1/webhook',
         headers: consumer.headers,
-        payload: { url: p.receiver.url, authorization: `Bearer ${name}` },
+        payload: { url: p.receiver.url, authorization: `Bearer ${name}`, ...(opts.optIn === false ? {} : { notices: ['vehicle.data_erased'] }) },
       });
       expect(res.statusCode).toBe(200);
       p.secret = res.json().signingSecret;
@@ -81,6 +82,7 @@ describe('erasure notices to webhooks', () => {
     await seedConsent(services, consentOnly.consumer.consumerId, consentOnly.consumer.subscriptionId, X);
     await seedActivation(services, (await party('contract', { legalBasis: 'CONTRACT' })).consumer.subscriptionId, X);
     await both(await party('noWebhook', { webhook: false }), X);
+    await both(await party('notOptedIn', { optIn: false }), X);
     await both(await party('otherVin'), Y);
     await both(await party('otherVinToo'), Y);
     await seedActivation(services, (await party('failing', { fail: true })).consumer.subscriptionId, Z);
@@ -121,8 +123,9 @@ describe('erasure notices to webhooks', () => {
         vehicleDataErased: { identifier: { type: 'VIN', value: X }, erasedAt: receipt.erasedAt, scope: 'VEHICLE' },
       });
     }
-    expect(received('otherVin') + received('otherVinToo') + received('failing')).toBe(0);
+    expect(received('otherVin') + received('otherVinToo') + received('failing') + received('notOptedIn')).toBe(0);
     expect(await noticesOf(parties.noWebhook!)).toEqual([]);
+    expect(await noticesOf(parties.notOptedIn!)).toEqual([]);
     expect(await noticesOf(parties.otherVin!)).toEqual([]);
 
     // The consumer's delivery log shows the notice, without the VIN.
@@ -130,9 +133,11 @@ describe('erasure notices to webhooks', () => {
     expect(listed.json()).toEqual([
       expect.objectContaining({ vin: '', item: 'vehicle.data_erased', kind: 'notice', status: 'DELIVERED', attempts: [expect.objectContaining({ statusCode: 200 })] }),
     ]);
-    // The operator's audit event says whom it told (subscription ids, not the VIN).
+    // The operator's audit event says who held the VIN and whom it told (subscription ids, not the VIN).
     const [audit] = await services.store.audit.list({ type: 'gdpr.erasure' });
-    expect([...(audit!.details.notified as string[])].sort()).toEqual(told.map((n) => parties[n]!.consumer.subscriptionId).sort());
+    const ids = (names: string[]) => names.map((n) => parties[n]!.consumer.subscriptionId).sort();
+    expect([...(audit!.details.notified as string[])].sort()).toEqual(ids(told));
+    expect([...(audit!.details.holders as string[])].sort()).toEqual(ids([...told, 'noWebhook', 'notOptedIn']));
 
     // Sent, the notices take the VIN with them: none left in the store or Redis, opened or not.
     expect(scanSqlite(t.dataDir, [X], services.secrets)).toEqual([]);

@@ -71,8 +71,8 @@ export async function seedActivation(services: Services, subscriptionId: string,
 }
 
 /**
- * A webhook that takes events and watches `mileage` (so fan-out also writes update throttles).
- * Its URL is never called: no push worker runs, the jobs wait in the queue.
+ * A webhook that takes events, watches `mileage` (so fan-out also writes update throttles) and
+ * asks for erasure notices. Its URL is never called: no push worker runs, the jobs wait in the queue.
  */
 export async function seedWebhook(services: Services, subscriptionId: string): Promise<void> {
   const at = services.clock.now().toISOString();
@@ -83,6 +83,7 @@ export async function seedWebhook(services: Services, subscriptionId: string): P
     authorizationSealed: null,
     items: ['mileage'],
     minIntervalSeconds: 60,
+    notices: ['vehicle.data_erased'],
     status: 'ENABLED',
     disabledReason: null,
     failingSince: null,

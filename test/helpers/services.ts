@@ -32,12 +32,14 @@ export async function createTestServices(
     paths?: Paths;
     /** Wraps the engine's store under everything else (race tests put scheduling points there). */
     wrapStore?: (store: Store) => Store;
+    /** A Redis of the service's own, as `npm start` runs it without REDIS_URL: REDIS_URL stays unset. */
+    privateRedisUrl?: string;
   } = {},
 ): Promise<TestServices> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cvd-test-'));
   const config: Config = loadConfig({
     DATA_DIR: dataDir,
-    REDIS_URL: inject('redisUrl'),
+    REDIS_URL: opts.privateRedisUrl === undefined ? inject('redisUrl') : '',
     QUEUE_PREFIX: `t${randomUUID().slice(0, 8)}`,
     ADMIN_TOKEN: 'test-admin-token',
     LOG_LEVEL: 'debug',
@@ -47,6 +49,9 @@ export async function createTestServices(
     // Tests send hundreds of portal requests from 127.0.0.1 without moving the clock; the
     // portal limit itself is tested with its own small values (test/consent/portal-limit.test.ts).
     RATE_LIMIT_PORTAL_MAX: '1000000',
+    // Likewise hundreds of bad keys and tokens (the 401 cases): the failed-authentication limit
+    // is tested with its own values (test/rate-limit/auth-failures.test.ts).
+    RATE_LIMIT_AUTH_FAILURE_MAX: '1000000',
     // The test clock starts on 2026-01-01 while the raw fixtures are stamped 2026-11-25: data
     // from "the future" is the norm here. The limit itself is tested with its real value
     // (test/pipeline/future-time.test.ts).
@@ -61,7 +66,7 @@ export async function createTestServices(
     },
   });
   const logger = createLogger({ level: config.LOG_LEVEL, pretty: false, destination });
-  const services = await createServices(config, logger, config.REDIS_URL!, {
+  const services = await createServices(config, logger, opts.privateRedisUrl ?? config.REDIS_URL!, {
     clock: opts.clock ?? new ManualClock(),
     ...(opts.paths ? { paths: opts.paths } : {}),
     ...(opts.wrapStore ? { store: opts.wrapStore(await openStore(config)) } : {}),

@@ -1,8 +1,10 @@
 import mqtt, { type MqttClient } from 'mqtt';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startExternalSubscriber } from '../../src/ingest/broker-subscriber.ts';
+import { buildApp } from '../../src/app.ts';
+import { freePort } from '../../src/main/free-port.ts';
 import { startPrivateRedis, type PrivateRedis } from '../../src/main/private-redis.ts';
-import { fixture, startHarness, waitFor, type Harness } from '../pipeline/harness.ts';
+import { electricTelemetryOf, fixture, startHarness, waitFor, type Harness } from '../pipeline/harness.ts';
 import { startMosquitto, type PrivateMosquitto } from '../pipeline/mosquitto.ts';
 
 /** An external broker (MQTT_URL): a real mosquitto, the pipeline's persistent QoS 1 subscriber. */
@@ -49,6 +51,15 @@ describe('external MQTT broker (MQTT_URL)', () => {
     await services.readiness.get('mqtt-subscriber')!();
   });
 
+  it('quarantines a message whose body names another vehicle than its topic (VIN_MISMATCH), as the embedded broker does', async () => {
+    const { services } = await setUp();
+    await publisher!.publishAsync('virtual/v1/V1RTUALV1N0000003/telemetry', electricTelemetryOf('V1RTUALV1N0000004'), { qos: 1 });
+    await waitFor(async () => (await services.store.quarantine.count()) === 1, 10_000, 'the message quarantined');
+    const [entry] = (await services.store.quarantine.list({}, 10)).items;
+    expect(entry).toMatchObject({ code: 'VIN_MISMATCH', vin: 'V1RTUALV1N0000003', topic: 'virtual/v1/V1RTUALV1N0000003/telemetry' });
+    expect(await services.store.dataPoints.count()).toBe(0);
+  });
+
   it('stores a message published at QoS 0 as well (best effort: no acknowledgement to withhold)', async () => {
     const { services } = await setUp();
     await publisher!.publishAsync('virtual/v1/V1RTUALV1N0000003/telemetry', fixture('virtual', 'virtual.telemetry.electric.json'), { qos: 0 });
@@ -78,5 +89,36 @@ describe('external MQTT broker (MQTT_URL)', () => {
     expect(await services.store.dataPoints.count()).toBe(0);
     h!.running.push(await subscribe(h!, broker!.url));
     await waitFor(async () => (await services.store.dataPoints.count()) === 1, 10_000, 'the manual call');
+  });
+
+  /** GET /ready of an API over the harness's services: what an orchestrator (and scale-out's start order) reads. */
+  async function readiness(harness: Harness) {
+    const app = await buildApp(harness.services);
+    try {
+      const res = await app.inject({ method: 'GET', url: '/ready' });
+      return { status: res.statusCode, subscriber: (res.json() as { checks: Record<string, string> }).checks['mqtt-subscriber'] };
+    } finally {
+      await app.close();
+    }
+  }
+
+  it('is ready only while connected: ready with the broker up, not ready (503) once the broker is gone', async () => {
+    await setUp();
+    expect(await readiness(h!)).toEqual({ status: 200, subscriber: 'ok' });
+    publisher!.end(true);
+    await broker!.stop();
+    broker = undefined;
+    await waitFor(async () => (await readiness(h!)).status === 503, 10_000, '/ready to answer 503 without the broker');
+    expect(await readiness(h!)).toEqual({ status: 503, subscriber: 'unreachable' });
+  });
+
+  it('is not ready when the broker cannot be reached at start', async () => {
+    h = await startHarness({ broker: false });
+    const sub = await startExternalSubscriber(h.services, `mqtt://127.0.0.1:${await freePort()}`);
+    h.running.push(sub);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(sub.client.connected).toBe(false);
+    await expect(h.services.readiness.get('mqtt-subscriber')!()).rejects.toThrow(/not connected/);
+    expect(await readiness(h)).toEqual({ status: 503, subscriber: 'unreachable' });
   });
 });

@@ -25,7 +25,7 @@ describe('embedded broker → queue → worker → store', () => {
       expect(catalog.validate(p.item, p.payload)).toEqual({ valid: true });
       expect(p).toMatchObject({ manufacturer: 'virtual', mappingVersion: version, receivedAt: clock.now().toISOString() });
     }
-    expect(latest.find((p) => p.item === 'mileage')?.payload).toEqual({ value: 12345.6, unit: 'km', timestamp: '2026-11-25T02:30:00.000Z' });
+    expect(latest.find((p) => p.item === 'mileage')?.payload).toEqual({ value: 12345, unit: 'km', timestamp: '2026-11-25T02:30:00.000Z' });
     // Provenance is also on the history.
     const history = await store.dataPoints.history({ vin: VIN, item: 'fuellevel', limit: 10 });
     expect(history.items[0]).toMatchObject({ manufacturer: 'virtual', mappingVersion: version });

@@ -98,6 +98,35 @@ describe('HTTP ingest (borealis)', () => {
     expect(await harmonizeJobCount(t.services)).toBe(0);
   });
 
+  it('answers 413 naming the cap for more records than INGEST_MAX_RECORDS (default 1000) in one request, and queues nothing', async () => {
+    t = await createTestApp();
+    expect(t.services.config.INGEST_MAX_RECORDS).toBe(1000);
+    const records = (n: number) => JSON.stringify({ batchId: 'b-big', records: Array.from({ length: n }, () => ({ recordType: 'incident' })) });
+    const flood = records(20_000);
+    const refused = await t.app.inject({ method: 'POST', url: URL, headers: signed(t, flood), payload: flood });
+    expect(refused.statusCode).toBe(413);
+    expect(refused.json()).toEqual({
+      reasonCode: 'CAR.413',
+      reasonText: 'Payload too large, 20000 records in one request; at most 1000 are accepted per request, send the rest in further requests.',
+      url: URL,
+      method: 'POST',
+    });
+    const justOver = records(1001);
+    expect((await t.app.inject({ method: 'POST', url: URL, headers: signed(t, justOver), payload: justOver })).statusCode).toBe(413);
+    expect(await harmonizeJobCount(t.services)).toBe(0);
+    const atCap = records(1000);
+    const accepted = await t.app.inject({ method: 'POST', url: URL, headers: signed(t, atCap), payload: atCap });
+    expect({ status: accepted.statusCode, body: accepted.json() }).toEqual({ status: 202, body: { accepted: 1000 } });
+  });
+
+  it('takes its record cap from INGEST_MAX_RECORDS', async () => {
+    t = await createTestApp({ env: { INGEST_MAX_RECORDS: '2' } });
+    const body = batch(fixture('borealis', 'borealis.incident.sos.json'), fixture('borealis', 'borealis.incident.collision.json'), fixture('borealis', 'borealis.vehicle-status.json'));
+    const res = await t.app.inject({ method: 'POST', url: URL, headers: signed(t, body), payload: body });
+    expect({ status: res.statusCode, text: res.json().reasonText }).toEqual({ status: 413, text: expect.stringContaining('3 records in one request; at most 2') });
+    expect(await harmonizeJobCount(t.services)).toBe(0);
+  });
+
   it('answers 400, not 500, for a signed record nested thousands of levels deep, and queues nothing', async () => {
     t = await createTestApp();
     const deep = `{"records": [{"recordType": "incident", "x": ${'['.repeat(20_000)}${']'.repeat(20_000)}}]}`;

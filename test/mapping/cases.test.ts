@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadAdapterRegistry, type AdapterRegistry } from '../../src/adapters/registry.ts';
@@ -30,6 +30,18 @@ describe('mapping cases', () => {
 
   it('finds cases for every adapter', () => {
     for (const a of registry.list()) expect(caseFiles.filter(([m]) => m === a.manifest.id).length).toBeGreaterThan(0);
+  });
+
+  it('every item a manifest declares is produced by one of its cases', () => {
+    for (const a of registry.list()) {
+      const produced = new Set(
+        caseFiles
+          .filter(([m]) => m === a.manifest.id)
+          .flatMap(([, f]) => (JSON.parse(readFileSync(f, 'utf8')) as { expect: { items?: { item: string }[] } }).expect.items ?? [])
+          .map((i) => i.item),
+      );
+      expect(a.manifest.items.filter((i) => !produced.has(i)), a.manifest.id).toEqual([]);
+    }
   });
 
   for (const [manufacturer, file] of caseFiles) {

@@ -40,6 +40,11 @@ export function fixture(manufacturer: string, name: string): string {
   return readFileSync(join(ROOT, 'adapters', manufacturer, 'fixtures', name), 'utf8');
 }
 
+/** The electric telemetry fixture (of V1RTUALV1N0000003) with every mention of its VIN replaced. */
+export function electricTelemetryOf(vin: string): string {
+  return fixture('virtual', 'virtual.telemetry.electric.json').replaceAll('V1RTUALV1N0000003', vin);
+}
+
 /** Polls until `check` returns a truthy value (then returns it) or the time is up. */
 export async function waitFor<T>(check: () => Promise<T> | T, timeoutMs = 10_000, what = 'condition'): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;

@@ -77,7 +77,7 @@ describe('quarantine: bad messages are kept with a reason and can be reprocessed
     const file = join(project.paths.mappings, 'virtual', 'telemetry.jsonata');
     const original = readFileSync(file, 'utf8');
     // A data engineer's mistake: a unit the catalog does not know.
-    const typo = original.replace('"mileage": { "value": $s.odometerKm, "unit": "km"', '"mileage": { "value": $s.odometerKm, "unit": "kms"');
+    const typo = original.replace('"mileage": { "value": $floor($s.odometerKm), "unit": "km"', '"mileage": { "value": $floor($s.odometerKm), "unit": "kms"');
     expect(typo).not.toBe(original);
     writeFileSync(file, typo);
     const broken = await loadAdapterRegistry(project.paths.adapters, new Set(h.services.catalog.list().map((e) => e.technicalName)), { mappingsDir: project.paths.mappings });
@@ -164,7 +164,7 @@ describe('quarantine: bad messages are kept with a reason and can be reprocessed
       });
     }
     const client = await h.connect();
-    await client.publishAsync(`virtual/v1/${VIN}/event`, fixture('virtual', 'virtual.event.manual-call.json').replace('V1RTUALV1N0000S09', VIN), { qos: 1 });
+    await client.publishAsync(`virtual/v1/${VIN}/event`, fixture('virtual', 'virtual.event.manual-call.json').replaceAll('V1RTUALV1N0000S09', VIN), { qos: 1 });
     await waitFor(async () => (await h!.services.store.dataPoints.count()) === 1, 10_000, 'a point after the garbage');
   });
 });

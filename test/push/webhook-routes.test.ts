@@ -42,6 +42,7 @@ describe('PUT/GET/DELETE /push/v1/webhook', () => {
       url: 'http://127.0.0.1:9/hooks',
       items: [],
       minIntervalSeconds: 60,
+      notices: [],
       authorizationConfigured: true,
       status: 'ENABLED',
       disabledReason: null,
@@ -68,12 +69,13 @@ describe('PUT/GET/DELETE /push/v1/webhook', () => {
     await t.services.store.webhooks.disable(c.subscriptionId, 'the endpoint answered 410 Gone', CLOCK_START);
     expect((await get()).json()).toMatchObject({ status: 'DISABLED', disabledReason: 'the endpoint answered 410 Gone' });
     clock.advance(60_000);
-    const second = (await put({ url: 'http://127.0.0.1:9/b', items: ['crashseverity'], minIntervalSeconds: 5 })).json();
+    const second = (await put({ url: 'http://127.0.0.1:9/b', items: ['crashseverity'], minIntervalSeconds: 5, notices: ['consent.revoked', 'consent.revoked'] })).json();
     expect(second).toEqual({ url: 'http://127.0.0.1:9/b', signingSecret: first.signingSecret, createdAt: CLOCK_START });
     expect((await get()).json()).toMatchObject({
       url: 'http://127.0.0.1:9/b',
       items: ['crashseverity'],
       minIntervalSeconds: 5,
+      notices: ['consent.revoked'],
       authorizationConfigured: false,
       status: 'ENABLED',
       disabledReason: null,
@@ -132,6 +134,8 @@ describe('PUT/GET/DELETE /push/v1/webhook', () => {
       [{ url: 'http://127.0.0.1:9/', items: ['nosuchitem'] }, 'Items nosuchitem are not covered'],
       [{ url: 'http://127.0.0.1:9/', minIntervalSeconds: 0 }, 'minIntervalSeconds'],
       [{ url: 'http://127.0.0.1:9/', extra: true }, 'extra'],
+      [{ url: 'http://127.0.0.1:9/', notices: ['vehicle.exploded'] }, 'notices'],
+      [{ url: 'http://127.0.0.1:9/', notices: 'consent.revoked' }, 'notices'],
     ];
     for (const [body, text] of cases) {
       const res = await put(body);
@@ -140,6 +144,25 @@ describe('PUT/GET/DELETE /push/v1/webhook', () => {
       expect(res.json().reasonText).toContain(text);
     }
     expect(await t.services.store.webhooks.get(c.subscriptionId)).toBeNull();
+  });
+
+  it('refuses an authorization that is not a valid HTTP header value, saying why, and stores nothing', async () => {
+    const cases: [string, string][] = [
+      ['Bearer x\r\nX-Injected: yes', 'line break'],
+      ['Bearer x\nX-Injected: yes', 'line break'],
+      ['Bearer x\u0000y', 'control or non-ASCII'],
+      ['Bearer tökén', 'control or non-ASCII'],
+      [' Bearer x', 'whitespace'],
+    ];
+    for (const [authorization, why] of cases) {
+      const res = await put({ url: 'http://127.0.0.1:9/hooks', authorization });
+      expect(res.statusCode, JSON.stringify(authorization)).toBe(400);
+      expect(res.json().reasonText).toMatch(/^Bad request, authorization is not a valid HTTP header value: it .+\.$/);
+      expect(res.json().reasonText).toContain(why);
+    }
+    expect(await t.services.store.webhooks.get(c.subscriptionId)).toBeNull();
+    // A value with inner spaces and tabs is a valid header value.
+    expect((await put({ url: 'http://127.0.0.1:9/hooks', authorization: 'Custom a=1,\tb=2' })).statusCode).toBe(200);
   });
 
   it('needs the API key and the caller’s own subscription', async () => {

@@ -220,6 +220,16 @@ export const MATRIX: MatrixRow[] = [
       foreignConsent: NOT_A_DATA_READ,
     },
   ),
+  data(
+    // The world erased nothing, so every answer is [] (test/push/notice-opt-in.test.ts shows the
+    // records): B's VIN must read exactly like a VIN that exists nowhere.
+    { method: 'GET', route: '/consent/v1/erasures', url: '/consent/v1/erasures?vin={vin}' },
+    {
+      owner: { status: 200 },
+      foreignObject: { status: 200, sameAs: 'missingObject' },
+      foreignConsent: { status: 200, sameAs: 'unconsentedVin' },
+    },
+  ),
   {
     // Spec 4.3/7.1: the key alone authenticates; the code names the process. Another partner's
     // key is a 401 that leaves the code usable (the owner's call, run last, still succeeds).
@@ -332,7 +342,7 @@ export const PUBLIC_ROUTES: { method: string; route: string; prefix?: true; why:
   { method: 'GET', route: '/catalog/v1/data-items', why: 'the public catalog (api-contract section 3)' },
   { method: 'GET', route: '/catalog/v1/data-items/:technicalName', why: 'the public catalog' },
   { method: 'GET', route: '/docs', prefix: true, why: 'Swagger UI, its assets and the OpenAPI document: public by design' },
-  { method: 'GET', route: '/metrics', why: 'Prometheus scrape, no personal data; kept on the internal network (src/routes/metrics)' },
+  { method: 'GET', route: '/metrics', why: 'Prometheus scrape, no personal data; open only while METRICS_TOKEN is unset, kept off the public port (src/routes/metrics, docs/operations.md)' },
   // The consent portal: the browser carries no key. consumerId + subscriptionId are checked to
   // belong together (another consumer's subscription → 400 page, test/consent/portal.test.ts).
   { method: 'GET', route: '/provision', why: 'consent portal page (user-facing HTML)' },

@@ -52,6 +52,8 @@ const telemetry = (b: PrivateBroker, vin: string) =>
   b.received.filter((r) => r.topic === `virtual/v1/${vin}/telemetry`).map((r) => r.body as unknown as TelemetryMessage);
 const events = (b: PrivateBroker, vin: string) =>
   b.received.filter((r) => r.topic === `virtual/v1/${vin}/event`).map((r) => r.body as unknown as EventMessage);
+const pastEvents = (b: PrivateBroker, vin: string) =>
+  b.received.filter((r) => r.topic === `virtual/v1/${vin}/past-event`).map((r) => r.body as unknown as EventMessage);
 const sampledAt = (b: PrivateBroker, iso: string) => b.received.filter((r) => r.body.sampledAt === iso).length;
 
 describe('the simulator over MQTT', () => {
@@ -83,6 +85,20 @@ describe('the simulator over MQTT', () => {
     expect(events(broker, 'V1RTUALV1N0000S08').map((e) => [e.occurredAt, e.event])).toEqual([
       ['2026-11-25T02:30:00.000Z', expect.objectContaining({ type: 'CRASH', severity: 1 })],
     ]);
+    // Starting at 02:29, each vehicle first reported its last event of each type from before
+    // the start, on its past-event topic (stored, not pushed); no live event precedes the start.
+    const past = (vin: string) => pastEvents(broker, `V1RTUALV1N${vin}`).map((e) => [e.occurredAt, e.event.type]);
+    expect(past('0000S06')).toEqual([
+      ['2026-11-24T08:00:00.000Z', 'CRASH'],
+      ['2026-11-24T08:02:00.000Z', 'MANUAL_EMERGENCY_CALL'],
+    ]);
+    expect(pastEvents(broker, 'V1RTUALV1N0000S06')[0]!.event).toMatchObject({ severity: 5, rollover: true });
+    expect(past('0000S07')).toEqual([['2026-11-25T01:30:00.000Z', 'CRASH']]);
+    expect(past('0000S08')).toEqual([['2026-11-25T02:15:00.000Z', 'CRASH']]);
+    expect(past('0000S12')).toEqual([['2026-11-24T20:00:00.000Z', 'TELESERVICE_CALL']]);
+    expect(past('0000001')).toEqual([]);
+    const start = Date.parse('2026-11-25T02:29:00.000Z');
+    for (const r of broker.received.filter((m) => m.topic.endsWith('/event'))) expect(Date.parse(r.body.occurredAt as string)).toBeGreaterThanOrEqual(start);
 
     // An hour later (60 simulated minutes in one round): the roles swap, S08 crashed every 15 minutes.
     wall.advance(60_000);
@@ -100,11 +116,13 @@ describe('the simulator over MQTT', () => {
     expect(broker.logins).toEqual([mqttCredentials(config, adapters.get('virtual')!)]);
   });
 
-  it('a fixed clock publishes the minute it names, and its events', async () => {
+  it('a fixed clock publishes the minute it names, the events at that instant and the last ones before it', async () => {
     const { broker } = await run({ SIM_CLOCK: 'fixed:2026-11-25T08:00:00Z' });
     await until(() => broker.received.filter((r) => r.topic.endsWith('/telemetry')).length === 13, 'one sample per vehicle');
     await until(() => events(broker, 'V1RTUALV1N0000S06').length === 1, 'the S06 crash');
     expect(events(broker, 'V1RTUALV1N0000S06')[0]!.event).toMatchObject({ type: 'CRASH', severity: 5 });
+    // The crash at the start instant is live; yesterday's crash and call are past events.
+    expect(pastEvents(broker, 'V1RTUALV1N0000S06').map((e) => e.occurredAt)).toEqual(['2026-11-24T08:00:00.000Z', '2026-11-24T08:02:00.000Z']);
     await new Promise((r) => setTimeout(r, 200)); // several more ticks: the clock does not move, nothing more is sent
     expect(broker.received.filter((r) => r.topic.endsWith('/telemetry'))).toHaveLength(13);
   });
@@ -114,7 +132,7 @@ describe('the simulator over MQTT', () => {
       { SIM_CLOCK: 'scaled:60@2026-11-25T10:00:00Z', SIM_MAX_CATCHUP_MINUTES: '10' },
       { extraScenarios: { 'c000042-van.json': customScenario }, onlyExtra: true },
     );
-    await until(() => broker.received.length === 1, 'the first round');
+    await until(() => telemetry(broker, 'V1RTUALV1NC000042').length === 1, 'the first round');
     wall.advance(100_000); // 100 simulated minutes at once
     await until(() => sampledAt(broker, '2026-11-25T11:40:00.000Z') === 1, '11:40');
     await new Promise((r) => setTimeout(r, 100));

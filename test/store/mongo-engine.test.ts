@@ -8,6 +8,7 @@ import { duplicateIndexes, duplicateKeyError, isTransient, toStoreError, upsertR
 import { MONGO_CLIENT_OPTIONS, openMongoStore } from '../../src/store/mongo/open.ts';
 import { quarantineUpsert } from '../../src/store/mongo/quarantine.ts';
 import { toDoc, toPoint } from '../../src/store/mongo/data-points.ts';
+import { toWebhookRecord, type WebhookDoc } from '../../src/store/mongo/webhooks.ts';
 import type { QuarantinedMessage } from '../../src/store/contract.ts';
 
 // No MongoDB server runs here, so the conformance suite cannot reach the engine (see
@@ -165,6 +166,16 @@ describe('MongoDB engine without a server', () => {
     // A document written before payloads were kept as text is still read.
     const { payloadJson: _text, ...older } = { ...toDoc(point), payload: { a: 1 } };
     expect(toPoint(older as unknown as typeof doc).payload).toEqual({ a: 1 });
+  });
+
+  it('webhooks: a document stored before the notices opt-in reads as opted out; one with notices keeps them', () => {
+    const doc: WebhookDoc = {
+      _id: 'sub-1', url: 'https://hooks.example.com/in', secrets: [], authorizationSealed: null, items: [], minIntervalSeconds: 60,
+      status: 'ENABLED', disabledReason: null, failingSince: null, createdAt: 'T0', updatedAt: 'T0',
+    };
+    const older = BSON.deserialize(BSON.serialize(doc)) as WebhookDoc;
+    expect(toWebhookRecord(older)).toMatchObject({ subscriptionId: 'sub-1', notices: [] });
+    expect(toWebhookRecord({ ...doc, notices: ['consent.revoked'] }).notices).toEqual(['consent.revoked']);
   });
 
   it('fails to open on an unreachable server with StoreUnavailableError', async () => {

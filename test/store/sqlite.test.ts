@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { describe } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Store } from '../../src/store/contract.ts';
 import { openSqliteStore } from '../../src/store/sqlite/open.ts';
 import type { UniqueIndex } from './conformance/types.ts';
@@ -53,5 +53,35 @@ describe('store conformance: SQLite', () => {
         rmSync(dir, { recursive: true, force: true });
       },
     };
+  });
+});
+
+describe('SQLite webhooks table from before the notices opt-in (issue 19)', () => {
+  it('gets the notices column on open; its webhooks read as opted out, and a put stores notices', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cvd-store-'));
+    const file = join(dir, 'store.sqlite');
+    try {
+      const old = new Database(file);
+      old.exec(`CREATE TABLE webhooks (subscription_id TEXT NOT NULL PRIMARY KEY, url TEXT NOT NULL, secrets TEXT NOT NULL,
+        authorization_sealed TEXT, items TEXT NOT NULL, min_interval_seconds INTEGER NOT NULL, status TEXT NOT NULL,
+        disabled_reason TEXT, failing_since TEXT, created_at TEXT NOT NULL, updated_at TEXT NOT NULL)`);
+      old.prepare(`INSERT INTO webhooks VALUES ('sub-1', 'https://hooks.example.com/in', '[]', NULL, '[]', 60, 'ENABLED', NULL, NULL, 'T0', 'T0')`).run();
+      old.close();
+      const store = openSqliteStore(file);
+      try {
+        const before = await store.webhooks.get('sub-1');
+        expect(before).toMatchObject({ subscriptionId: 'sub-1', url: 'https://hooks.example.com/in', notices: [] });
+        await store.webhooks.put({ ...before!, notices: ['vehicle.data_erased'] });
+        expect((await store.webhooks.get('sub-1'))?.notices).toEqual(['vehicle.data_erased']);
+      } finally {
+        await store.close();
+      }
+      // Opening again finds the column there and leaves it.
+      const again = openSqliteStore(file);
+      expect((await again.webhooks.get('sub-1'))?.notices).toEqual(['vehicle.data_erased']);
+      await again.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

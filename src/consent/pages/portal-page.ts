@@ -13,6 +13,8 @@ export interface PortalView {
   actionUrl: string;
   consentId: string;
   csrfToken: string;
+  /** The sealed process of a visit not stored yet (src/consent/portal-entry.ts); null once stored. */
+  entry: string | null;
   serviceName: string;
   consumerName: string;
   subscriptionId: string;
@@ -38,7 +40,8 @@ function field(view: PortalView, f: UserField) {
 ${error ? html`<p class="error" id="${id}-error">${error}</p>` : ''}
 <input type="${f === 'email' ? 'email' : 'text'}" id="${id}" name="${f}" required autocomplete="${AUTOCOMPLETE[f]}"
  value="${view.entered[f] ?? ''}"${error ? html` aria-invalid="true" aria-describedby="${id}-error"` : ''}${
-   f === 'vin' ? html` maxlength="17" spellcheck="false"` : ''
+   // The browser checks the VIN's form before posting: a wrong one sent with a redirectUrl ends the process.
+   f === 'vin' ? html` maxlength="17" pattern="[A-HJ-NPR-Za-hj-npr-z0-9]{17}" title="17 characters: digits and letters except I, O and Q" spellcheck="false"` : ''
  }>`;
 }
 
@@ -82,6 +85,7 @@ Withdrawal does not affect processing that took place before.</li>
 <form method="post" action="${view.actionUrl}">
 <input type="hidden" name="consentId" value="${view.consentId}">
 <input type="hidden" name="csrf" value="${view.csrfToken}">
+${view.entry !== null ? html`<input type="hidden" name="entry" value="${view.entry}">` : ''}
 ${given.length > 0
   ? html`<h2>Your details</h2><dl>${given.map((f) => html`<dt>${FIELD_LABELS[f]}</dt><dd>${view.given[f] ?? ''}</dd>`)}</dl>`
   : ''}

@@ -10,7 +10,7 @@ import subscriptions from './subscriptions.ts';
 
 /** /admin/v1/*: operators' API, behind `Authorization: Bearer $ADMIN_TOKEN`. */
 export default async function adminRoutes(app: FastifyInstance, opts: RouteOptions): Promise<void> {
-  app.addHook('onRequest', requireAdmin(opts.services.config.ADMIN_TOKEN));
+  app.addHook('onRequest', requireAdmin(opts.services));
   for (const plugin of [consumers, subscriptions, quarantine, failedBatches, mappings, erasure]) {
     // Not `opts`: it carries this plugin's own prefix, which would be applied twice.
     await app.register(plugin, { services: opts.services });

@@ -1,8 +1,9 @@
 import cookie from '@fastify/cookie';
 import type { FastifyInstance } from 'fastify';
 import { handleCallback } from '../../consent/callback-flow.ts';
+import { entryRefused } from '../../consent/outcome.ts';
 import { checkPortalRequest } from '../../consent/portal-request.ts';
-import { decide, startProcess } from '../../consent/portal-flow.ts';
+import { decide, showPortal } from '../../consent/portal-flow.ts';
 import { ensureSession, sessionHash } from '../../consent/session.ts';
 import { handleWithdrawalCallback, isWithdrawalState } from '../../consent/withdrawal-flow.ts';
 import type { RouteOptions } from '../route-options.ts';
@@ -32,9 +33,9 @@ export default async function consentPages(app: FastifyInstance, opts: RouteOpti
 
   app.get('/provision', { schema: { hide: true } }, async (request, reply) => {
     const check = await checkPortalRequest(services, request.query as Record<string, unknown>);
-    if (!check.ok) return sendErrorPage(reply, 400, 'This consent request is not valid', check.message);
+    if (!check.ok) return sendOutcome(services, reply, entryRefused(check.message, check.backTo));
     const session = ensureSession(request, reply, secure);
-    return sendOutcome(services, reply, await startProcess(services, check.request, session));
+    return sendOutcome(services, reply, showPortal(services, check.request, session));
   });
 
   app.post('/provision', { schema: { hide: true } }, async (request, reply) => {

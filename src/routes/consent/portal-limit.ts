@@ -14,8 +14,8 @@ function waitText(seconds: number): string {
  * The per-client limit of the unauthenticated consent pages (the portal and the manufacturers'
  * callbacks): RATE_LIMIT_PORTAL_MAX requests per RATE_LIMIT_PORTAL_WINDOW_S and client address
  * (request.ip, which follows X-Forwarded-For only from the proxies in TRUST_PROXY; IPv6 per
- * /64). Every visit of the portal stores a process, so this bounds how fast one client can
- * fill the store. Counted in Redis with the data API's fixed-window limiter, before the
+ * /64). A decision at the portal stores a process (a visit stores nothing,
+ * src/consent/portal-entry.ts), so this bounds how fast one client can fill the store. Counted in Redis with the data API's fixed-window limiter, before the
  * request body is read; keyed by a keyed hash of the address, so Redis holds no IP address.
  *
  * Over the limit: an HTML 429 page (the portal is a no-JS page) with Retry-After and the

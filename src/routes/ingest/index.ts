@@ -5,7 +5,8 @@ import { ingestSchema } from './schemas.ts';
 
 /**
  * HTTP ingestion of manufacturers' raw batches: POST /ingest/v1/{manufacturer}. Only the HTTP
- * glue: the transport (signature, records, the one accept()) is src/ingest/http-batch.ts.
+ * glue: the transport (signature, records, the one accept()) is src/ingest/http-batch.ts
+ * (at most INGEST_MAX_RECORDS records per request, so one request's work stays bounded).
  */
 export default async function routes(app: FastifyInstance, opts: RouteOptions): Promise<void> {
   const batches = createHttpBatches(opts.services);

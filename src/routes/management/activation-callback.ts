@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { adapterSecret } from '../../adapters/secrets.ts';
 import { apiErrors } from '../../errors.ts';
 import { requireJsonBody } from '../../http/json-only.ts';
+import { errorResponses } from '../../http/schemas.ts';
 import { verifySignature } from '../../management/callback-signature.ts';
 import { confirmFromManufacturer } from '../../management/process-activation.ts';
 import { isValidVin } from '../../management/vin.ts';
@@ -33,6 +34,7 @@ export default async function activationCallback(app: FastifyInstance, opts: Rou
         summary: "A manufacturer's answer to pending activations (signed like its HTTP ingest)",
         tags: ['management'],
         params: { type: 'object', properties: { manufacturer: { type: 'string' } }, required: ['manufacturer'] },
+        response: errorResponses(400, 403, 404, 413, 415),
       },
     },
     async (request) => {

@@ -1,14 +1,35 @@
 import type { FastifyInstance } from 'fastify';
+import { ApiError } from '../../errors.ts';
+import { bearerMatcher } from '../../http/bearer-token.ts';
+import { sendError } from '../../http/error-body.ts';
 import { registry } from '../../metrics/metrics.ts';
 import type { RouteOptions } from '../route-options.ts';
 
 /**
- * Prometheus metrics of this process (text exposition format). They carry no personal data;
- * keep the path on the internal network all the same, as is usual for /metrics.
+ * Prometheus metrics of this process (text exposition format), on the API's port and on
+ * PROBE_PORT. They carry no personal data, but tell a lot about the service (traffic, queue
+ * depths, consent funnel): with METRICS_TOKEN set, a scrape needs `Authorization: Bearer
+ * <token>`, and a wrong token counts against the client address like a bad API key
+ * (src/rate-limit/auth-failures.ts). Unset (the local try-out), it is open: keep it off the
+ * public port then (docs/operations.md).
  */
 export default async function metricsRoutes(app: FastifyInstance, opts: RouteOptions): Promise<void> {
-  const { gauges } = opts.services;
-  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+  const { services } = opts;
+  const token = services.config.METRICS_TOKEN;
+  const matches = token ? bearerMatcher(token) : undefined;
+  const failures = services.authFailures;
+  const { gauges } = services;
+  app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
+    if (matches) {
+      // Answered here, not thrown: the probe server has no contract error handler.
+      const refused =
+        failures.locked(request) ??
+        (matches(request.headers.authorization) ? null : await failures.failed(request, new ApiError(401, 'Unauthorized request, invalid metrics token.')));
+      if (refused) {
+        const headers = refused.statusCode === 401 ? { 'www-authenticate': 'Bearer' } : refused.headers;
+        return sendError(request, reply, refused.statusCode, refused.reasonText, headers);
+      }
+    }
     await gauges.refresh();
     return reply.type(registry.contentType).send(await registry.metrics());
   });

@@ -1,3 +1,4 @@
+import { NOTICE_TYPES } from '../../push/notice.ts';
 import { DELIVERY_STATUSES } from '../../store/contract/deliveries.ts';
 import { WEBHOOK_STATUSES } from '../../store/contract/webhooks.ts';
 import { consumerSecurity, errorBodySchema } from '../../http/schemas.ts';
@@ -7,6 +8,8 @@ const errorBody = errorBodySchema;
 const security = consumerSecurity;
 const tags = ['push'];
 const errors = { 400: errorBody, 401: errorBody, 404: errorBody, 409: errorBody, 429: errorBody, 503: errorBody };
+/** The routes that take a JSON body also answer 415 to any other media type. */
+const bodyErrors = { ...errors, 415: errorBody };
 const nullableString = { type: ['string', 'null'] } as const;
 
 export const putWebhookSchema = {
@@ -22,7 +25,7 @@ export const putWebhookSchema = {
     additionalProperties: false,
     properties: {
       url: { type: 'string', minLength: 1, maxLength: 2048 },
-      authorization: { type: 'string', minLength: 1, maxLength: 1024, description: 'Sent verbatim as the Authorization header of every push.' },
+      authorization: { type: 'string', minLength: 1, maxLength: 1024, description: 'Sent verbatim as the Authorization header of every push: a valid header value (no CR/LF or other controls, ASCII, no edge whitespace), 400 otherwise.' },
       items: {
         type: 'array',
         maxItems: 200,
@@ -30,6 +33,14 @@ export const putWebhookSchema = {
         description: 'Pull items of the subscription to push as updates as well (events are always pushed).',
       },
       minIntervalSeconds: { type: 'integer', minimum: 1, maximum: 86400, description: 'Least data time between two update pushes of one vehicle and item. Default 60.' },
+      notices: {
+        type: 'array',
+        maxItems: NOTICE_TYPES.length,
+        items: { type: 'string', enum: [...NOTICE_TYPES] },
+        description:
+          'Notices to receive besides data pushes (bodies with `type` instead of `inVehicleResponse`). Default none: only the live service\'s envelope is sent. ' +
+          'Without them, GET /consent/v1/consents shows withdrawals and GET /consent/v1/erasures erasures. See docs/webhooks.md.',
+      },
     },
   },
   response: {
@@ -38,7 +49,7 @@ export const putWebhookSchema = {
       properties: { url: { type: 'string' }, signingSecret: { type: 'string' }, createdAt: { type: 'string', format: 'date-time' } },
       required: ['url', 'signingSecret', 'createdAt'],
     },
-    ...errors,
+    ...bodyErrors,
   },
 } as const;
 
@@ -48,6 +59,7 @@ const webhookView = {
     url: { type: 'string' },
     items: { type: 'array', items: { type: 'string' } },
     minIntervalSeconds: { type: 'integer' },
+    notices: { type: 'array', items: { type: 'string' } },
     authorizationConfigured: { type: 'boolean' },
     status: { type: 'string', enum: [...WEBHOOK_STATUSES] },
     disabledReason: nullableString,
@@ -155,6 +167,6 @@ export const replayBulkSchema = {
   },
   response: {
     202: { type: 'object', properties: { replayed: { type: 'integer' }, more: { type: 'boolean' } }, required: ['replayed', 'more'] },
-    ...errors,
+    ...bodyErrors,
   },
 } as const;

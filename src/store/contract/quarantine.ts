@@ -20,6 +20,8 @@ export const QUARANTINE_CODES = [
   'VIN_INVALID',
   /** The VIN is not one of the adapter's VIN prefixes. */
   'VIN_NOT_CLAIMED',
+  /** The VIN the mapping produced is not the VIN the MQTT topic names (the manifest's vinTopicLevel). */
+  'VIN_MISMATCH',
   /** A harmonized payload does not match its catalog schema, or the item is not in the manifest. */
   'SCHEMA_VIOLATION',
   /** Data stamped more than INGEST_MAX_FUTURE_S after the message was received (a wrong clock). */

@@ -28,6 +28,12 @@ export interface WebhookRecord {
   items: string[];
   /** Least time between two update pushes of one (vehicle, item), in seconds of data time. */
   minIntervalSeconds: number;
+  /**
+   * Notice types the consumer opted in to (`vehicle.data_erased`, `consent.revoked`; issue 19
+   * item 4); empty by default, so a webhook receives only the live service's data envelope.
+   * A record stored before the field existed reads as empty.
+   */
+  notices: string[];
   status: WebhookStatus;
   /** Why the webhook was disabled (shown to the consumer), null while enabled. */
   disabledReason: string | null;

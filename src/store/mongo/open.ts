@@ -81,7 +81,9 @@ export async function openMongoStore(url: string, dbName: string): Promise<Store
       engine: 'mongo',
       ...repos,
       async purgeErased() {
-        // Deleted documents are gone from the collections; the journal and oplog age out.
+        // Deleted documents are gone from the collections; WiredTiger reuses their space without
+        // zeroing it, and the journal and oplog age out (docs/security.md "Erasure").
+        return { rewriteSkipped: false };
       },
       async ping() {
         try {

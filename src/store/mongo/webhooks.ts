@@ -2,9 +2,10 @@ import type { Db } from 'mongodb';
 import type { WebhookRecord, WebhookRepo } from '../contract.ts';
 
 /** One document per subscription: `_id` is the subscriptionId, so uniqueness is the primary key. */
-type WebhookDoc = Omit<WebhookRecord, 'subscriptionId'> & { _id: string };
+export type WebhookDoc = Omit<WebhookRecord, 'subscriptionId' | 'notices'> & { _id: string; notices?: string[] };
 
-const toRecord = ({ _id, ...rest }: WebhookDoc): WebhookRecord => ({ subscriptionId: _id, ...rest });
+/** A document stored before the notices opt-in (issue 19) has no `notices`: opted out. */
+export const toWebhookRecord = ({ _id, notices, ...rest }: WebhookDoc): WebhookRecord => ({ subscriptionId: _id, ...rest, notices: notices ?? [] });
 
 /** MongoDB engine of the WebhookRepo. Creates its indexes before it is used. */
 export async function createMongoWebhookRepo(db: Db): Promise<WebhookRepo> {
@@ -16,7 +17,7 @@ export async function createMongoWebhookRepo(db: Db): Promise<WebhookRepo> {
   return {
     async get(subscriptionId) {
       const doc = await col.findOne({ _id: subscriptionId });
-      return doc ? toRecord(doc) : null;
+      return doc ? toWebhookRecord(doc) : null;
     },
     async put(record) {
       const { subscriptionId, ...rest } = record;

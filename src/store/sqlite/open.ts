@@ -14,19 +14,24 @@ import { createSqliteQuarantineRepo } from './quarantine.ts';
 import { createSqliteSubscriptionRepo } from './subscriptions.ts';
 import { createSqliteVehicleRepo } from './vehicles.ts';
 import { createSqliteWebhookRepo } from './webhooks.ts';
+import { purgeErased } from './purge-erased.ts';
 
 /**
  * Opens (and creates) the embedded store. WAL lets several processes on one machine share the
  * file: readers never block the writer, and busy_timeout makes concurrent writers wait instead
  * of failing.
  */
-export function openSqliteStore(file: string, opts: { busyTimeoutMs?: number } = {}): Store {
+/** Default of SQLITE_ERASURE_VACUUM_MAX_MB (src/config.ts), for callers that open the file without the config. */
+const DEFAULT_ERASURE_VACUUM_MAX_BYTES = 256 * 1024 * 1024;
+
+export function openSqliteStore(file: string, opts: { busyTimeoutMs?: number; erasureVacuumMaxBytes?: number } = {}): Store {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? 5000}`);
-  // Deleted content is overwritten with zeros (GDPR erasure must not leave VINs in free pages).
+  // Deleted content is overwritten with zeros (GDPR erasure must not leave VINs in free pages);
+  // the unused space inside pages is cleared by purgeErased's VACUUM.
   db.pragma('secure_delete = ON');
   try {
     const ping = db.prepare('SELECT 1');
@@ -49,7 +54,7 @@ export function openSqliteStore(file: string, opts: { busyTimeoutMs?: number } =
       engine: 'sqlite',
       ...repos,
       async purgeErased() {
-        db.pragma('wal_checkpoint(TRUNCATE)');
+        return purgeErased(db, opts.erasureVacuumMaxBytes ?? DEFAULT_ERASURE_VACUUM_MAX_BYTES);
       },
       async ping() {
         if (!db.open) throw new StoreUnavailableError('the SQLite store is closed');

@@ -9,6 +9,7 @@ interface WebhookRow {
   authorization_sealed: string | null;
   items: string;
   min_interval_seconds: number;
+  notices: string;
   status: string;
   disabled_reason: string | null;
   failing_since: string | null;
@@ -24,6 +25,7 @@ CREATE TABLE IF NOT EXISTS webhooks (
   authorization_sealed TEXT,
   items                TEXT NOT NULL,
   min_interval_seconds INTEGER NOT NULL,
+  notices              TEXT NOT NULL DEFAULT '[]',
   status               TEXT NOT NULL,
   disabled_reason      TEXT,
   failing_since        TEXT,
@@ -39,6 +41,7 @@ const toRecord = (r: WebhookRow): WebhookRecord => ({
   authorizationSealed: r.authorization_sealed,
   items: fromJson<string[]>(r.items, 'webhooks.items'),
   minIntervalSeconds: r.min_interval_seconds,
+  notices: fromJson<string[]>(r.notices, 'webhooks.notices'),
   status: r.status as WebhookStatus,
   disabledReason: r.disabled_reason,
   failingSince: r.failing_since,
@@ -49,14 +52,18 @@ const toRecord = (r: WebhookRow): WebhookRecord => ({
 /** SQLite engine of the WebhookRepo. Creates its own tables and indexes. */
 export function createSqliteWebhookRepo(db: Database.Database): WebhookRepo {
   db.exec(SCHEMA);
+  // A database created before the notices opt-in (issue 19) gets the column, empty: opted out.
+  const columns = db.prepare<[], { name: string }>('PRAGMA table_info(webhooks)').all();
+  if (!columns.some((c) => c.name === 'notices')) db.exec(`ALTER TABLE webhooks ADD COLUMN notices TEXT NOT NULL DEFAULT '[]'`);
   const upsert = db.prepare(
     `INSERT INTO webhooks (subscription_id, url, secrets, authorization_sealed, items, min_interval_seconds,
-       status, disabled_reason, failing_since, created_at, updated_at)
+       notices, status, disabled_reason, failing_since, created_at, updated_at)
      VALUES (@subscriptionId, @url, @secrets, @authorizationSealed, @items, @minIntervalSeconds,
-       @status, @disabledReason, @failingSince, @createdAt, @updatedAt)
+       @notices, @status, @disabledReason, @failingSince, @createdAt, @updatedAt)
      ON CONFLICT (subscription_id) DO UPDATE SET
        url = excluded.url, secrets = excluded.secrets, authorization_sealed = excluded.authorization_sealed,
-       items = excluded.items, min_interval_seconds = excluded.min_interval_seconds, status = excluded.status,
+       items = excluded.items, min_interval_seconds = excluded.min_interval_seconds, notices = excluded.notices,
+       status = excluded.status,
        disabled_reason = excluded.disabled_reason, failing_since = excluded.failing_since,
        created_at = excluded.created_at, updated_at = excluded.updated_at`,
   );
@@ -86,7 +93,7 @@ export function createSqliteWebhookRepo(db: Database.Database): WebhookRepo {
       return row ? toRecord(row) : null;
     },
     async put(record) {
-      upsert.run({ ...record, secrets: toJson(record.secrets), items: toJson(record.items) });
+      upsert.run({ ...record, secrets: toJson(record.secrets), items: toJson(record.items), notices: toJson(record.notices) });
     },
     async delete(subscriptionId) {
       return remove.run(subscriptionId).changes === 1;

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { errorResponses } from '../../http/schemas.ts';
 import { FAULT_MODES, getFault, setFault, type FaultMode } from './fault.ts';
 import type { RouteOptions } from '../../routes/route-options.ts';
 
@@ -26,7 +27,7 @@ export default async function routes(app: FastifyInstance, opts: RouteOptions): 
         tags: ['admin'],
         security: [{ adminToken: [] }],
         body: faultSchema,
-        response: { 200: faultSchema },
+        response: { 200: faultSchema, ...errorResponses(400, 401, 415) },
       },
     },
     async (request) => {

@@ -12,6 +12,7 @@ function webhook(subscriptionId: string, over: Partial<WebhookRecord> = {}): Web
     authorizationSealed: 'v1.sealed-auth',
     items: [],
     minIntervalSeconds: 60,
+    notices: [],
     status: 'ENABLED',
     disabledReason: null,
     failingSince: null,
@@ -34,7 +35,7 @@ const suite: ConformanceSuite = (open) => {
       expect(await store.webhooks.get('sub-1')).toBeNull();
       await store.webhooks.put(webhook('sub-1'));
       expect(await store.webhooks.get('sub-1')).toEqual(webhook('sub-1'));
-      const replaced = webhook('sub-1', { url: 'https://other.example.com/', items: ['crashseverity'], updatedAt: T0 });
+      const replaced = webhook('sub-1', { url: 'https://other.example.com/', items: ['crashseverity'], notices: ['consent.revoked', 'vehicle.data_erased'], updatedAt: T0 });
       await store.webhooks.put(replaced);
       expect(await store.webhooks.get('sub-1')).toEqual(replaced);
       expect(await store.webhooks.delete('sub-1')).toBe(true);

@@ -15,3 +15,9 @@ export function topicMatcher(filters: string[]): (topic: string) => boolean {
 export function messageTypeOf(topic: string): string {
   return topic.slice(topic.lastIndexOf('/') + 1);
 }
+
+/** The VIN a topic names at the manifest's `vinTopicLevel`, or null when the transport names none. */
+export function vinOfTopic(topic: string | undefined, level: number | undefined): string | null {
+  if (topic === undefined || level === undefined) return null;
+  return topic.split('/')[level] ?? null;
+}
