@@ -77,7 +77,7 @@ export async function confirmConsent(
   return conflict(services, (await services.store.consents.get(record.consentId)) ?? record, now);
 }
 
-async function conflict(services: Services, record: ConsentRecord, now: Date): Promise<ConfirmResult> {
+async function conflict(services: Pick<Services, 'config' | 'logger' | 'store'>, record: ConsentRecord, now: Date): Promise<ConfirmResult> {
   if (record.state === 'CONFIRMED') {
     // A used code presented again is treated as an attack signal (checklist A4): 409 and an
     // audit record. The consent stays active: only the partner's own key gets this far, so a

@@ -46,7 +46,7 @@ export function consentView(r: ConsentRecord): ConsentView {
 }
 
 /** The subscription's processes, newest first; pending ones past their time are moved to TIMED_OUT. */
-export async function listConsents(services: Services, subscriptionId: string, vin?: string): Promise<ConsentView[]> {
+export async function listConsents(services: Pick<Services, 'clock' | 'config' | 'store'>, subscriptionId: string, vin?: string): Promise<ConsentView[]> {
   const now = services.clock.now();
   const records = await services.store.consents.listBySubscription(subscriptionId, vin !== undefined ? { vin } : {});
   const out: ConsentView[] = [];

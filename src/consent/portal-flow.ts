@@ -58,7 +58,7 @@ export function showPortal(services: Services, req: PortalRequest, sessionHash: 
 
 /** The portal page of a STARTED process; `entry` is its sealed form while it is not stored. */
 export function portalView(
-  services: Services,
+  services: Pick<Services, 'adapters' | 'catalog' | 'config'>,
   record: ConsentRecord,
   consumerName: string,
   csrfToken: string,
@@ -92,7 +92,7 @@ export function portalView(
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
 /** The answer when a process is no longer (or not yet) in the state a step needs. */
-export async function wrongState(services: Services, record: ConsentRecord, what: string): Promise<Outcome> {
+export async function wrongState(services: Pick<Services, 'clock' | 'config' | 'store'>, record: ConsentRecord, what: string): Promise<Outcome> {
   const now = services.clock.now();
   if (shouldExpire(record, now, services.config.CONSENT_CODE_TTL_S)) {
     const expired = await applyEvent(services.store, { consentId: record.consentId }, 'EXPIRE', { at: now });

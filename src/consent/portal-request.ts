@@ -40,7 +40,7 @@ function single(query: Record<string, unknown>, name: string): string | undefine
  * manufacturer, state, PKCE): refused with `backTo`, so the consumer learns of it by the
  * redirect with `invalid_request` (spec 7.2 note 2), its `state` echoed when that was valid.
  */
-export async function checkPortalRequest(services: Services, query: Record<string, unknown>): Promise<PortalCheck> {
+export async function checkPortalRequest(services: Pick<Services, 'adapters' | 'store'>, query: Record<string, unknown>): Promise<PortalCheck> {
   const party: Record<string, string | undefined> = {};
   for (const n of ['consumerId', 'subscriptionId', 'redirectUrl']) {
     const v = single(query, n);

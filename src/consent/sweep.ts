@@ -33,7 +33,7 @@ export interface SweepResult {
  *
  * Idempotent, so several processes may run it at once.
  */
-export async function sweepConsentProcesses(services: Services): Promise<SweepResult> {
+export async function sweepConsentProcesses(services: Pick<Services, 'clock' | 'config' | 'store'>): Promise<SweepResult> {
   const { store, clock, config } = services;
   const now = clock.now();
   const deadline = notBefore(now, config.CONSENT_CODE_TTL_S);

@@ -26,7 +26,7 @@ function provedVin(services: Services, session: WithdrawalSession | null): strin
  * The VIN's active consents, in every subscription: the ones that let a consumer read its data
  * now or once the vehicle is activated there.
  */
-async function consentsOf(services: Services, vin: string): Promise<WithdrawableConsent[]> {
+async function consentsOf(services: Pick<Services, 'catalog' | 'store'>, vin: string): Promise<WithdrawableConsent[]> {
   const { store, catalog } = services;
   const active = (await store.consents.listByVin(vin)).filter((c) => isActive(c.state));
   return Promise.all(

@@ -48,7 +48,7 @@ export async function checkedSession(services: Services, form: Record<string, un
 export const expiredForm = (): Outcome =>
   page(403, 'This form has expired', 'The form does not belong to this browser session, or it is too old. Nothing was changed.', START_AGAIN);
 
-function startView(services: Services, session: WithdrawalSession, vin = '', error: string | null = null): WithdrawStartView {
+function startView(services: Pick<Services, 'adapters' | 'config'>, session: WithdrawalSession, vin = '', error: string | null = null): WithdrawStartView {
   const manufacturers = services.adapters.list().map((a) => a.manifest.name);
   return { actionUrl: `${services.config.consentUrl}/withdraw`, csrfToken: session.csrf, vin, error, manufacturers };
 }

@@ -35,13 +35,13 @@ const sessionKey = (s: Services, sessionHash: string) => `${s.config.QUEUE_PREFI
 const stateKey = (s: Services, stateHash: string) => `${s.config.QUEUE_PREFIX}:withdraw:state:${stateHash}`;
 
 /** True while `at` is at most CONSENT_CODE_TTL_S old by the service clock. */
-export function fresh(services: Services, at: string): boolean {
+export function fresh(services: Pick<Services, 'clock' | 'config'>, at: string): boolean {
   return services.clock.now().getTime() - Date.parse(at) <= services.config.CONSENT_CODE_TTL_S * 1000;
 }
 
-const open = <T>(services: Services, sealed: string | null) => openSealedJson(services.secrets, sealed) as T | null;
+const open = <T>(services: Pick<Services, 'secrets'>, sealed: string | null) => openSealedJson(services.secrets, sealed) as T | null;
 
-async function put(services: Services, key: string, value: object): Promise<void> {
+async function put(services: Pick<Services, 'config' | 'redis' | 'secrets'>, key: string, value: object): Promise<void> {
   // Twice the TTL: the clock check decides; this only bounds how long Redis keeps it.
   await services.redis.set(key, services.secrets.encrypt(JSON.stringify(value)), 'EX', services.config.CONSENT_CODE_TTL_S * 2);
 }

@@ -100,7 +100,7 @@ export async function deliverInVehicle(
  * member per requested item, its latest data point or the item-level error.
  */
 function vehicleEntry(
-  services: Services,
+  services: Pick<Services, 'adapters' | 'catalog'>,
   vin: string,
   manufacturer: string | null,
   items: readonly string[],

@@ -27,7 +27,7 @@ function deny(out: Map<string, VehicleAccess>, vin: string, code: VehicleErrorCo
  * deactivation or a revoked consent invalidates them, so it takes effect on the next request.
  */
 export async function checkVehicleAccess(
-  services: Services,
+  services: Pick<Services, 'logger' | 'readModel'>,
   subscription: Subscription,
   vins: string[],
   limits: VehicleLimits,

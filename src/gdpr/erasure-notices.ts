@@ -9,7 +9,7 @@ import type { Services } from '../services.ts';
  * Must run BEFORE the rows are erased. A repeated erasure that finds no rows left concerns no
  * one. The audit event of the erasure lists them: GET /consent/v1/erasures reads it.
  */
-export async function erasureHolders(services: Services, vin: string, scope: string | undefined): Promise<string[]> {
+export async function erasureHolders(services: Pick<Services, 'store'>, vin: string, scope: string | undefined): Promise<string[]> {
   const { store } = services;
   const [activations, consents] = await Promise.all([store.vehicles.listByVin(vin), store.consents.listByVin(vin)]);
   const holders = new Set([...activations, ...consents].map((r) => r.subscriptionId));
@@ -20,7 +20,7 @@ export async function erasureHolders(services: Services, vin: string, scope: str
  * The holders to send a notice: those whose webhook asked for `vehicle.data_erased` (issue 19
  * item 4), enabled or not (a disabled one gets its notice dead-lettered like any push).
  */
-export async function erasureRecipients(services: Services, holders: readonly string[]): Promise<string[]> {
+export async function erasureRecipients(services: Pick<Services, 'store'>, holders: readonly string[]): Promise<string[]> {
   const wants = await Promise.all(holders.map(async (id) => wantsNotice(await services.store.webhooks.get(id), ERASURE_NOTICE_TYPE)));
   return holders.filter((_, i) => wants[i]);
 }

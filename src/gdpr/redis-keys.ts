@@ -39,7 +39,7 @@ async function scanDelete(redis: Redis, pattern: string, erase?: (key: string) =
  *
  * SCAN visits one node: on a Redis Cluster this must run against every primary.
  */
-export async function eraseRedisKeys(services: Services, vin: string, subscriptionId: string | undefined): Promise<number> {
+export async function eraseRedisKeys(services: Pick<Services, 'config' | 'redis' | 'secrets'>, vin: string, subscriptionId: string | undefined): Promise<number> {
   const { redis, config, secrets } = services;
   const prefix = literal(config.QUEUE_PREFIX);
   const sub = subscriptionId === undefined ? '*' : literal(subscriptionId);

@@ -8,7 +8,7 @@ import { bearerMatcher } from './bearer-token.ts';
  * is read. Disabled (404) when ADMIN_TOKEN is unset. A wrong token counts against the client
  * address like a bad API key (src/rate-limit/auth-failures.ts): past the limit, 429.
  */
-export function requireAdmin(services: Services) {
+export function requireAdmin(services: Pick<Services, 'authFailures' | 'config'>) {
   const token = services.config.ADMIN_TOKEN;
   const matches = token ? bearerMatcher(token) : undefined;
   const failures = services.authFailures;

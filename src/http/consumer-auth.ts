@@ -52,7 +52,7 @@ export function keyInQuery(url: string): boolean {
  * - the 401s count against the client address (src/rate-limit/auth-failures.ts): past
  *   RATE_LIMIT_AUTH_FAILURE_MAX in a window the address gets 429 before its key is looked at.
  */
-export function requireSubscription(services: Services) {
+export function requireSubscription(services: Pick<Services, 'authFailures' | 'readModel'>) {
   const failures = services.authFailures;
   return async function checkSubscription(request: FastifyRequest): Promise<void> {
     const locked = failures.locked(request);

@@ -44,7 +44,7 @@ export async function processActivation(
  * subscription where the VIN waits for this manufacturer. Returns how many rows it moved.
  */
 export async function confirmFromManufacturer(
-  services: Services,
+  services: Pick<Services, 'clock' | 'store'>,
   manufacturer: string,
   vin: string,
   outcome: 'ACTIVATED' | 'INCAPABLE',

@@ -107,7 +107,7 @@ export async function applyVehicleAction(
  * (an adapter added or removed), the row is rewritten with the new one instead.
  */
 async function move(
-  services: Services,
+  services: Pick<Services, 'store'>,
   row: VehicleActivation,
   to: VehicleStatus,
   manufacturer: string | null,

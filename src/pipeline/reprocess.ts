@@ -30,7 +30,7 @@ export async function reprocessQuarantined(services: Services, ingest: Ingest, s
   return messages.length;
 }
 
-async function collect(services: Services, filter: QuarantineFilter, limit: number): Promise<QuarantinedMessage[]> {
+async function collect(services: Pick<Services, 'store'>, filter: QuarantineFilter, limit: number): Promise<QuarantinedMessage[]> {
   const out: QuarantinedMessage[] = [];
   let cursor: string | undefined;
   do {

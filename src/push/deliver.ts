@@ -35,7 +35,7 @@ export class RetryLaterError extends Error {
  * else is retried on the schedule until it is dead-lettered, and a webhook that has failed
  * for PUSH_DISABLE_AFTER_S without a success is disabled with a reason the consumer sees.
  */
-export function createDeliveryProcessor(services: Services, dispatcher: Dispatcher) {
+export function createDeliveryProcessor(services: Pick<Services, 'clock' | 'config' | 'logger' | 'secrets' | 'store'>, dispatcher: Dispatcher) {
   const { store, clock, config, logger } = services;
   const keysFor = createSigningKeys(services.secrets);
   const authorizationOf = memoUnseal(services.secrets, (clear) => clear);

@@ -35,7 +35,7 @@ export type PushReconciler = Periodic<ReconcileResult>;
  * comes back with the processes restarted); a failing run (store or Redis down) is logged and
  * tried again at the next interval. It owns `queue` and closes it.
  */
-export function startPushReconciler(services: Services, queue: PushQueue, opts: { intervalMs?: number } = {}): PushReconciler {
+export function startPushReconciler(services: Pick<Services, 'clock' | 'config' | 'logger' | 'store'>, queue: PushQueue, opts: { intervalMs?: number } = {}): PushReconciler {
   const { config, clock, logger, store } = services;
 
   async function reconcile(d: DeliveryRecord, at: string, result: ReconcileResult): Promise<void> {

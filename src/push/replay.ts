@@ -8,7 +8,7 @@ const REPLAYABLE: readonly DeliveryStatus[] = ['DEAD', 'DELIVERED', 'DROPPED'];
 
 export const MAX_BULK_REPLAY = 1000;
 
-async function requireEnabledWebhook(services: Services, subscriptionId: string): Promise<void> {
+async function requireEnabledWebhook(services: Pick<Services, 'store'>, subscriptionId: string): Promise<void> {
   const webhook = await services.store.webhooks.get(subscriptionId);
   if (!webhook) throw apiErrors.conflict('No webhook configured for this subscription.');
   if (webhook.status === 'DISABLED') {
@@ -23,7 +23,7 @@ async function requireEnabledWebhook(services: Services, subscriptionId: string)
  * same, so a consumer that deduplicates on it recognises a delivery it already processed.
  * Consent and activation are checked again when it is sent.
  */
-async function requeue(services: Services, queue: PushQueue, d: DeliveryRecord): Promise<'queued' | 'scheduled' | 'running'> {
+async function requeue(services: Pick<Services, 'clock' | 'logger' | 'store'>, queue: PushQueue, d: DeliveryRecord): Promise<'queued' | 'scheduled' | 'running'> {
   const at = services.clock.now().toISOString();
   const won = await services.store.deliveries.transition(d.transactionId, REPLAYABLE, 'PENDING', at);
   if (!won) return 'scheduled';

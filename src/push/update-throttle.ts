@@ -23,7 +23,7 @@ export interface UpdateThrottle {
   admit(subscriptionId: string, vin: string, item: string, timestampMs: number, intervalMs: number, transactionId: string): Promise<boolean>;
 }
 
-export function createUpdateThrottle(services: Services): UpdateThrottle {
+export function createUpdateThrottle(services: Pick<Services, 'config' | 'redis' | 'secrets'>): UpdateThrottle {
   const { redis, config, secrets } = services;
   return {
     async admit(subscriptionId, vin, item, timestampMs, intervalMs, transactionId) {

@@ -29,7 +29,7 @@ export const DEFAULT_MIN_INTERVAL_S = 60;
  * shows it).
  */
 export async function putWebhook(
-  services: Services,
+  services: Pick<Services, 'catalog' | 'clock' | 'config' | 'secrets' | 'store'>,
   subscription: Subscription,
   input: WebhookInput,
   resolve: Resolver,
@@ -79,7 +79,7 @@ export async function putWebhook(
  * its verifier without losing a delivery (Standard Webhooks' rotation).
  */
 export async function rotateSecret(
-  services: Services,
+  services: Pick<Services, 'clock' | 'config' | 'secrets' | 'store'>,
   subscriptionId: string,
 ): Promise<{ signingSecret: string; previousSecretExpiresAt: string }> {
   const { store, clock, secrets, config } = services;
@@ -106,7 +106,7 @@ const DROP_PAGE = 1000;
  * DROPPED at once, so it is neither shown as pending nor sent to a webhook registered later.
  * False when there was none. A send already under way when this runs still completes.
  */
-export async function deleteWebhook(services: Services, subscriptionId: string): Promise<boolean> {
+export async function deleteWebhook(services: Pick<Services, 'clock' | 'store'>, subscriptionId: string): Promise<boolean> {
   const { store, clock } = services;
   if (!(await store.webhooks.delete(subscriptionId))) return false;
   const at = clock.now().toISOString();

@@ -22,7 +22,7 @@ function waitText(seconds: number): string {
  * RateLimit headers. Redis down or slow: the request passes (fail open, as the data API's
  * limits do).
  */
-export function portalRateLimit(services: Services, limiter?: FixedWindowLimiter) {
+export function portalRateLimit(services: Pick<Services, 'clock' | 'config' | 'logger' | 'redis' | 'secrets'>, limiter?: FixedWindowLimiter) {
   const { config, secrets } = services;
   const l = limiter ?? createFixedWindowLimiter(services.redis, services.clock, services.logger);
   const base = `${config.QUEUE_PREFIX}:rl:portal`;

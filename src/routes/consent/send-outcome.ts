@@ -10,7 +10,7 @@ import type { Services } from '../../services.ts';
  * Where a portal form may post and be redirected to: this service, every manufacturer's
  * authorization endpoint (approve) and the consumer's redirect origin (reject, errors).
  */
-export function portalFormActions(services: Services, redirectUrl: string | null): string[] {
+export function portalFormActions(services: Pick<Services, 'adapters' | 'config'>, redirectUrl: string | null): string[] {
   const origins = services.adapters.list().map((a) => cspOrigin(manufacturerAuth(services.config, a).authorizationEndpoint));
   if (redirectUrl !== null) origins.push(cspOrigin(redirectUrl));
   return [...new Set(origins.filter((o): o is string => o !== null))];

@@ -30,7 +30,7 @@ export interface RegisteredClient {
  * manifests whose authorization issuer is this realm: that is how a real manufacturer would
  * have registered this service as a client, with our per-manufacturer callback URI.
  */
-export function realmAt(services: Services, prefix: string): Realm {
+export function realmAt(services: Pick<Services, 'adapters' | 'config'>, prefix: string): Realm {
   const id = prefix.split('/').filter(Boolean).at(-1) ?? 'virtual';
   const issuer = `${services.config.publicUrl}${prefix}`;
   const adapters = services.adapters.list().filter((a) => resolveEndpoint(services.config, a.manifest.authorization.issuer) === issuer);

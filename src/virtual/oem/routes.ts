@@ -121,7 +121,7 @@ function errorPage(reply: FastifyReply, status: number, message: string): Fastif
 }
 
 function authorizePage(
-  services: Services,
+  services: Pick<Services, 'catalog'>,
   reply: FastifyReply,
   realm: Realm,
   req: AuthorizeRequest,
