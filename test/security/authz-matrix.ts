@@ -23,6 +23,19 @@
 import { apiErrors } from '../../src/errors.ts';
 import { VEHICLE_ERRORS } from '../../src/delivery/error-codes.ts';
 import { deliveryBody } from '../delivery/fixtures.ts';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Adapter } from '../../src/adapters/manifest.ts';
+import { hostedIssuers } from '../../src/virtual/index.ts';
+
+/** The simulated servers the virtual wing mounts: one per issuer path the manifests declare. */
+function hostedServers(): string[] {
+  const root = join(import.meta.dirname, '..', '..', 'adapters');
+  const adapters = readdirSync(root, { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => ({ manifest: JSON.parse(readFileSync(join(root, e.name, 'manifest.json'), 'utf8')) }) as Adapter);
+  return hostedIssuers(adapters);
+}
 
 /** Who calls, with which credentials (the runner builds the headers, authz-matrix.world.ts). */
 export const ACTORS = [
@@ -356,8 +369,9 @@ export const PUBLIC_ROUTES: { method: string; route: string; prefix?: true; why:
   { method: 'GET', route: '/withdraw/consents', why: 'consents of the VIN this browser session proved at the manufacturer' },
   { method: 'POST', route: '/withdraw/consents', why: 'withdraw one of them: session cookie + CSRF token + the proved VIN' },
   { method: 'GET', route: '/demo/callback', why: "the demo consumer's redirect target: shows only what its query carries" },
-  // The simulated manufacturers' OAuth servers: their own client authentication (src/virtual/oem).
-  ...['/oem/virtual', '/oem/borealis'].flatMap((prefix) => [
+  // The simulated manufacturers' OAuth servers: their own client authentication (src/virtual/oem),
+  // one per issuer path a manifest declares, so a new manufacturer needs no row here.
+  ...hostedServers().flatMap((prefix) => [
     { method: 'GET', route: `${prefix}/authorize`, why: 'simulated manufacturer login page' },
     { method: 'POST', route: `${prefix}/authorize`, why: 'simulated manufacturer login form' },
     { method: 'POST', route: `${prefix}/token`, why: 'simulated token endpoint: client id and secret, PKCE' },
