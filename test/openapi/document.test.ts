@@ -39,7 +39,8 @@ describe('the OpenAPI document', () => {
     const collect = (node: unknown, key?: string): void => {
       if (!node || typeof node !== 'object') return;
       if (key === 'schema') schemas.push(node);
-      else for (const [k, v] of Object.entries(node)) collect(v, k);
+      // Examples are data (a catalog entry's example carries its draft-04 `schema`), not schemas.
+      else if (key !== 'examples' && key !== 'example') for (const [k, v] of Object.entries(node)) collect(v, k);
     };
     collect(doc.paths);
     collect(doc.webhooks);
