@@ -6,6 +6,7 @@ import { clientErrorHandler } from './http/client-error.ts';
 import { installClosingGuard } from './http/closing.ts';
 import { installErrorHandler } from './http/error-handler.ts';
 import { frameworkErrorHandler } from './http/framework-errors.ts';
+import { swaggerOptions } from './http/openapi/document.ts';
 import { requireJsonWhereBodySchema } from './http/json-only.ts';
 import { requestId } from './http/request-id.ts';
 import { docsCsp, helmetOptions, securityHeaders, serverTimeouts } from './http/security-headers.ts';
@@ -62,22 +63,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     done();
   });
   await app.register(formbody, { bodyLimit: 64 * 1024 });
-  await app.register(swagger, {
-    openapi: {
-      info: {
-        title: 'Connected vehicle data service',
-        version: '1.0.0',
-        description: 'Harmonized in-vehicle data from many manufacturers, delivered with user consent.',
-      },
-      components: {
-        securitySchemes: {
-          apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
-          subscriptionId: { type: 'apiKey', in: 'header', name: 'X-Subscription-Id' },
-          adminToken: { type: 'http', scheme: 'bearer' },
-        },
-      },
-    },
-  });
+  // OpenAPI 3.1 from the route schemas, finished in src/http/openapi/document.ts (ids, reason codes, examples, webhooks).
+  await app.register(swagger, swaggerOptions);
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, transformStaticCSP: docsCsp(config) });
   installErrorHandler(app, config.BODY_LIMIT_BYTES);
   installClosingGuard(app);
