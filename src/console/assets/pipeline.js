@@ -27,7 +27,7 @@
       width,
       height: 220,
       series: [{}, ...chart.series.map((name, i) => ({ label: name, stroke: COLORS[i % COLORS.length], width: 2, spanGaps: false }))],
-      axes: [{}, { size: 50 }],
+      axes: [{}, { size: 64 }],
       scales: { y: { range: (_u, min, max) => [0, Math.max(1, max * 1.1)] } },
     };
     const plot = new window.uPlot(opts, data, card);
