@@ -61,7 +61,7 @@ export interface SamplerOptions {
   intervalMs?: number;
 }
 
-export function startConsoleSampler(services: Services, opts: SamplerOptions): Running {
+export function startConsoleSampler(services: Services, opts: SamplerOptions): Running & { flush(): Promise<void> } {
   const { redis, clock } = services;
   const scrape = opts.gauges ? createScrapeGauges(services) : undefined;
   let last: Map<string, number> | undefined;
@@ -99,6 +99,8 @@ export function startConsoleSampler(services: Services, opts: SamplerOptions): R
   });
   return {
     name: 'console-sampler',
+    /** Writes now (the timer does it every interval). */
+    flush: () => periodic.runOnce(),
     async close() {
       await periodic.close();
       await flush().catch(() => undefined);
