@@ -5,9 +5,12 @@ import type { FleetQuery } from './contract.ts';
  * within the search prefix. VINs use digits and capitals only, so every VIN starting with the
  * prefix sorts before prefix + "~" (which sorts after "Z").
  */
-export function fleetBounds(q: FleetQuery): { after: string; lo: string; hi: string | null } {
+export function fleetBounds(q: FleetQuery): { from: string; inclusive: boolean; hi: string | null } {
   const prefix = q.vinPrefix ?? '';
-  return { after: q.after ?? '', lo: prefix, hi: prefix === '' ? null : `${prefix}~` };
+  const after = q.after ?? '';
+  // One lower bound, not two: given both, SQLite's planner seeks by one of them and scans from there.
+  const from = after >= prefix ? { from: after, inclusive: false } : { from: prefix, inclusive: true };
+  return { ...from, hi: prefix === '' ? null : `${prefix}~` };
 }
 
 /**

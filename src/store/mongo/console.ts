@@ -16,7 +16,7 @@ interface VinDoc {
  */
 async function vinsOf(db: Db, name: string, q: FleetQuery, limit: number): Promise<Map<string, VinDoc>> {
   const b = fleetBounds(q);
-  const vin: Document = { $gt: b.after, $gte: b.lo, ...(b.hi ? { $lt: b.hi } : {}) };
+  const vin: Document = { [b.inclusive ? '$gte' : '$gt']: b.from, ...(b.hi ? { $lt: b.hi } : {}) };
   const filter: Document = { vin, ...(q.manufacturer ? { manufacturer: q.manufacturer } : {}) };
   const out = new Map<string, VinDoc>();
   const cursor = db.collection<VinDoc>(name).find(filter, { projection: { _id: 0, vin: 1, manufacturer: 1, receivedAt: 1 } }).sort({ vin: 1 });

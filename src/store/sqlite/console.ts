@@ -37,11 +37,11 @@ export function createSqliteConsoleRepo(db: Database.Database): ConsoleRepo {
   /** The first `limit` distinct VINs of a table in the page's range (DISTINCT walks the vin index in order). */
   function vinsOf(table: 'data_latest' | 'vehicles', q: Parameters<ConsoleRepo['fleet']>[0], limit: number): string[] {
     const b = fleetBounds(q);
-    const where = ['vin > @after', 'vin >= @lo', ...(b.hi ? ['vin < @hi'] : []), ...(q.manufacturer ? ['manufacturer = @m'] : [])];
+    const where = [b.inclusive ? 'vin >= @from' : 'vin > @from', ...(b.hi ? ['vin < @hi'] : []), ...(q.manufacturer ? ['manufacturer = @m'] : [])];
     const sql = `SELECT DISTINCT vin FROM ${table} WHERE ${where.join(' AND ')} ORDER BY vin LIMIT @limit`;
     return db
       .prepare<[Record<string, unknown>], { vin: string }>(sql)
-      .all({ after: b.after, lo: b.lo, ...(b.hi ? { hi: b.hi } : {}), ...(q.manufacturer ? { m: q.manufacturer } : {}), limit })
+      .all({ from: b.from, ...(b.hi ? { hi: b.hi } : {}), ...(q.manufacturer ? { m: q.manufacturer } : {}), limit })
       .map((r) => r.vin);
   }
 
