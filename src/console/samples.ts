@@ -1,6 +1,5 @@
 import type { Counter } from 'prom-client';
 import { metrics } from '../metrics/metrics.ts';
-import { createScrapeGauges } from '../metrics/scrape.ts';
 import { startPeriodic } from '../runtime/periodic.ts';
 import type { Running } from '../runtime/startable.ts';
 import type { Services } from '../services.ts';
@@ -56,14 +55,17 @@ async function gaugeValues(): Promise<Map<string, number>> {
 }
 
 export interface SamplerOptions {
-  /** Also write the shared gauges (processes with the api role). */
-  gauges: boolean;
+  /**
+   * Processes with the api role pass the scrape-time gauges (src/metrics/scrape.ts) to also
+   * write the shared gauges; injected so this file need not depend on the queues' wiring.
+   */
+  gauges?: { refresh(): Promise<void>; close(): Promise<void> };
   intervalMs?: number;
 }
 
 export function startConsoleSampler(services: Services, opts: SamplerOptions): Running & { flush(): Promise<void> } {
   const { redis, clock } = services;
-  const scrape = opts.gauges ? createScrapeGauges(services) : undefined;
+  const scrape = opts.gauges;
   let last: Map<string, number> | undefined;
 
   async function flush(): Promise<void> {

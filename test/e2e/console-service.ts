@@ -5,6 +5,7 @@ import { startEmbeddedBroker } from '../../src/adapters/mqtt/broker.ts';
 import { buildApp } from '../../src/app.ts';
 import { systemClock } from '../../src/clock.ts';
 import { startConsoleSampler } from '../../src/console/samples.ts';
+import { createScrapeGauges } from '../../src/metrics/scrape.ts';
 import { startActivationWorkers } from '../../src/management/start.ts';
 import { startHarmonizeWorker } from '../../src/pipeline/worker.ts';
 import { startPushWorkers } from '../../src/push/start.ts';
@@ -78,7 +79,7 @@ export async function startConsoleService(): Promise<ConsoleService> {
   let harmonize: Running = startHarmonizeWorker(ts.services, {});
   const running: Running[] = [
     broker,
-    startConsoleSampler(ts.services, { gauges: true, intervalMs: 500 }),
+    startConsoleSampler(ts.services, { gauges: createScrapeGauges(ts.services), intervalMs: 500 }),
     ...(await startActivationWorkers(ts.services)),
     ...(await startPushWorkers(ts.services)),
   ];
