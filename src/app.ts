@@ -2,6 +2,7 @@ import formbody from '@fastify/formbody';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import consolePlugin from './console/index.ts';
 import { clientErrorHandler } from './http/client-error.ts';
 import { installClosingGuard } from './http/closing.ts';
 import { installErrorHandler } from './http/error-handler.ts';
@@ -85,5 +86,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(ingestRoutes, opts);
   await app.register(metricsRoutes, opts);
   await app.register(demoRoutes, opts);
+  // The operators' console (/console): pages signed in with the admin token (docs/console.md).
+  await app.register(consolePlugin, opts);
   return app;
 }
