@@ -2,10 +2,12 @@ import formbody from '@fastify/formbody';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import consolePlugin from './console/index.ts';
 import { clientErrorHandler } from './http/client-error.ts';
 import { installClosingGuard } from './http/closing.ts';
 import { installErrorHandler } from './http/error-handler.ts';
 import { frameworkErrorHandler } from './http/framework-errors.ts';
+import { swaggerOptions } from './http/openapi/document.ts';
 import { requireJsonWhereBodySchema } from './http/json-only.ts';
 import { requestId } from './http/request-id.ts';
 import { docsCsp, helmetOptions, securityHeaders, serverTimeouts } from './http/security-headers.ts';
@@ -62,22 +64,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     done();
   });
   await app.register(formbody, { bodyLimit: 64 * 1024 });
-  await app.register(swagger, {
-    openapi: {
-      info: {
-        title: 'Connected vehicle data service',
-        version: '1.0.0',
-        description: 'Harmonized in-vehicle data from many manufacturers, delivered with user consent.',
-      },
-      components: {
-        securitySchemes: {
-          apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
-          subscriptionId: { type: 'apiKey', in: 'header', name: 'X-Subscription-Id' },
-          adminToken: { type: 'http', scheme: 'bearer' },
-        },
-      },
-    },
-  });
+  // OpenAPI 3.1 from the route schemas, finished in src/http/openapi/document.ts (ids, reason codes, examples, webhooks).
+  await app.register(swagger, swaggerOptions);
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, transformStaticCSP: docsCsp(config) });
   installErrorHandler(app, config.BODY_LIMIT_BYTES);
   installClosingGuard(app);
@@ -94,5 +82,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(pushRoutes, opts);
   await app.register(ingestRoutes, opts);
   await app.register(metricsRoutes, opts);
+  // The operators' console (/console): pages signed in with the admin token (docs/console.md).
+  await app.register(consolePlugin, opts);
   return app;
 }

@@ -165,7 +165,11 @@ async function approve(
     errors.vin = `${adapter.manifest.name} supplies none of the data items this consent is for.`;
   }
   if (Object.keys(errors).length > 0 || !adapter || user.vin === null) {
-    if (record.redirectUrl !== null) return detailsRefused(services, record, errors, now);
+    if (record.redirectUrl !== null) {
+      // The user acted: the process is stored now (first decision), so that it can fail.
+      if (entry !== null && !(await storeEntry(services, record))) return unknownRequest();
+      return detailsRefused(services, record, errors, now);
+    }
     const consumer = await services.store.consumers.get(record.consumerId);
     errors.form = 'Please correct the details below.';
     // Not stored yet either: the same sealed entry goes back into the form.

@@ -1,5 +1,6 @@
 import { startExternalSubscriber } from '../ingest/broker-subscriber.ts';
 import { startEmbeddedBroker } from '../ingest/embedded-broker.ts';
+import { startConsoleSampler } from '../console/samples.ts';
 import { startRetention } from '../gdpr/retention.ts';
 import { startActivationWorkers } from '../management/start.ts';
 import { startPipeline } from '../pipeline/start.ts';
@@ -44,6 +45,9 @@ export async function startRoles(services: Services, opts: StartRolesOptions = {
   };
 
   add(watchRedisPolicy(services));
+  // Every process adds what it counted to the console's pipeline charts; API processes also
+  // sample the shared gauges (src/console/samples.ts).
+  add(startConsoleSampler(services, roles.has('api') ? { gauges: services.gauges } : {}));
   if (!roles.has('api') && config.PROBE_PORT > 0) add(await startProbeServer(services));
   let mqttUrl = config.MQTT_URL;
   if (roles.has('broker') && !config.MQTT_URL) {

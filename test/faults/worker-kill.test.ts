@@ -40,6 +40,8 @@ describe('a worker process killed mid-batch under load', () => {
       PIPELINE_BATCH_SIZE: String(PER_ROUND),
       PIPELINE_LOCK_DURATION_MS: '1000',
       PIPELINE_STALLED_INTERVAL_MS: '200',
+      // Every completed batch is counted at the end: none may age out first on a slow machine.
+      JOB_RETENTION_COMPLETED_S: '3600',
       LOG_LEVEL: 'warn',
     });
     t = await createTestServices({ env: d.env() });

@@ -43,13 +43,13 @@ describe('HTTP ingest (borealis)', () => {
     expect(res.json()).toEqual({ accepted: 3 });
 
     const { store, catalog, adapters } = t.services;
-    await waitFor(async () => (await store.dataPoints.count()) === 23, 10_000, '23 points');
+    await waitFor(async () => (await store.dataPoints.count()) === 24, 10_000, '24 points');
     const vin = 'BRLAU1EV0N1000001';
     const latest = await store.dataPoints.latest([vin], ['mileage', 'coolanttemperature', 'vehiclespeed']);
     const version = adapters.get('borealis')!.mappings.get('vehicle-status')!.version;
     expect(latest.map((p) => [p.item, p.payload.value, p.payload.unit]).sort()).toEqual([
       ['coolanttemperature', 91, 'C'],
-      ['mileage', 12412.7, 'km'],
+      ['mileage', 12412, 'km'],
       ['vehiclespeed', 49.9, 'km/h'],
     ].sort());
     for (const p of latest) {

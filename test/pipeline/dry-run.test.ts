@@ -25,11 +25,12 @@ describe('mapping dry run', () => {
     const body = res.json();
     expect(body).toMatchObject({ manufacturer: 'borealis', messageType: 'vehicle-status', valid: true, failure: null });
     expect(body.mappingVersion).toMatch(/^vehicle-status\.jsonata@/);
-    expect(body.items).toHaveLength(13);
+    // 14: mileage, speed, heading, position, ... and ignitionstatus (catalog version 4).
+    expect(body.items).toHaveLength(14);
     expect(body.items[0]).toEqual({
       vin: 'BRLAU1EV0N1000001',
       item: 'mileage',
-      payload: { value: 12411.9, unit: 'km', timestamp: '2026-11-25T10:00:00.000Z' },
+      payload: { value: 12411, unit: 'km', timestamp: '2026-11-25T10:00:00.000Z' },
       valid: true,
       errors: [],
     });

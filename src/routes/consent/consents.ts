@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { listConsents, revokeConsent } from '../../consent/consumer-api.ts';
 import { apiErrors } from '../../errors.ts';
 import { consumerContext, requireSubscription } from '../../http/consumer-auth.ts';
+import { errorResponses } from '../../http/schemas.ts';
 import type { RouteOptions } from '../route-options.ts';
 
 const consentSchema = {
@@ -58,7 +59,7 @@ export default async function consentApiRoutes(app: FastifyInstance, opts: Route
         tags: ['consent'],
         security,
         params: { type: 'object', required: ['consentId'], properties: { consentId: { type: 'string' } } },
-        response: { 200: consentSchema },
+        response: { 200: consentSchema, ...errorResponses(404) },
       },
     },
     async (request) => {

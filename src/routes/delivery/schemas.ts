@@ -1,3 +1,4 @@
+import { ITEM_ERRORS, VEHICLE_ERRORS } from '../../delivery/error-codes.ts';
 import { HISTORY_MAX_LIMIT } from '../../delivery/history.ts';
 import { consumerSecurity, errorBodySchema } from '../../http/schemas.ts';
 
@@ -20,15 +21,21 @@ const identifier = {
   },
 } as const;
 
-const error = {
-  type: 'object',
-  properties: { code: { type: 'string' }, message: { type: 'string' } },
-  required: ['code', 'message'],
-} as const;
+/** A vehicle's or an item's error inside the 200, with the codes it can carry (docs/delivery-errors.md). */
+const errorOf = (table: Record<string, string>, what: string) =>
+  ({
+    type: 'object',
+    description: `${what} error: ${Object.entries(table).map(([code, message]) => `\`${code}\` ${message}`).join(' ')}`,
+    properties: { code: { type: 'string', enum: Object.keys(table) }, message: { type: 'string' } },
+    required: ['code', 'message'],
+  }) as const;
+const vehicleErrorSchema = errorOf(VEHICLE_ERRORS, 'Vehicle-level');
+const itemErrorSchema = errorOf(ITEM_ERRORS, 'Item-level');
 
 export const inVehicleSchema = {
   summary: 'The latest harmonized data of up to 10 vehicles',
-  description: 'Error codes: docs/delivery-errors.md.',
+  description:
+    'Whole-request problems are an HTTP error; everything about one vehicle or one item is reported inside the 200 (`error` with a `CAR.VE.9xx` code), so one bad VIN never costs the others their data. See docs/delivery-errors.md.',
   tags: ['delivery'],
   security,
   body: {
@@ -54,13 +61,13 @@ export const inVehicleSchema = {
             required: ['identifier'],
             properties: {
               identifier,
-              error,
+              error: vehicleErrorSchema,
               response: {
                 type: 'object',
                 description: 'One entry per requested item: `{dataPoint}` or `{error}`.',
                 additionalProperties: {
                   type: 'object',
-                  properties: { dataPoint: { type: 'object', additionalProperties: true }, error },
+                  properties: { dataPoint: { type: 'object', additionalProperties: true }, error: itemErrorSchema },
                 },
               },
             },
@@ -74,7 +81,8 @@ export const inVehicleSchema = {
 
 export const historySchema = {
   summary: "A vehicle's history of one item, newest first, paginated",
-  description: 'Same checks as delivery; see docs/history.md.',
+  description:
+    'The same checks as delivery; being a single-vehicle call, the vehicle-level outcomes are HTTP errors: 400 VIN format invalid (901), 404 not activated in this subscription (903), 403 no active consent (905), 429 request limit for this vehicle (906, with Retry-After), 503 provider-side failure (907). Pass `nextCursor` back unchanged for the next, older page; it is null on the last. See docs/history.md.',
   tags: ['delivery'],
   security,
   params: {

@@ -1,0 +1,31 @@
+import type { FastifyInstance } from 'fastify';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+
+const TYPES: Record<string, string> = { css: 'text/css; charset=utf-8', js: 'text/javascript; charset=utf-8' };
+
+/** The console's own files (./assets), and the one front-end dependency: uPlot's build from node_modules. */
+function assetFiles(): Map<string, string> {
+  const own = join(import.meta.dirname, 'assets');
+  const uplot = dirname(createRequire(import.meta.url).resolve('uplot'));
+  const files = new Map<string, string>();
+  for (const name of ['console.css', 'console.js', 'fleet.js', 'pipeline.js', 'quarantine.js', 'playground.js']) files.set(name, join(own, name));
+  files.set('uplot.js', join(uplot, 'uPlot.iife.min.js'));
+  files.set('uplot.css', join(uplot, 'uPlot.min.css'));
+  return files;
+}
+
+/**
+ * GET /console/assets/:name — read once at start and served from memory, with no session
+ * needed (nothing secret in them). Same origin, so the console's CSP `'self'` covers them; no CDN.
+ */
+export function assetRoutes(app: FastifyInstance): void {
+  const assets = new Map([...assetFiles()].map(([name, file]) => [name, readFileSync(file)]));
+  app.get<{ Params: { name: string } }>('/console/assets/:name', { schema: { hide: true } }, async (request, reply) => {
+    const body = assets.get(request.params.name);
+    if (!body) return reply.code(404).send({ message: 'No such asset.' });
+    const type = TYPES[request.params.name.split('.').pop() ?? ''] ?? 'application/octet-stream';
+    return reply.header('content-type', type).header('cache-control', 'no-cache').header('x-content-type-options', 'nosniff').send(body);
+  });
+}

@@ -1,0 +1,95 @@
+import type { FastifyInstance } from 'fastify';
+import { readdir, readFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { html } from '../consent/pages/html.ts';
+import { apiErrors } from '../errors.ts';
+import type { Services } from '../services.ts';
+import { formOf } from './auth.ts';
+import { sendPage } from './page.ts';
+import { playgroundCases, playgroundDryRun, withEditedMapping } from './playground-run.ts';
+
+interface PickParams {
+  manufacturer?: string;
+  messageType?: string;
+  fixture?: string;
+  quarantineId?: string;
+}
+
+const FIXTURE_NAME = /^[A-Za-z0-9._-]+\.json$/;
+
+/** The edited mapping and where it applies, from a script's JSON call; 400/404 for anything else. */
+function editedFrom(services: Services, body: Record<string, unknown>) {
+  const { manufacturer, messageType, mapping } = body;
+  if (typeof manufacturer !== 'string' || typeof messageType !== 'string' || typeof mapping !== 'string') {
+    throw apiErrors.badRequest('give "manufacturer", "messageType" and "mapping" as strings.');
+  }
+  const edited = withEditedMapping(services, manufacturer, messageType, mapping);
+  if (!edited) throw apiErrors.notFound(`No mapping for ${manufacturer} ${messageType}.`);
+  return { manufacturer, messageType, edited };
+}
+
+/**
+ * The mapping playground: pick a manufacturer, a message type and a fixture (or a quarantined
+ * message, or paste one), edit the mapping and see the dry run at each pause in typing; run the
+ * manufacturer's cases. Nothing is saved on the server: the page offers the mapping to copy or
+ * download, to be committed and deployed like any mapping change.
+ */
+export function playgroundRoutes(app: FastifyInstance, services: Services): void {
+  app.get<{ Querystring: PickParams }>('/console/playground', async (request, reply) => {
+    const adapters = services.adapters.list();
+    const adapter = services.adapters.get(request.query.manufacturer ?? '') ?? adapters[0];
+    if (!adapter) throw apiErrors.notFound('No manufacturer is configured.');
+    const id = adapter.manifest.id;
+    const types = [...adapter.mappings.keys()].sort();
+    const messageType = types.includes(request.query.messageType ?? '') ? request.query.messageType! : types[0]!;
+    const mapping = adapter.mappings.get(messageType)!;
+    const fixtures = (await readdir(join(adapter.dir, 'fixtures')).catch(() => [] as string[])).filter((f) => FIXTURE_NAME.test(f)).sort();
+    const fixture = fixtures.includes(request.query.fixture ?? '') ? request.query.fixture! : (fixtures.find((f) => f.includes(`.${messageType}.`)) ?? '');
+    let raw = fixture ? await readFile(join(adapter.dir, 'fixtures', fixture), 'utf8') : '';
+    let source = 'fixture';
+    if (request.query.quarantineId) {
+      const [q] = await services.store.quarantine.get([request.query.quarantineId.slice(0, 100)]);
+      if (q && q.rawEncoding === 'utf8') ({ raw, source } = { raw: q.raw, source: `quarantined message ${q.id}` });
+    }
+    const csrf = request.consoleSession!.csrf;
+    const body = html`<form method="get" action="/console/playground" class="filters">
+<label>Manufacturer<select name="manufacturer">${adapters.map((a) => html`<option${a.manifest.id === id ? html` selected` : ''}>${a.manifest.id}</option>`)}</select></label>
+<label>Message type<select name="messageType">${types.map((t) => html`<option${t === messageType ? html` selected` : ''}>${t}</option>`)}</select></label>
+<label>Fixture<select name="fixture"><option value="">(none)</option>${fixtures.map((f) => html`<option${f === fixture ? html` selected` : ''}>${f}</option>`)}</select></label>
+<button type="submit">Load</button>
+</form>
+<div class="playground" id="playground" data-manufacturer="${id}" data-message-type="${messageType}" data-file="${basename(mapping.file)}">
+<section>
+<label for="raw">Raw message <span class="muted">(${source})</span></label>
+<textarea id="raw" rows="12" spellcheck="false">${raw}</textarea>
+<label for="mapping">Mapping <span class="muted">mappings/${id}/${basename(mapping.file)}</span></label>
+<textarea id="mapping" rows="22" spellcheck="false">${await readFile(mapping.file, 'utf8')}</textarea>
+<p><button type="button" id="copy">Copy the mapping</button> <button type="button" id="download">Download ${basename(mapping.file)}</button>
+<button type="button" id="run-cases" class="primary">Run ${id}'s cases</button></p>
+<p class="muted">Nothing is saved here: commit the downloaded file to mappings/${id}/ and deploy it to change the pipeline.</p>
+</section>
+<section>
+<h2>Harmonized output</h2>
+<p id="status" role="status" aria-live="polite">…</p>
+<div id="output"></div>
+<h2>Cases</h2>
+<div id="cases" aria-live="polite"><p class="muted">Not run yet.</p></div>
+</section>
+</div>`;
+    return sendPage(reply, { view: 'playground', title: 'Mapping playground', csrf, body, scripts: ['console.js', 'playground.js'] });
+  });
+
+  app.post('/console/playground/run.json', async (request) => {
+    const form = formOf(request);
+    const { manufacturer, messageType, edited } = editedFrom(services, form);
+    if (typeof form.raw !== 'string') throw apiErrors.badRequest('give the raw message as "raw" (text).');
+    if (!edited.ok) return { compileError: edited.compileError };
+    return playgroundDryRun(services, edited.registry, manufacturer, messageType, form.raw);
+  });
+
+  app.post('/console/playground/cases.json', async (request) => {
+    const { manufacturer, edited } = editedFrom(services, formOf(request));
+    if (!edited.ok) return { compileError: edited.compileError };
+    return { cases: await playgroundCases(services, edited.registry, manufacturer) };
+  });
+}

@@ -1,0 +1,88 @@
+import type {} from '@fastify/cookie';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { timingSafeEqual } from 'node:crypto';
+import { randomToken, sha256Hex } from '../crypto.ts';
+import type { Services } from '../services.ts';
+
+/** A console session lasts a working day; then the operator signs in again. */
+export const SESSION_TTL_MS = 8 * 60 * 60 * 1000;
+
+export interface ConsoleSession {
+  /** The CSRF token every POST of this session must carry (form field `csrf` or header x-csrf-token). */
+  csrf: string;
+  expiresAt: number;
+}
+
+interface Sealed {
+  c: string;
+  e: number;
+  /** A tag of the admin token the session was opened with: a new ADMIN_TOKEN ends every session. */
+  t: string;
+}
+
+export function consoleSecure(services: Services): boolean {
+  return services.config.publicUrl.startsWith('https:');
+}
+
+/** `__Host-` (Secure, Path=/, no Domain) when served over https, as the portal's cookie. */
+export function cookieName(secure: boolean): string {
+  return secure ? '__Host-cvd_console' : 'cvd_console';
+}
+
+const tokenTag = (services: Services) => sha256Hex(`console:${services.config.ADMIN_TOKEN ?? ''}`).slice(0, 16);
+const signedOutKey = (services: Services, cookie: string) => `${services.config.QUEUE_PREFIX}:console:out:${sha256Hex(cookie)}`;
+
+/** Equal strings, compared in constant time. */
+export function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(sha256Hex(a), 'hex');
+  const y = Buffer.from(sha256Hex(b), 'hex');
+  return timingSafeEqual(x, y);
+}
+
+/**
+ * Opens a session: the cookie holds its CSRF token and expiry, encrypted and authenticated with
+ * the service's SecretBox (AES-256-GCM under SECRET_KEY), so every API process accepts it
+ * without a shared session table, and nobody can read or forge it. HttpOnly, SameSite=Strict.
+ */
+export function openSession(services: Services, reply: FastifyReply): ConsoleSession {
+  const session: ConsoleSession = { csrf: randomToken(), expiresAt: services.clock.now().getTime() + SESSION_TTL_MS };
+  const sealed: Sealed = { c: session.csrf, e: session.expiresAt, t: tokenTag(services) };
+  const secure = consoleSecure(services);
+  reply.setCookie(cookieName(secure), services.secrets.encrypt(JSON.stringify(sealed)), {
+    path: '/',
+    httpOnly: true,
+    sameSite: 'strict',
+    secure,
+    maxAge: SESSION_TTL_MS / 1000,
+  });
+  return session;
+}
+
+/**
+ * The request's session, or null: no cookie, a cookie that does not decrypt, an expired one, one
+ * of another admin token, or one signed out (sign-out records the cookie's hash in Redis until
+ * it would have expired, so a copied cookie is dead everywhere once its owner signs out).
+ */
+export async function readSession(services: Services, request: FastifyRequest): Promise<ConsoleSession | null> {
+  const cookie = request.cookies[cookieName(consoleSecure(services))];
+  if (!cookie || cookie.length > 1000) return null;
+  let sealed: Sealed;
+  try {
+    sealed = JSON.parse(services.secrets.decrypt(cookie)) as Sealed;
+  } catch {
+    return null;
+  }
+  if (typeof sealed.c !== 'string' || typeof sealed.e !== 'number' || sealed.t !== tokenTag(services)) return null;
+  if (sealed.e <= services.clock.now().getTime()) return null;
+  if ((await services.redis.exists(signedOutKey(services, cookie))) === 1) return null;
+  return { csrf: sealed.c, expiresAt: sealed.e };
+}
+
+/** Ends the request's session for good, and clears its cookie. */
+export async function closeSession(services: Services, request: FastifyRequest, reply: FastifyReply, session: ConsoleSession): Promise<void> {
+  const secure = consoleSecure(services);
+  const cookie = request.cookies[cookieName(secure)];
+  const ttl = session.expiresAt - services.clock.now().getTime();
+  if (cookie && ttl > 0) await services.redis.set(signedOutKey(services, cookie), '1', 'PX', ttl);
+  reply.clearCookie(cookieName(secure), { path: '/', httpOnly: true, sameSite: 'strict', secure });
+}

@@ -1,0 +1,73 @@
+import type { Db, Document } from 'mongodb';
+import type { ConsoleRepo, FleetQuery, FunnelRow } from '../contract.ts';
+import { fleetBounds, mergeVins } from '../fleet-page.ts';
+
+interface VinDoc {
+  vin: string;
+  manufacturer?: string | null;
+  receivedAt?: string;
+}
+
+/**
+ * The first `limit` distinct VINs of a collection in the page's range, with each one's newest
+ * receivedAt and a manufacturer. Reads the collection in VIN order along its vin index and stops
+ * at the first VIN past the page, so a page costs about (limit x items per vehicle) documents,
+ * never the whole fleet (a $group would read every matching document first).
+ */
+async function vinsOf(db: Db, name: string, q: FleetQuery, limit: number): Promise<Map<string, VinDoc>> {
+  const b = fleetBounds(q);
+  const vin: Document = { [b.inclusive ? '$gte' : '$gt']: b.from, ...(b.hi ? { $lt: b.hi } : {}) };
+  const filter: Document = { vin, ...(q.manufacturer ? { manufacturer: q.manufacturer } : {}) };
+  const out = new Map<string, VinDoc>();
+  const cursor = db.collection<VinDoc>(name).find(filter, { projection: { _id: 0, vin: 1, manufacturer: 1, receivedAt: 1 } }).sort({ vin: 1 });
+  try {
+    for await (const d of cursor) {
+      const seen = out.get(d.vin);
+      if (!seen && out.size === limit) break;
+      if (!seen) out.set(d.vin, { vin: d.vin, manufacturer: d.manufacturer ?? null, ...(d.receivedAt ? { receivedAt: d.receivedAt } : {}) });
+      else if (d.receivedAt && (!seen.receivedAt || d.receivedAt > seen.receivedAt)) seen.receivedAt = d.receivedAt;
+    }
+  } finally {
+    await cursor.close();
+  }
+  return out;
+}
+
+/** MongoDB engine of the ConsoleRepo. Creates the index the funnel needs before it is used. */
+export async function createMongoConsoleRepo(db: Db): Promise<ConsoleRepo> {
+  const consents = db.collection('consents');
+  await consents.createIndexes([{ key: { createdAt: 1 }, name: 'consents_created_idx' }]);
+  return {
+    async fleet(q) {
+      const [latest, claimed] = await Promise.all([vinsOf(db, 'dataLatest', q, q.limit + 1), vinsOf(db, 'vehicles', q, q.limit + 1)]);
+      const { vins, nextAfter } = mergeVins([...latest.keys()], [...claimed.keys()], q.limit);
+      const items = vins.map((vin) => ({
+        vin,
+        manufacturer: latest.get(vin)?.manufacturer ?? claimed.get(vin)?.manufacturer ?? null,
+        lastReceivedAt: latest.get(vin)?.receivedAt ?? null,
+      }));
+      return { items, nextAfter };
+    },
+    async consentFunnel(since, until) {
+      const count = (cond: Document) => ({ $sum: { $cond: [cond, 1, 0] } });
+      const rows = await consents
+        .aggregate<FunnelRow & { _id: string | null }>([
+          { $match: { createdAt: { $gte: since, $lt: until } } },
+          {
+            $group: {
+              _id: { $ifNull: ['$manufacturer', null] },
+              started: { $sum: 1 },
+              approvedAtPortal: count({ $ne: [{ $ifNull: ['$consentGivenAt', null] }, null] }),
+              approvedAtManufacturer: count({ $ne: [{ $ifNull: ['$activatedAt', null] }, null] }),
+              active: count({ $in: ['$state', ['ACTIVE', 'CONFIRMED']] }),
+              revoked: count({ $eq: ['$state', 'REVOKED'] }),
+            },
+          },
+        ])
+        .toArray();
+      return rows
+        .map(({ _id, ...r }) => ({ ...r, manufacturer: _id }))
+        .sort((a, b) => (a.manufacturer === null ? 1 : b.manufacturer === null ? -1 : a.manufacturer.localeCompare(b.manufacturer)));
+    },
+  };
+}

@@ -1,0 +1,77 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/clock.ts';
+import { SESSION_TTL_MS } from '../../src/console/session.ts';
+import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { cookiesOf, signIn } from './session.ts';
+
+/** The console's sign-in and session, over the real app (HTTP-level details a browser hides). */
+describe('console sign-in and session', () => {
+  let t: TestApp | undefined;
+  afterEach(async () => {
+    await t?.cleanup();
+    t = undefined;
+  });
+  const get = (url: string, cookie?: string) => t!.app.inject({ method: 'GET', url, headers: cookie ? { cookie } : {} });
+
+  it('sets an HttpOnly, SameSite=Strict cookie that is Secure and __Host- prefixed when PUBLIC_URL is https', async () => {
+    t = await createTestApp({ env: { PUBLIC_URL: 'https://cvd.example.com' } });
+    const form = await get('/console/sign-in');
+    const token = /name="csrf" value="([^"]+)"/.exec(form.body)![1]!;
+    const res = await t.app.inject({ method: 'POST', url: '/console/sign-in', headers: { cookie: cookiesOf(form.headers['set-cookie']).join('; ') }, payload: { csrf: token, token: 'test-admin-token' } });
+    expect(res.statusCode).toBe(303);
+    const session = ([] as string[]).concat(res.headers['set-cookie'] ?? []).find((c) => c.startsWith('__Host-cvd_console='))!;
+    expect(session).toMatch(/; HttpOnly/);
+    expect(session).toMatch(/; SameSite=Strict/);
+    expect(session).toMatch(/; Secure/);
+    expect(session).toMatch(/; Path=\//);
+    // The value is sealed: neither the CSRF token nor anything readable is in it.
+    const page = await get('/console/fleet', session.split(';')[0]);
+    const csrf = /<meta name="csrf" content="([^"]+)">/.exec(page.body)![1]!;
+    expect(session).not.toContain(csrf);
+    expect(page.headers['content-security-policy']).toContain("script-src 'self'");
+    expect(page.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    expect(page.headers['x-frame-options']).toBe('DENY');
+    expect(page.headers['cache-control']).toBe('no-store');
+  });
+
+  it('refuses a sign-in without the form token, a tampered cookie, and a session past its 8 hours', async () => {
+    const clock = new ManualClock();
+    t = await createTestApp({ clock });
+    const bare = await t.app.inject({ method: 'POST', url: '/console/sign-in', payload: { token: 'test-admin-token' } });
+    expect(bare.statusCode).toBe(403);
+    expect(([] as string[]).concat(bare.headers['set-cookie'] ?? []).some((c) => c.startsWith('cvd_console='))).toBe(false);
+
+    const { cookie } = await signIn(t.app);
+    expect((await get('/console/fleet', cookie)).statusCode).toBe(200);
+    const [name, value] = cookie.split('=') as [string, string];
+    // One character of the sealed body changed: AES-GCM's tag no longer matches.
+    const at = value.length - 5;
+    const tampered = `${name}=${value.slice(0, at)}${value[at] === 'A' ? 'B' : 'A'}${value.slice(at + 1)}`;
+    expect((await get('/console/fleet', tampered)).headers.location).toBe('/console/sign-in');
+
+    clock.set(clock.now().getTime() + SESSION_TTL_MS + 1);
+    expect((await get('/console/fleet', cookie)).headers.location).toBe('/console/sign-in');
+  });
+
+  it('counts failed sign-ins toward the failed-authentication throttle shared with the admin API', async () => {
+    t = await createTestApp({ env: { RATE_LIMIT_AUTH_FAILURE_MAX: '2' } });
+    const attempt = async (token: string) => {
+      const form = await get('/console/sign-in');
+      const csrf = /name="csrf" value="([^"]+)"/.exec(form.body)![1]!;
+      return t!.app.inject({ method: 'POST', url: '/console/sign-in', headers: { cookie: cookiesOf(form.headers['set-cookie']).join('; ') }, payload: { csrf, token } });
+    };
+    expect((await attempt('wrong-1')).statusCode).toBe(401);
+    expect((await attempt('wrong-2')).statusCode).toBe(401);
+    expect((await attempt('wrong-3')).statusCode).toBe(429);
+    // Locked out: even the right token, here and on the admin API, until the window ends.
+    expect((await attempt('test-admin-token')).statusCode).toBe(429);
+    const admin = await t.app.inject({ method: 'GET', url: '/admin/v1/consumers', headers: { authorization: 'Bearer test-admin-token' } });
+    expect(admin.statusCode).toBe(429);
+  });
+
+  it('is disabled (404) without ADMIN_TOKEN', async () => {
+    t = await createTestApp({ env: { ADMIN_TOKEN: '' } });
+    expect((await get('/console/sign-in')).statusCode).toBe(404);
+    expect((await t.app.inject({ method: 'POST', url: '/console/sign-in', payload: { token: '' } })).statusCode).toBe(404);
+  });
+});

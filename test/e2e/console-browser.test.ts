@@ -1,0 +1,269 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signBody } from '../../src/ingest/signature.ts';
+import { adapterSecret } from '../../src/adapters/secrets.ts';
+import { consumerWith, REDIRECT } from '../consent/harness.ts';
+import type { TestConsumer } from '../helpers/app.ts';
+import { activeConsentRecord } from '../helpers/consents.ts';
+import { seedVehicle, startReceiver, type Receiver } from '../push/helpers.ts';
+import { BAD_SEVERITY, GOOD_SEVERITY, startConsoleService, type ConsoleService } from './console-service.ts';
+import { consumerCall, waitFor } from './live-calls.ts';
+
+/**
+ * The console in a real browser (Debian's chromium, driven by playwright-core) against the
+ * running service with the virtual fleet moving: sign-in, the fleet and its map, the pipeline
+ * charts, a quarantined message fixed in the playground and reprocessed, a dead letter
+ * replayed, the funnel, and every action refused without a session or its CSRF token. The
+ * screenshots of docs/console.md are taken here.
+ */
+const CHROMIUM = '/usr/bin/chromium';
+const available = existsSync(CHROMIUM);
+if (!available && process.env.CI) throw new Error(`${CHROMIUM} is missing: CI must install chromium (apt-get install chromium)`);
+const title = available ? 'the console in a real browser (chromium)' : `the console in a real browser: SKIPPED because ${CHROMIUM} is not installed (apt-get install chromium)`;
+
+const SHOTS = new URL('../../docs/console/', import.meta.url).pathname;
+const S09 = 'V1RTUALV1N0000S09';
+const COLLISION_VIN = 'BRLAU1EV0N1000002';
+
+/** Waits until the element's text matches (the pages' scripts and the workers take their time). */
+async function shows(locator: Locator, pattern: RegExp, ms = 15_000): Promise<void> {
+  await waitFor(async () => pattern.test((await locator.textContent()) ?? ''), `${String(locator)} to show ${pattern}`, ms);
+}
+
+describe.skipIf(!available)(title, () => {
+  let svc: ConsoleService;
+  let context: BrowserContext;
+  let page: Page;
+  let profile: string;
+  let consumer: TestConsumer;
+  let receiver: Receiver;
+  const origin = () => svc.t.origin;
+  const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`) });
+
+  beforeAll(async () => {
+    svc = await startConsoleService();
+    mkdirSync(SHOTS, { recursive: true });
+    profile = mkdtempSync(join(tmpdir(), 'cvd-chromium-'));
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      acceptDownloads: true,
+      viewport: { width: 1280, height: 800 },
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    context.setDefaultTimeout(15_000);
+    page = await context.newPage();
+    const blocked: string[] = [];
+    page.on('console', (m) => {
+      if (/Content Security Policy|Refused/i.test(m.text())) blocked.push(m.text());
+    });
+    page.on('pageerror', (e) => blocked.push(e.message));
+    (globalThis as { consoleBlocked?: string[] }).consoleBlocked = blocked;
+  }, 60_000);
+
+  afterAll(async () => {
+    await context?.close();
+    if (profile) rmSync(profile, { recursive: true, force: true });
+    await receiver?.close();
+    await svc?.close();
+  }, 60_000);
+
+  it('signs in with the admin token (a wrong one is refused) and shows every vehicle with its map moving', async () => {
+    await page.goto(`${origin()}/console`);
+    expect(new URL(page.url()).pathname).toBe('/console/sign-in');
+    await page.getByLabel('Admin token').fill('not-the-token');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('not the admin token');
+    await page.getByLabel('Admin token').fill('test-admin-token');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${origin()}/console/fleet`);
+
+    // The simulator's vehicles appear as their data arrives.
+    await waitFor(async () => {
+      await page.reload();
+      return (await page.locator(`tr[data-vin="${S09}"]`).count()) === 1;
+    }, 'S09 in the fleet table');
+    await expect(page.locator(`tr[data-vin="${S09}"]`).textContent()).resolves.toMatch(/virtual[\s\S]*mileage/);
+    // Search by VIN.
+    await page.getByLabel('VIN starts with').fill('v1rtualv1n0000s0');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    const vins = await page.locator('tbody tr[data-vin]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-vin')));
+    expect(vins.length).toBeGreaterThan(0);
+    expect(vins.every((v) => v!.startsWith('V1RTUALV1N0000S0'))).toBe(true);
+
+    // The map: S09 drives (simulated time x60), so its marker moves between two refreshes.
+    const marker = page.locator(`#map g[data-vin="${S09}"]`);
+    await marker.waitFor();
+    const first = await marker.getAttribute('data-lon');
+    await waitFor(async () => (await marker.getAttribute('data-lon')) !== first, 'the map to move', 20_000);
+    await expect(page.locator('#map polyline.track').count()).resolves.toBeGreaterThan(0);
+    await shot('fleet');
+  }, 90_000);
+
+  it('draws the pipeline charts and they change while the simulator publishes', async () => {
+    await page.goto(`${origin()}/console/pipeline`);
+    const chart = page.locator('[data-chart="messages-in"]');
+    await chart.locator('canvas').waitFor();
+    const before = Number(await chart.getAttribute('data-total'));
+    await waitFor(async () => Number(await chart.getAttribute('data-total')) > before, 'more messages on the chart', 20_000);
+    await expect(chart.textContent()).resolves.toContain('virtual mqtt');
+    await expect(page.locator('[data-chart="queues"] canvas').count()).resolves.toBe(1);
+    await shot('pipeline');
+  }, 60_000);
+
+  it('shows a quarantined message beside its error; the playground fixes the mapping, the cases pass, and reprocessing stores it', async () => {
+    const { services } = svc.t;
+    const body = JSON.stringify({ records: [JSON.parse(readFileSync(join(services.paths.adapters, 'borealis', 'fixtures', 'borealis.incident.collision.json'), 'utf8'))] });
+    const secret = adapterSecret(services.config, services.adapters.get('borealis')!);
+    const posted = await fetch(`${origin()}/ingest/v1/borealis`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-borealis-signature': signBody(secret, Math.floor(Date.now() / 1000), body) },
+      body,
+    });
+    expect(posted.status).toBe(202);
+    await waitFor(async () => (await services.store.quarantine.list({ code: 'SCHEMA_VIOLATION', manufacturer: 'borealis' }, 1)).items[0], 'the collision in quarantine');
+
+    await page.goto(`${origin()}/console/quarantine?code=SCHEMA_VIOLATION&manufacturer=borealis`);
+    await page.locator('tbody a').first().click();
+    await expect(page.locator('#code').textContent()).resolves.toBe('SCHEMA_VIOLATION');
+    await expect(page.locator('#raw').textContent()).resolves.toContain(COLLISION_VIN);
+    await expect(page.locator('#reason').textContent()).resolves.toContain('crashseverity');
+    await shot('quarantine');
+    const detailUrl = page.url();
+
+    // The playground opens on this message and mapping: the dry run fails the same way, as does the case.
+    await page.getByRole('link', { name: 'Open in the mapping playground' }).click();
+    await shows(page.locator('#status'), /SCHEMA_VIOLATION/);
+    await page.getByRole('button', { name: /Run borealis's cases/ }).click();
+    await shows(page.locator('[data-case="borealis/cases/incident-collision.json"]'), /FAILED/);
+    // The fix, typed into the mapping: the output turns valid at once, and every case passes.
+    const mapping = page.locator('#mapping');
+    const fixed = (await mapping.inputValue()).replace(BAD_SEVERITY, GOOD_SEVERITY);
+    await mapping.fill(fixed);
+    await shows(page.locator('#status'), /^Valid: 9 items/);
+    await shows(page.locator('tr[data-item="crashseverity"]'), /valid/);
+    await page.getByRole('button', { name: /Run borealis's cases/ }).click();
+    await shows(page.locator('#cases-summary'), /^(\d+) of \1 cases pass/);
+    await shot('playground');
+    // Nothing was saved on the server; the download is the fixed mapping, which the operator deploys.
+    expect(readFileSync(svc.incidentMapping, 'utf8')).toContain(BAD_SEVERITY);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: /^Download/ }).click()]);
+    expect(download.suggestedFilename()).toBe('incident.jsonata');
+    await download.saveAs(svc.incidentMapping);
+    await svc.redeployPipeline();
+
+    await page.goto(detailUrl);
+    await page.getByRole('button', { name: 'Reprocess this message' }).click();
+    await shows(page.locator('#summary'), /1 stored/, 20_000);
+    await shot('reprocess');
+    expect((await services.store.dataPoints.latest([COLLISION_VIN], ['crashseverity']))[0]?.payload.value).toBe(2);
+  }, 90_000);
+
+  it('lists consumers, issues and revokes keys, and replays a dead letter from the delivery log', async () => {
+    const { services } = svc.t;
+    consumer = await consumerWith(svc.t, { name: 'Fleet App GmbH', dataItems: ['crashseverity'], legalBasis: 'CONTRACT', allowedRedirectUrls: [REDIRECT] });
+    await seedVehicle(services, consumer.subscriptionId, S09);
+    receiver = await startReceiver();
+    expect((await consumerCall(svc.t, consumer, 'PUT', '/push/v1/webhook', { url: receiver.url })).status).toBe(200);
+    const at = new Date().toISOString();
+    const transactionId = randomUUID();
+    await services.store.deliveries.insertIfAbsent({
+      transactionId,
+      subscriptionId: consumer.subscriptionId,
+      vin: S09,
+      item: 'crashseverity',
+      kind: 'event',
+      timestampMs: Date.parse(at),
+      payload: { value: 2, timestamp: at },
+      status: 'DEAD',
+      attempts: [{ at, statusCode: 503, error: 'HTTP 503', durationMs: 12 }],
+      lastError: 'HTTP 503',
+      nextAttemptAt: null,
+      createdAt: at,
+      updatedAt: at,
+    });
+
+    await page.goto(`${origin()}/console/consumers`);
+    await page.getByLabel('New consumer').fill('Insurer AG');
+    await page.getByRole('button', { name: 'Create consumer and key' }).click();
+    await shows(page.locator('#api-key'), /^\S{20,}$/);
+    await page.getByRole('link', { name: /Continue to Insurer AG/ }).click();
+    await page.getByRole('button', { name: 'Revoke' }).click();
+    await expect(page.getByRole('button', { name: 'Revoke' }).count()).resolves.toBe(0);
+
+    await page.goto(`${origin()}/console/consumers`);
+    await page.getByRole('link', { name: 'Fleet App GmbH' }).click();
+    await page.getByRole('link', { name: 'Delivery log' }).click();
+    const row = page.locator(`tr[data-transaction="${transactionId}"]`);
+    await shows(row, /DEAD/);
+    await shot('consumers');
+    await row.locator('input[type=checkbox]').check();
+    await page.getByRole('button', { name: 'Replay the selected' }).click();
+    await shows(page.locator('#replay-summary'), /^1 of 1 queued again\.$/);
+    await receiver.waitFor(1, 15_000);
+    await waitFor(async () => (await services.store.deliveries.get(transactionId))?.status === 'DELIVERED', 'the replayed delivery delivered');
+    await page.getByRole('link', { name: 'Back to the delivery log' }).click();
+    await shows(row, /DELIVERED/);
+  }, 60_000);
+
+  it('shows the consent funnel per manufacturer', async () => {
+    const { store } = svc.t.services;
+    const now = new Date().toISOString();
+    const base = { consumerId: consumer.consumerId, subscriptionId: consumer.subscriptionId };
+    await store.consents.create(activeConsentRecord(now, { ...base, vin: S09 }));
+    await store.consents.create(activeConsentRecord(now, { ...base, vin: 'V1RTUALV1N0000001', state: 'REVOKED' }));
+    await store.consents.create(activeConsentRecord(now, { ...base, vin: 'V1RTUALV1N0000002', state: 'REJECTED', consentGivenAt: null, activatedAt: null }));
+    await page.goto(`${origin()}/console/funnel`);
+    const virtual = page.locator('tr[data-manufacturer="virtual"] td');
+    await expect(virtual.allTextContents()).resolves.toEqual([expect.stringMatching(/^3/), expect.stringMatching(/^2 /), expect.stringMatching(/^2 /), expect.stringMatching(/^1 /), expect.stringMatching(/^1 /)]);
+    await shot('funnel');
+  });
+
+  it('refuses every action without a session, or without the CSRF token', async () => {
+    const csrf = await page.locator('meta[name=csrf]').getAttribute('content');
+    const sub = consumer.subscriptionId;
+    const actions: [string, Record<string, string>][] = [
+      ['/console/quarantine/reprocess', { all: '1', code: 'SCHEMA_VIOLATION' }],
+      ['/console/playground/run.json', {}],
+      ['/console/playground/cases.json', {}],
+      ['/console/consumers', { name: 'Mallory' }],
+      [`/console/consumers/${consumer.consumerId}/keys`, {}],
+      [`/console/consumers/${consumer.consumerId}/keys/${randomUUID()}/revoke`, {}],
+      [`/console/consumers/${consumer.consumerId}/subscriptions`, { dataItems: 'mileage' }],
+      [`/console/subscriptions/${sub}/deliveries/replay`, { all: '1' }],
+      ['/console/sign-out', {}],
+    ];
+    const consumersBefore = (await svc.t.services.store.consumers.list()).length;
+    const anonymous = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--headless'] });
+    try {
+      const stranger = await anonymous.newContext();
+      for (const [path, form] of actions) {
+        // No session: 401, whatever the form carries.
+        expect((await stranger.request.post(`${origin()}${path}`, { form: { ...form, csrf: csrf! }, maxRedirects: 0 })).status(), path).toBe(401);
+        // The signed-in browser's session, without the token or with a wrong one: 403.
+        expect((await context.request.post(`${origin()}${path}`, { form, maxRedirects: 0 })).status(), path).toBe(403);
+        expect((await context.request.post(`${origin()}${path}`, { form: { ...form, csrf: 'x'.repeat(43) }, maxRedirects: 0 })).status(), path).toBe(403);
+        expect((await context.request.post(`${origin()}${path}`, { data: form, headers: { 'x-csrf-token': 'wrong' }, maxRedirects: 0 })).status(), path).toBe(403);
+      }
+      // Pages and data without a session: the sign-in page, or a 401 for the scripts' calls.
+      expect((await stranger.request.get(`${origin()}/console/fleet`, { maxRedirects: 0 })).headers().location).toBe('/console/sign-in');
+      expect((await stranger.request.get(`${origin()}/console/fleet/map.json`)).status()).toBe(401);
+      expect((await stranger.request.get(`${origin()}/console/pipeline/series.json`)).status()).toBe(401);
+    } finally {
+      await anonymous.close();
+    }
+    expect((await svc.t.services.store.consumers.list()).length).toBe(consumersBefore);
+    expect((globalThis as { consoleBlocked?: string[] }).consoleBlocked).toEqual([]);
+
+    // Signing out ends the session: the same cookie no longer opens anything.
+    await page.goto(`${origin()}/console/fleet`);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(`${origin()}/console/sign-in`);
+    await page.goto(`${origin()}/console/fleet`);
+    expect(new URL(page.url()).pathname).toBe('/console/sign-in');
+  }, 60_000);
+});

@@ -1,0 +1,106 @@
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startEmbeddedBroker } from '../../src/ingest/embedded-broker.ts';
+import { buildApp } from '../../src/app.ts';
+import { systemClock } from '../../src/clock.ts';
+import { startConsoleSampler } from '../../src/console/samples.ts';
+import { startActivationWorkers } from '../../src/management/start.ts';
+import { startHarmonizeWorker } from '../../src/pipeline/worker.ts';
+import { startPushWorkers } from '../../src/push/start.ts';
+import { freePort } from '../../src/main/free-port.ts';
+import type { Running } from '../../src/running.ts';
+import { closeServices, createServices } from '../../src/main/create-services.ts';
+import { defaultPaths } from '../../src/paths.ts';
+import { type Services } from '../../src/services.ts';
+import { startSimulator } from '../../simulator/src/start.ts';
+import type { LiveApp } from '../consent/harness.ts';
+import { createTestServices } from '../helpers/services.ts';
+
+/** The deliberate defect: Borealis collisions get their severity as a string (SCHEMA_VIOLATION). */
+export const GOOD_SEVERITY = '"value": $i.impact.level';
+export const BAD_SEVERITY = '"value": $string($i.impact.level)';
+
+export interface ConsoleService {
+  t: LiveApp;
+  /** The mapping file the pipeline runs (a copy of mappings/borealis/incident.jsonata). */
+  incidentMapping: string;
+  /** "Deploys" the mappings folder as it is now: a new harmonize worker on services loaded from it. */
+  redeployPipeline(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * The deployed service with the virtual fleet moving (simulated time x60 from 08:00, when most
+ * vehicles drive), the console's sampler writing every 500 ms, and a copy of the adapters and
+ * mappings folders whose Borealis incident mapping has a defect to be fixed in the playground.
+ */
+export async function startConsoleService(): Promise<ConsoleService> {
+  const project = mkdtempSync(join(tmpdir(), 'cvd-console-project-'));
+  cpSync(defaultPaths().adapters, join(project, 'adapters'), { recursive: true });
+  cpSync(defaultPaths().mappings, join(project, 'mappings'), { recursive: true });
+  const incidentMapping = join(project, 'mappings', 'borealis', 'incident.jsonata');
+  const source = readFileSync(incidentMapping, 'utf8');
+  if (!source.includes(GOOD_SEVERITY)) throw new Error('the incident mapping changed: update the console test');
+  writeFileSync(incidentMapping, source.replace(GOOD_SEVERITY, BAD_SEVERITY));
+  const paths = { ...defaultPaths(), adapters: join(project, 'adapters'), mappings: join(project, 'mappings') };
+
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const ts = await createTestServices({
+    clock: systemClock,
+    paths,
+    env: {
+      PUBLIC_URL: origin,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      PUSH_ALLOW_PRIVATE_TARGETS: 'true',
+      PUSH_WATCH_CACHE_MS: '0',
+      SIM_CLOCK: 'scaled:60@2026-11-25T08:00:00.000Z',
+      SIM_TICK_MS: '200',
+      SIM_MAX_CATCHUP_MINUTES: '2',
+      PIPELINE_BATCH_MAX_WAIT_MS: '2',
+      MQTT_PORT: '0',
+    },
+  });
+  const app = await buildApp(ts.services);
+  await app.listen({ port, host: '127.0.0.1' });
+  const t: LiveApp = {
+    ...ts,
+    app,
+    origin,
+    async cleanup() {
+      const closing = app.close();
+      app.server.closeAllConnections();
+      await closing;
+      await ts.cleanup();
+    },
+  };
+  const broker = await startEmbeddedBroker(ts.services, { port: 0 });
+  let harmonize: Running = startHarmonizeWorker(ts.services, {});
+  const running: Running[] = [
+    broker,
+    startConsoleSampler(ts.services, { gauges: ts.services.gauges, intervalMs: 500 }),
+    ...(await startActivationWorkers(ts.services)),
+    ...(await startPushWorkers(ts.services)),
+  ];
+  running.push(...(await startSimulator(ts.services, broker.url)));
+  let redeployed: Services | undefined;
+  return {
+    t,
+    incidentMapping,
+    async redeployPipeline() {
+      await harmonize.close();
+      // A second process on the same store and Redis, which loads the mappings at its start.
+      redeployed = await createServices(ts.services.config, ts.services.logger, ts.services.redisUrl, { clock: systemClock, paths });
+      harmonize = startHarmonizeWorker(redeployed, {});
+    },
+    async close() {
+      for (const r of [...running].reverse()) await r.close();
+      await harmonize.close();
+      if (redeployed) await closeServices(redeployed);
+      await t.cleanup();
+      rmSync(project, { recursive: true, force: true });
+    },
+  };
+}
