@@ -21,6 +21,10 @@ import { quarantineRoutes } from './quarantine.ts';
 export default async function consolePlugin(app: FastifyInstance, opts: { services: Services }): Promise<void> {
   const { services } = opts;
   await app.register(cookie);
+  // Pages for a browser, not the public API: none of them goes into the OpenAPI document.
+  app.addHook('onRoute', (route) => {
+    route.schema = { ...route.schema, hide: true };
+  });
   installConsoleGuard(app, services);
 
   // Errors are pages for a browser, a JSON message for the pages' scripts.

@@ -170,7 +170,9 @@ describe('data minimisation: consumers get only their subscription items (K4)', 
 
         for (const s of subs) {
           const { subscriptionId } = s.c;
-          const pushable = (item: string) => s.items.includes(item) && (pushItems.has(item) || s.watched.includes(item));
+          // A message type the manifest marks `push: false` (a past event) is stored, never pushed.
+          const pushesAtAll = adapter.manifest.messageTypes[f.messageType]?.push !== false;
+          const pushable = (item: string) => pushesAtAll && s.items.includes(item) && (pushItems.has(item) || s.watched.includes(item));
 
           // Fan-out: one delivery row per point of a subscribed event or watched update, no other.
           const rows = await store.deliveries.list({ subscriptionId, limit: 1000 });

@@ -376,6 +376,10 @@ export const PUBLIC_ROUTES: { method: string; route: string; prefix?: true; why:
     { method: 'POST', route: `${prefix}/authorize`, why: 'simulated manufacturer login form' },
     { method: 'POST', route: `${prefix}/token`, why: 'simulated token endpoint: client id and secret, PKCE' },
   ]),
+  // The operators' console: its own sign-in with the admin token, a session cookie and a CSRF
+  // token on every POST; test/console/session.test.ts refuses every route without them.
+  { method: 'GET', route: '/console', prefix: true, why: 'operators console (session cookie from the admin token; test/console)' },
+  { method: 'POST', route: '/console', prefix: true, why: 'operators console actions (session cookie + CSRF token; test/console)' },
   // Manufacturer → service, authenticated by the adapter's HMAC signature, not by a consumer.
   { method: 'POST', route: '/ingest/v1/:manufacturer', why: 'HMAC-signed manufacturer ingest (test/ingest)' },
   {
