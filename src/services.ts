@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { loadAdapterRegistry, type AdapterRegistry } from './adapters/registry.ts';
 import { checkOutsideClientSecrets } from './consent/manufacturer-auth.ts';
 import type { Catalog } from './catalog/catalog.ts';
@@ -15,6 +15,7 @@ import { forgetAllVehicleLimits, forgetVehicleLimits } from './rate-limit/limits
 import { createRedisClient } from './runtime/redis.ts';
 import type { Store } from './store/contract.ts';
 import { openStore } from './store/open-store.ts';
+import { projectRoot } from './project-root.ts';
 
 /** Project folders, resolved from the repository root (overridable in tests). */
 export interface Paths {
@@ -25,7 +26,7 @@ export interface Paths {
   scenarios: string;
 }
 
-export function defaultPaths(root = resolve(import.meta.dirname, '..')): Paths {
+export function defaultPaths(root = projectRoot()): Paths {
   return {
     root,
     catalog: join(root, 'catalog'),
