@@ -1,4 +1,5 @@
-import { join, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 
 /** Project folders, resolved from the repository root (overridable in tests). */
 export interface Paths {
@@ -9,7 +10,19 @@ export interface Paths {
   scenarios: string;
 }
 
-export function defaultPaths(root = resolve(import.meta.dirname, '..')): Paths {
+/**
+ * The repository root: the nearest folder above `from` that holds package.json. The data the
+ * service reads at start (catalog/, adapters/, mappings/, simulator/scenarios/) lies there,
+ * whether the code runs from src/ through tsx or compiled from dist/src/ by plain node.
+ */
+export function projectRoot(from: string = import.meta.dirname): string {
+  for (let dir = from; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+    if (dirname(dir) === dir) throw new Error(`no package.json above ${from}: cannot find the project's catalog, adapters and mappings`);
+  }
+}
+
+export function defaultPaths(root = projectRoot()): Paths {
   return {
     root,
     catalog: join(root, 'catalog'),

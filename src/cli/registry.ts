@@ -9,11 +9,11 @@ export function normalizeName(name: string): string {
 }
 
 /**
- * Every command of every file in src/cli/commands/ (each default-exports an array), sorted by
+ * Every command of every file in src/cli/commands/ (.ts run through tsx, .js compiled in dist/) (each default-exports an array), sorted by
  * name. A duplicate name is a programming error and stops the CLI naming both files.
  */
 export async function loadCommands(dir = join(import.meta.dirname, 'commands')): Promise<CliCommand[]> {
-  const files = (await readdir(dir)).filter((f) => /\.ts$/.test(f) && !/\.(test|d)\.ts$/.test(f)).sort();
+  const files = (await readdir(dir)).filter((f) => /\.[jt]s$/.test(f) && !/\.(test|d)\.ts$/.test(f)).sort();
   const byName = new Map<string, { command: CliCommand; file: string }>();
   for (const file of files) {
     const mod = (await import(pathToFileURL(join(dir, file)).href)) as { default?: CliCommand[] };

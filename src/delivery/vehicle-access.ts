@@ -8,8 +8,7 @@ export type VehicleAccess =
   | { ok: true; manufacturer: string | null }
   | { ok: false; code: VehicleErrorCode; retryAfterS?: number };
 
-// Module level, not a closure per call: tsx, which runs the service, names every inner function
-// each time it is created (esbuild keepNames), which showed in the delivery profile.
+// Module level, not a closure per call: this runs for every VIN of every delivery request.
 function deny(out: Map<string, VehicleAccess>, vin: string, code: VehicleErrorCode): void {
   out.set(vin, { ok: false, code });
 }

@@ -1,14 +1,20 @@
 import { join } from 'node:path';
 import type { Config } from '../config.ts';
 import type { Store } from './contract.ts';
-import { openMongoStore } from './mongo/open.ts';
 import { openSqliteStore } from './sqlite/open.ts';
 
-/** MongoDB when MONGO_URL is set, else the embedded SQLite file in DATA_DIR. */
+/**
+ * MongoDB when MONGO_URL is set, else the embedded SQLite file in DATA_DIR. The MongoDB engine
+ * (and with it the driver) is loaded only when it is used, so a SQLite installation never pays
+ * for it at start.
+ */
 export async function openStore(
   config: Pick<Config, 'MONGO_URL' | 'MONGO_DB' | 'DATA_DIR'> & Partial<Pick<Config, 'SQLITE_BUSY_TIMEOUT_MS' | 'SQLITE_ERASURE_VACUUM_MAX_MB'>>,
 ): Promise<Store> {
-  if (config.MONGO_URL) return openMongoStore(config.MONGO_URL, config.MONGO_DB);
+  if (config.MONGO_URL) {
+    const { openMongoStore } = await import('./mongo/open.ts');
+    return openMongoStore(config.MONGO_URL, config.MONGO_DB);
+  }
   return openSqliteStore(join(config.DATA_DIR, 'store.sqlite'), {
     ...(config.SQLITE_BUSY_TIMEOUT_MS === undefined ? {} : { busyTimeoutMs: config.SQLITE_BUSY_TIMEOUT_MS }),
     ...(config.SQLITE_ERASURE_VACUUM_MAX_MB === undefined ? {} : { erasureVacuumMaxBytes: config.SQLITE_ERASURE_VACUUM_MAX_MB * 1024 * 1024 }),

@@ -32,6 +32,8 @@ export interface ServiceProcess {
 export interface StartOptions {
   /** `npm run <script>`; when omitted, `node --import tsx src/server.ts`. */
   script?: string;
+  /** Node's arguments instead of `--import tsx src/server.ts` (e.g. the compiled server). */
+  nodeArgs?: string[];
   env: Record<string, string>;
   /** Print its output as it comes (debugging). */
   echo?: boolean;
@@ -45,7 +47,7 @@ export function startService(name: string, opts: StartOptions): ServiceProcess {
   env.ENV_FILE = '';
   const child = opts.script
     ? spawn('npm', ['run', '--silent', opts.script], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
-    : spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    : spawn(process.execPath, opts.nodeArgs ?? ['--import', 'tsx', 'src/server.ts'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: string[] = [];
   const collect = (stream: NodeJS.ReadableStream | null) => {
     let rest = '';

@@ -1,0 +1,65 @@
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { projectRoot } from '../../src/paths.ts';
+
+const run = promisify(execFile);
+const ROOT = projectRoot();
+const CONFIG = join(ROOT, '.dependency-cruiser.cjs');
+const KNOWN = join(ROOT, '.dependency-cruiser-known-violations.json');
+const DEPCRUISE = join(ROOT, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruise.mjs');
+
+interface Violation {
+  from: string;
+  to: string;
+  rule: { name: string };
+}
+
+/** dependency-cruiser over `dirs` of `cwd` with the project's rules: the violations it reports. */
+async function violations(cwd: string, dirs: string[], ignoreKnown: boolean): Promise<Violation[]> {
+  const args = [DEPCRUISE, ...dirs, '--config', CONFIG, '--output-type', 'json', ...(ignoreKnown ? ['--ignore-known', KNOWN] : [])];
+  // It exits with the number of errors: the JSON on stdout is what counts.
+  const out = await run(process.execPath, args, { cwd, maxBuffer: 64 * 1024 * 1024 }).catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? '' }));
+  const result = JSON.parse(out.stdout) as { summary: { violations: Violation[] } };
+  return result.summary.violations.filter((v) => !('ignored' in v && v.ignored));
+}
+
+const describeLine = (v: Violation) => `${v.rule.name}: ${v.from} → ${v.to}`;
+
+describe('the layers (docs/architecture.md)', () => {
+  const scratch = mkdtempSync(join(tmpdir(), 'cvd-layers-'));
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+  it('hold: no import cycle, no upward import but the few known ones, every file in a layer', async () => {
+    const found = await violations(ROOT, ['src', 'simulator/src'], true);
+    expect(found.map(describeLine)).toEqual([]);
+  }, 60_000);
+
+  it('accept at most 5 known upward imports, and never a cycle', () => {
+    const known = JSON.parse(readFileSync(KNOWN, 'utf8')) as Violation[];
+    expect(known.length).toBeLessThanOrEqual(5);
+    expect(known.filter((v) => v.rule.name === 'no-circular')).toEqual([]);
+  });
+
+  it('are checked: a new upward import, a cycle and a file outside every layer each fail', async () => {
+    const files: Record<string, string> = {
+      'tsconfig.json': '{"compilerOptions":{"module":"NodeNext","moduleResolution":"NodeNext","allowImportingTsExtensions":true,"noEmit":true}}',
+      'src/store/records.ts': "import { route } from '../routes/route.ts';\nexport const records = route;\n",
+      'src/routes/route.ts': 'export const route = 1;\n',
+      'src/push/a.ts': "import { b } from './b.ts';\nexport const a = () => b;\n",
+      'src/push/b.ts': "import { a } from './a.ts';\nexport const b = () => a;\n",
+      'src/nowhere/odd.ts': "import { route } from '../routes/route.ts';\nexport const odd = route;\n",
+    };
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(dirname(join(scratch, path)), { recursive: true });
+      writeFileSync(join(scratch, path), text);
+    }
+    const found = (await violations(scratch, ['src'], false)).map(describeLine);
+    expect(found).toContain('no-upward-from-store: src/store/records.ts → src/routes/route.ts');
+    expect(found.some((l) => l.startsWith('no-circular: src/push/'))).toBe(true);
+    expect(found).toContain('every-file-in-a-layer: src/nowhere/odd.ts → src/routes/route.ts');
+  }, 60_000);
+});

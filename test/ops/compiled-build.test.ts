@@ -1,0 +1,99 @@
+import { execFile } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { freePort } from '../../src/main/free-port.ts';
+import { addConsumer, type TestConsumer } from '../helpers/app.ts';
+import { createTestServices, type TestServices } from '../helpers/services.ts';
+import { deployment, type Deployment } from './service-env.ts';
+import { ROOT, startService, waitForHttp, type ServiceProcess } from './service-process.ts';
+
+const run = promisify(execFile);
+const VIN = 'V1RTUALV1N0000001';
+
+/** Every file below `dir`, relative to it. */
+function filesBelow(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((d) => d.isFile())
+    .map((d) => relative(dir, join(d.parentPath, d.name)));
+}
+
+/*
+ * The production build (`npm run build`: tsc to dist/) run by plain node, with no TypeScript
+ * loader, next to the try-out's `tsx src/server.ts`: both serve the same answers from one store.
+ * The build goes to a folder of its own under .tmp/ so that it never touches a developer's dist/.
+ */
+describe('the compiled build', () => {
+  const outDir = join(ROOT, '.tmp', `build-${process.pid}`);
+  let d: Deployment;
+  let t: TestServices;
+  let consumer: TestConsumer;
+  const procs: ServiceProcess[] = [];
+  const origins: { compiled: string; tsx: string } = { compiled: '', tsx: '' };
+
+  beforeAll(async () => {
+    await run(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json', '--outDir', outDir], { cwd: ROOT });
+    // Both processes answer with the same public origin, so that links in answers compare equal.
+    d = deployment(inject('redisUrl'), { PUBLIC_URL: 'http://cvd.example', LOG_LEVEL: 'warn' });
+    const [compiledPort, tsxPort] = [await freePort(), await freePort()];
+    origins.compiled = `http://127.0.0.1:${compiledPort}`;
+    origins.tsx = `http://127.0.0.1:${tsxPort}`;
+    procs.push(startService('compiled', { nodeArgs: [join(outDir, 'src', 'server.js')], env: d.env({ ROLES: 'api', PORT: String(compiledPort) }) }));
+    procs.push(startService('tsx', { env: d.env({ ROLES: 'api', PORT: String(tsxPort) }) }));
+    await Promise.all([waitForHttp(`${origins.compiled}/ready`, 200, 60_000, procs[0]), waitForHttp(`${origins.tsx}/ready`, 200, 60_000, procs[1])]);
+    t = await createTestServices({ env: d.env() });
+    consumer = await addConsumer(t, { dataItems: ['mileage', 'geolocation'] });
+  }, 120_000);
+
+  afterAll(async () => {
+    await Promise.all(procs.map((p) => p.stop()));
+    await t?.cleanup();
+    d?.cleanup();
+    rmSync(outDir, { recursive: true, force: true });
+  });
+
+  it('is JavaScript only, and its process runs without a TypeScript loader', () => {
+    const files = filesBelow(outDir);
+    expect(files).toContain(join('src', 'server.js'));
+    expect(files.filter((f) => f.endsWith('.ts'))).toEqual([]);
+    const cmdline = readFileSync(`/proc/${procs[0]!.child.pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+    expect(cmdline).toContain(join(outDir, 'src', 'server.js'));
+    expect(cmdline).not.toMatch(/tsx|--import|--loader/);
+  });
+
+  it.each([
+    ['GET', '/health'],
+    ['GET', '/catalog/v1/data-items'],
+    ['GET', '/catalog/v1/data-items/mileage'],
+    ['GET', '/docs/json'],
+    ['GET', '/management/v1/vehicles'],
+    ['PUT', '/management/v1/vehicles'],
+    ['POST', '/delivery/v1/in-vehicle'],
+    ['GET', '/catalog/v1/data-items/no-such-item'],
+  ])('%s %s answers the same as under tsx', async (method, path) => {
+    const body =
+      method === 'PUT' ? { action: 'activate', vins: [VIN] } : method === 'POST' ? { vins: [VIN], dataItems: ['mileage', 'geolocation'] } : undefined;
+    const call = async (origin: string) => {
+      const res = await fetch(`${origin}${path}`, {
+        method,
+        headers: { ...consumer.headers, ...(body ? { 'content-type': 'application/json' } : {}) },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
+      const text = await res.text();
+      // Request ids and times differ between two calls; everything else must not.
+      return { status: res.status, type: res.headers.get('content-type'), body: text.replace(/"(requestId|timestamp|createdAt|updatedAt)":"[^"]*"/g, '"$1":"…"') };
+    };
+    const tsx = await call(origins.tsx);
+    const compiled = await call(origins.compiled);
+    expect(compiled.status).toBeLessThan(500);
+    expect(compiled).toEqual(tsx);
+  });
+
+  it('runs the CLI compiled too (its commands are found as .js files)', async () => {
+    const { stdout } = await run(process.execPath, [join(outDir, 'src', 'cli', 'main.js'), 'help'], { cwd: ROOT, env: { ...process.env, ...d.env(), ENV_FILE: '' } });
+    expect(stdout).toMatch(/consumers create/);
+    expect(stdout).toMatch(/mappings test/);
+    expect(existsSync(join(outDir, 'src', 'cli', 'commands', 'mappings.js'))).toBe(true);
+  });
+});
