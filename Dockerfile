@@ -13,8 +13,8 @@ COPY simulator/src ./simulator/src
 RUN npm run build
 
 # Stage 2: the runtime dependencies, the compiled code and the data the service reads at start
-# (catalog, adapters, mappings, scenarios). The full image has the compilers better-sqlite3
-# falls back to when no prebuilt binary fits.
+# (catalog, adapters, mappings, scenarios, the console's browser files). The full image has the
+# compilers better-sqlite3 falls back to when no prebuilt binary fits.
 FROM node:20-bookworm
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -23,6 +23,7 @@ COPY catalog ./catalog
 COPY adapters ./adapters
 COPY mappings ./mappings
 COPY simulator/scenarios ./simulator/scenarios
+COPY src/console/assets ./src/console/assets
 COPY deploy ./deploy
 COPY --from=build /app/dist ./dist
 RUN mkdir -p /app/data && chown node:node /app/data

@@ -2,12 +2,17 @@ import type { FastifyInstance } from 'fastify';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { projectRoot } from '../paths.ts';
 
 const TYPES: Record<string, string> = { css: 'text/css; charset=utf-8', js: 'text/javascript; charset=utf-8' };
 
-/** The console's own files (./assets), and the one front-end dependency: uPlot's build from node_modules. */
+/**
+ * The console's own files (src/console/assets, browser scripts and CSS that tsc does not
+ * compile: found from the project root, so the compiled build in dist/ serves them too), and
+ * the one front-end dependency: uPlot's build from node_modules.
+ */
 function assetFiles(): Map<string, string> {
-  const own = join(import.meta.dirname, 'assets');
+  const own = join(projectRoot(), 'src', 'console', 'assets');
   const uplot = dirname(createRequire(import.meta.url).resolve('uplot'));
   const files = new Map<string, string>();
   for (const name of ['console.css', 'console.js', 'fleet.js', 'pipeline.js', 'quarantine.js', 'playground.js']) files.set(name, join(own, name));

@@ -71,6 +71,8 @@ describe('the compiled build', () => {
     ['PUT', '/management/v1/vehicles'],
     ['POST', '/delivery/v1/in-vehicle'],
     ['GET', '/catalog/v1/data-items/no-such-item'],
+    ['GET', '/console/sign-in'],
+    ['GET', '/console/assets/console.css'],
   ])('%s %s answers the same as under tsx', async (method, path) => {
     const body =
       method === 'PUT' ? { action: 'activate', vins: [VIN] } : method === 'POST' ? { vins: [VIN], dataItems: ['mileage', 'geolocation'] } : undefined;
