@@ -1,4 +1,4 @@
-import type { AdapterManifest } from './manifest.ts';
+import type { AdapterManifest, PollTransport } from './manifest.ts';
 
 /** Hosts on which a local authorization server may use plain http (as for redirect URLs, RFC 8252 §7.3). */
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
@@ -16,6 +16,7 @@ export function manifestProblems(manifest: AdapterManifest): string[] {
     const unmapped = t.topics.map((f) => f.split('/').at(-1) ?? '').filter((type) => !(type in manifest.messageTypes));
     if (unmapped.length > 0) problems.push(`topics end in message types without a mapping: ${unmapped.join(', ')}`);
   }
+  if (t.kind === 'poll') problems.push(...pollProblems(manifest.id, t, manifest.messageTypes));
   // The activation callback is authenticated with the HTTP ingest signature (header and secret
   // of transport); an MQTT manufacturer has neither, so its callbacks could never be accepted.
   if (manifest.activation.mode === 'callback' && t.kind !== 'http') {
@@ -33,6 +34,29 @@ export function manifestProblems(manifest: AdapterManifest): string[] {
   if (!isPath(a.tokenEndpoint) && a.clientSecretEnv === undefined) {
     problems.push(
       'authorization.clientSecretEnv is required when authorization.tokenEndpoint is not on this service (an absolute URL): name the environment variable holding the client secret that server issued',
+    );
+  }
+  return problems;
+}
+
+/**
+ * A poll transport's API and token endpoint: https URLs of the manufacturer, or paths of the
+ * simulated API this service hosts for it, which lives under /oem/<id>/ (src/virtual).
+ */
+function pollProblems(id: string, t: PollTransport, messageTypes: AdapterManifest['messageTypes']): string[] {
+  const problems: string[] = [];
+  if (!(t.messageType in messageTypes)) problems.push(`transport.messageType "${t.messageType}" has no mapping in messageTypes`);
+  for (const field of ['apiBaseUrl', 'tokenEndpoint'] as const) {
+    const value = t[field];
+    const problem = endpointProblem(value);
+    if (problem) problems.push(`transport.${field} ${problem}`);
+    else if (isPath(value) && !value.startsWith(`/oem/${id}/`)) problems.push(`transport.${field} is a path on this service, so it must be under /oem/${id}/ (the simulated API of this manufacturer)`);
+  }
+  if (/[?#]|\/$/.test(t.apiBaseUrl)) problems.push('transport.apiBaseUrl must end without "/", a query or a fragment: transport.pagePath is appended to it');
+  // As for authorization: only a hosted API can know a secret derived from SECRET_KEY.
+  if (!isPath(t.tokenEndpoint) && t.secretEnv === undefined) {
+    problems.push(
+      'transport.secretEnv is required when transport.tokenEndpoint is an absolute URL: name the environment variable holding the client secret the manufacturer issued for its API',
     );
   }
   return problems;

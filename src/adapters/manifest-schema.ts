@@ -18,7 +18,7 @@ export const manifestSchema = {
     transport: {
       type: 'object',
       required: ['kind'],
-      properties: { kind: { enum: ['mqtt', 'http'] } },
+      properties: { kind: { enum: ['mqtt', 'http', 'poll'] } },
       discriminator: { propertyName: 'kind' },
       oneOf: [
         {
@@ -48,6 +48,30 @@ export const manifestSchema = {
             typeField: { type: 'string', minLength: 1 },
             secretEnv: { type: 'string', pattern: '^[A-Z][A-Z0-9_]*$' },
             toleranceS: { type: 'integer', minimum: 1, maximum: 3600 },
+          },
+        },
+        {
+          // Field by field in src/adapters/manifest.ts (PollTransport); URLs checked in ./manifest-rules.ts.
+          type: 'object',
+          additionalProperties: false,
+          required: ['kind', 'apiBaseUrl', 'pagePath', 'tokenEndpoint', 'clientId', 'messageType'],
+          properties: {
+            kind: { const: 'poll' },
+            apiBaseUrl: { type: 'string', minLength: 1 },
+            // A path of the API with the vehicle's place marked, e.g. /vehicles/{vin}/signals.
+            pagePath: { type: 'string', pattern: '^/[A-Za-z0-9._~/-]*\\{vin\\}[A-Za-z0-9._~/-]*$' },
+            tokenEndpoint: { type: 'string', minLength: 1 },
+            clientId: { type: 'string', minLength: 1 },
+            secretEnv: { type: 'string', pattern: '^[A-Z][A-Z0-9_]*$' },
+            // Scope tokens (RFC 6749 section 3.3) separated by single spaces.
+            scope: { type: 'string', pattern: '^[\\x21\\x23-\\x5B\\x5D-\\x7E]+( [\\x21\\x23-\\x5B\\x5D-\\x7E]+)*$' },
+            messageType: { type: 'string', pattern: '^[a-z][a-z0-9-]*$' },
+            intervalS: { type: 'integer', minimum: 5, maximum: 86400 },
+            pageSize: { type: 'integer', minimum: 1, maximum: 1000 },
+            maxRequestsPerS: { type: 'number', exclusiveMinimum: 0, maximum: 100 },
+            cursorParam: { type: 'string', pattern: '^[A-Za-z0-9_.-]+$' },
+            pageSizeParam: { type: 'string', pattern: '^[A-Za-z0-9_.-]+$' },
+            nextCursorField: { type: 'string', minLength: 1 },
           },
         },
       ],

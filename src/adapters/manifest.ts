@@ -3,7 +3,9 @@ import type { CompiledMapping } from '../mapping/compile.ts';
 /**
  * How raw messages reach the service. MQTT: `topics` are MQTT topic filters (`+` for one level);
  * the last level of a message's topic is its message type. HTTP: batches are POSTed to
- * `/ingest/v1/<id>` and signed with HMAC-SHA256 (see src/ingest/signature.ts).
+ * `/ingest/v1/<id>` and signed with HMAC-SHA256 (see src/ingest/signature.ts). Poll:
+ * the service fetches pages from the manufacturer's REST API with its own OAuth client
+ * credentials, one vehicle at a time; every page is one raw message of `messageType`.
  */
 export type AdapterTransport =
   | {
@@ -25,7 +27,56 @@ export type AdapterTransport =
       secretEnv?: string;
       /** Largest accepted clock skew of the signature timestamp (replay window), seconds. */
       toleranceS?: number;
-    };
+    }
+  | PollTransport;
+
+/**
+ * A manufacturer whose REST API the service polls (docs/adding-a-manufacturer.md). URLs are
+ * https (http on loopback only) or paths on this service under `/oem/<id>/`, for the simulated
+ * API of the virtual wing, resolved against PUBLIC_URL like the `authorization` endpoints.
+ */
+export interface PollTransport {
+  kind: 'poll';
+  /** Base of the manufacturer's API; `pagePath` is appended to it. */
+  apiBaseUrl: string;
+  /** One vehicle's page of signals, relative to `apiBaseUrl`; `{vin}` is replaced by the VIN. */
+  pagePath: string;
+  /** The OAuth 2.0 token endpoint of the client-credentials grant (RFC 6749 section 4.4). */
+  tokenEndpoint: string;
+  clientId: string;
+  /**
+   * Environment variable holding the client secret. Unset, it is derived from SECRET_KEY
+   * (src/adapters/secrets.ts), which only a simulated API of this service can know: required
+   * when `tokenEndpoint` is an absolute URL.
+   */
+  secretEnv?: string;
+  /** Scope asked for at the token endpoint (space-separated tokens); none when absent. */
+  scope?: string;
+  /** The message type every page is ingested as (a key of `messageTypes`). */
+  messageType: string;
+  /** Seconds between two polls of one vehicle once it is caught up. */
+  intervalS?: number;
+  /** Signals asked for per page (the `pageSizeParam` query parameter). */
+  pageSize?: number;
+  /** Requests per second to this API at most, across every worker process. */
+  maxRequestsPerS?: number;
+  /** Query parameter carrying the cursor of the page asked for (none on the first request). */
+  cursorParam?: string;
+  /** Query parameter carrying `pageSize`. */
+  pageSizeParam?: string;
+  /** Field of a page holding the cursor of the next page (where to resume after a restart). */
+  nextCursorField?: string;
+}
+
+/** What an absent optional field of a poll transport means. */
+export const POLL_DEFAULTS = {
+  intervalS: 60,
+  pageSize: 100,
+  maxRequestsPerS: 5,
+  cursorParam: 'cursor',
+  pageSizeParam: 'limit',
+  nextCursorField: 'nextCursor',
+} as const satisfies Partial<PollTransport>;
 
 /**
  * What a manufacturer is, as declared in adapters/<id>/manifest.json. OWNED BY THE PIPELINE

@@ -33,6 +33,8 @@ export interface CliContext {
   note(text: string): void;
   /** Exit code after a successful run (default 0), e.g. 1 when a dry run found failures. */
   exitCode: number;
+  /** Aborted when the user stops the CLI (Ctrl-C): a command that runs until then (a watch) ends. */
+  signal: AbortSignal;
 }
 
 /**

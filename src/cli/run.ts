@@ -10,7 +10,8 @@ import type { Store } from '../store/contract.ts';
 import { openCliStore } from './store.ts';
 import { UsageError, type CliArgs, type CliCommand, type CliContext } from './command.ts';
 import { commandHelp, generalHelp } from './help.ts';
-import { findCommand, loadCommands } from './registry.ts';
+import { findCommand, loadCommands, normalizeName } from './registry.ts';
+import { closest, suggestion } from './did-you-mean.ts';
 
 export interface CliIo {
   stdout(text: string): void;
@@ -18,6 +19,8 @@ export interface CliIo {
   env: NodeJS.ProcessEnv;
   clock?: Clock;
   paths?: Paths;
+  /** Stops a long-running command (`mappings test --watch`); main.ts aborts it on SIGINT. */
+  signal?: AbortSignal;
 }
 
 /** Exit codes (sysexits-style where one fits). */
@@ -56,7 +59,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
   const found = findCommand(commands, argv);
   if (!found) {
-    io.stderr(`error: unknown command "${argv.slice(0, 2).join(' ')}"\n\n${generalHelp(commands)}`);
+    io.stderr(`error: ${unknownCommand(commands, argv)}\n\n${generalHelp(commands)}`);
     return EXIT.usage;
   }
   let store: Store | undefined;
@@ -79,6 +82,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       catalog: async () => (catalog ??= await loadCatalog(paths.catalog)),
       note: (text) => io.stderr(`${text}\n`),
       exitCode: EXIT.ok,
+      signal: io.signal ?? new AbortController().signal,
     };
     const result = await found.command.run(ctx, args);
     if (result !== undefined) io.stdout(`${JSON.stringify(result, null, 2)}\n`);
@@ -88,6 +92,14 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   } finally {
     await store?.close();
   }
+}
+
+/** The unknown command the user typed, with the commands a typo or two away from it. */
+function unknownCommand(commands: CliCommand[], argv: string[]): string {
+  const words = [...normalizeName(argv[0] ?? '').split(' '), ...argv.slice(1)];
+  // Each command against as many typed words as it has: "mapings test" is near "mappings test".
+  const near = commands.map((c) => normalizeName(c.name)).filter((name) => closest(words.slice(0, name.split(' ').length).join(' '), [name]).length > 0);
+  return `unknown command "${words.slice(0, 2).join(' ')}"${suggestion(near.slice(0, 3))}`;
 }
 
 function report(err: unknown, command: CliCommand, io: CliIo): number {

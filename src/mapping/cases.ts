@@ -1,7 +1,6 @@
 import { Ajv } from 'ajv';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isDeepStrictEqual } from 'node:util';
 import type { Adapter } from '../adapters/manifest.ts';
 import type { AdapterRegistry } from '../adapters/registry.ts';
 import { formatAjvError } from '../catalog/ajv.ts';
@@ -9,6 +8,8 @@ import type { Catalog } from '../catalog/catalog.ts';
 import { analyse, toDataPoints } from '../pipeline/harmonize.ts';
 import { rawMessage } from '../domain/raw-message.ts';
 import { QUARANTINE_CODES, type QuarantineCode } from '../store/contract/quarantine.ts';
+import { fieldDiff } from './diff.ts';
+import { explainFailure, parsedJson } from './explain.ts';
 
 /**
  * One mapping case, `mappings/<manufacturer>/cases/<name>.json`: a raw message and what it must
@@ -118,11 +119,17 @@ export async function runCase(registry: AdapterRegistry, catalog: Catalog, manuf
   if (body === undefined) return { manufacturer, name, problems };
   const msg = rawMessage({ manufacturer, messageType: kase.messageType, receivedAt: kase.receivedAt ?? DEFAULT_RECEIVED_AT }, body);
   const analysis = await analyse(adapter, catalog, msg);
+  // Where an unexpected failure comes from: the catalog item, the mapping's line, the raw field.
+  const explain = async () => {
+    const input = parsedJson(body);
+    if (input === undefined) return [];
+    return (await explainFailure(adapter, input, { receivedAt: msg.receivedAt, messageType: msg.messageType }, analysis)).map((l) => `  ${l}`);
+  };
 
   if ('error' in kase.expect) {
     const expected = kase.expect;
     if (!analysis.failure) problems.push(`expected error ${expected.error}, but the message mapped to ${analysis.candidates.length} valid items`);
-    else if (analysis.failure.code !== expected.error) problems.push(`expected error ${expected.error}, got ${analysis.failure.code}: ${analysis.failure.reason}`);
+    else if (analysis.failure.code !== expected.error) problems.push(`expected error ${expected.error}, got ${analysis.failure.code}: ${analysis.failure.reason}`, ...(await explain()));
     else if (expected.reasonContains && !analysis.failure.reason.includes(expected.reasonContains)) {
       problems.push(`error reason "${analysis.failure.reason}" does not contain "${expected.reasonContains}"`);
     }
@@ -134,7 +141,11 @@ export async function runCase(registry: AdapterRegistry, catalog: Catalog, manuf
     const v = catalog.validate(e.item, e.payload);
     if (!v.valid) problems.push(`expected ${e.item} is not valid against the catalog: ${v.errors.join('; ')}`);
   }
-  if (analysis.failure) problems.push(`mapping failed: ${analysis.failure.code}: ${analysis.failure.reason}`);
+  // A failed message has no items: the failure is the problem, not each item it lacks.
+  if (analysis.failure) {
+    problems.push(`mapping failed: ${analysis.failure.code}: ${analysis.failure.reason}`, ...(await explain()));
+    return { manufacturer, name, problems };
+  }
   // Keyed as the store keys data points (VIN, item, time in ms), so two items the store would
   // take as one (it keeps the first: ON CONFLICT DO NOTHING) cannot hide in the comparison.
   const storeKey = (items: ExpectedItem[]) =>
@@ -146,7 +157,7 @@ export async function runCase(registry: AdapterRegistry, catalog: Catalog, manuf
   for (const [k, e] of expected) {
     const a = actual.get(k);
     if (!a) problems.push(`missing ${e.item} for ${e.vin}`);
-    else if (!isDeepStrictEqual(a.payload, e.payload)) problems.push(`${e.item}: expected ${JSON.stringify(e.payload)}, got ${JSON.stringify(a.payload)}`);
+    else for (const d of fieldDiff(e.payload, a.payload)) problems.push(`${e.item} of ${e.vin} at ${when(e)} ${d}`);
   }
   for (const [k, a] of actual) if (!expected.has(k)) problems.push(`unexpected ${a.item} for ${a.vin}: ${JSON.stringify(a.payload)}`);
   return { manufacturer, name, problems };
@@ -164,11 +175,12 @@ function byKey<T extends ExpectedItem>(items: T[], keys: string[], side: string,
   for (const [k, n] of counts) {
     if (n < 2) continue;
     const first = out.get(k)!;
-    const when = String(first.payload.timestamp ?? first.payload.receivedAt ?? 'the time the message was received');
-    problems.push(`${side} ${n} ${first.item} items for ${first.vin} at ${when}: the store keys data points by VIN, item and time, so ${advice}`);
+    problems.push(`${side} ${n} ${first.item} items for ${first.vin} at ${when(first)}: the store keys data points by VIN, item and time, so ${advice}`);
   }
   return out;
 }
+
+const when = (item: ExpectedItem): string => String(item.payload.timestamp ?? item.payload.receivedAt ?? 'the time the message was received');
 
 async function caseBody(adapter: Adapter, c: MappingCase): Promise<string> {
   const given = [c.input !== undefined, c.fixture !== undefined, c.raw !== undefined].filter(Boolean).length;

@@ -66,8 +66,22 @@ export function compileMappingSource(file: string, source: string, limits: Mappi
   return {
     file,
     version: `${basename(file)}@${hash}`,
-    evaluate: (input, bindings) => expr.evaluate(input, { ...bindings }),
+    evaluate: (input, bindings) => expr.evaluate(input, { ...bindings }).catch((err: unknown) => Promise.reject(withLine(err, source))),
   };
+}
+
+/**
+ * A runtime error of the mapping names the line of the mapping it happened on, with its text
+ * (which usually names the catalog item being built): JSONata gives only a character offset,
+ * and the quarantine reason is all an engineer sees of a failure in production.
+ */
+function withLine(err: unknown, source: string): unknown {
+  const e = err as { position?: unknown; message?: unknown };
+  if (typeof e?.position !== 'number' || typeof e.message !== 'string' || e.message.includes('(line ')) return err;
+  const lines = source.slice(0, e.position).split('\n');
+  const text = (source.split('\n')[lines.length - 1] ?? '').trim();
+  e.message = `${e.message} (line ${lines.length}: ${text.length > 120 ? `${text.slice(0, 117)}...` : text})`;
+  return err;
 }
 
 export async function compileMappingFile(file: string, limits?: MappingLimits): Promise<CompiledMapping> {

@@ -49,6 +49,7 @@ describe('adapter registry', () => {
     expect(reg.get('borealis')!.mappings.get('incident')!.version).toMatch(/^incident\.jsonata@[0-9a-f]{12}$/);
     expect(reg.forVin('V1RTUALV1N0000001')?.manifest.id).toBe('virtual');
     expect(reg.forVin('BRLAU1EV0N1000001')?.manifest.id).toBe('borealis');
+    expect(reg.forVin('KESTRELV1N0000001')?.manifest.id).toBe('kestrel');
     expect(reg.forVin('WVWZZZ1JZXW000001')).toBeUndefined();
   });
 
@@ -136,9 +137,42 @@ describe('adapter registry', () => {
     project = copyProject();
     editManifest('virtual', (m) => (transportOf(m).kind = 'amqp'));
     const message = await loadError();
-    expect(message).toMatch(/\/transport\/kind must be equal to one of the allowed values: mqtt, http/);
+    expect(message).toMatch(/\/transport\/kind must be equal to one of the allowed values: mqtt, http, poll/);
     expect(message).not.toMatch(/signatureHeader|oneOf/);
   });
+
+  it('accepts a polled manufacturer whose API is outside, with the variable naming its secret', async () => {
+    project = copyProject();
+    editManifest('kestrel', (m) =>
+      Object.assign(transportOf(m), { apiBaseUrl: 'https://api.kestrel.example/v1', tokenEndpoint: 'https://auth.kestrel.example/oauth2/token', secretEnv: 'KESTREL_API_SECRET' }),
+    );
+    const reg = await load();
+    expect(reg.get('kestrel')?.manifest.transport).toMatchObject({ kind: 'poll', apiBaseUrl: 'https://api.kestrel.example/v1', messageType: 'signals' });
+  });
+
+  const brokenPoll: [string, Record<string, unknown>, RegExp][] = [
+    ['a page message type without a mapping', { messageType: 'status' }, /transport\.messageType "status" has no mapping/],
+    ['an API path outside its own simulated wing', { apiBaseUrl: '/admin/v1' }, /transport\.apiBaseUrl is a path on this service, so it must be under \/oem\/kestrel\//],
+    ['a plain http API', { apiBaseUrl: 'http://api.kestrel.example/v1' }, /transport\.apiBaseUrl must be an https URL/],
+    ['an API base ending in a slash', { apiBaseUrl: '/oem/kestrel/api/v1/' }, /transport\.apiBaseUrl must end without "\/"/],
+    ['an outside token endpoint without secretEnv', { tokenEndpoint: 'https://auth.kestrel.example/token', secretEnv: undefined }, /transport\.secretEnv is required when transport\.tokenEndpoint is an absolute URL/],
+    ['a page path without {vin}', { pagePath: '/vehicles/signals' }, /\/transport\/pagePath must match pattern/],
+    ['a poll interval under 5 s', { intervalS: 1 }, /\/transport\/intervalS must be >= 5/],
+    ['no request rate', { maxRequestsPerS: 0 }, /\/transport\/maxRequestsPerS must be > 0/],
+    ['an MQTT field on a polled transport', { topics: ['kestrel/v1/+/signals'] }, /\/transport must NOT have additional properties: topics/],
+  ];
+  for (const [what, change, message] of brokenPoll) {
+    it(`stops the start on a poll transport with ${what}, naming the file`, async () => {
+      project = copyProject();
+      editManifest('kestrel', (m) => {
+        const t = transportOf(m);
+        for (const [k, v] of Object.entries(change)) v === undefined ? delete t[k] : (t[k] = v);
+      });
+      const text = await loadError();
+      expect(text).toMatch(/kestrel\/manifest\.json: /);
+      expect(text).toMatch(message);
+    });
+  }
 
   const broken: [string, (p: NonNullable<typeof project>) => void, RegExp][] = [
     [
@@ -146,6 +180,7 @@ describe('adapter registry', () => {
       () => editManifest('virtual', (m) => (m.activation = { mode: 'callback' })),
       /virtual\/manifest\.json: activation\.mode "callback" needs transport\.kind "http"/,
     ],
+    ['a polled manufacturer in callback mode', () => editManifest('kestrel', (m) => (m.activation = { mode: 'callback' })), /kestrel\/manifest\.json: activation\.mode "callback" needs transport\.kind "http"/],
     ['a plain http OAuth endpoint', () => editManifest('borealis', (m) => (authOf(m).tokenEndpoint = 'http://auth.borealis.example/token')), /borealis\/manifest\.json: authorization\.tokenEndpoint must be an https URL/],
     ['a scheme-less OAuth endpoint', () => editManifest('borealis', (m) => (authOf(m).authorizationEndpoint = 'auth.borealis.example/authorize')), /borealis\/manifest\.json: authorization\.authorizationEndpoint must be an https URL or an absolute path/],
     ['a scheme-less OAuth issuer', () => editManifest('virtual', (m) => (authOf(m).issuer = 'oem/virtual')), /virtual\/manifest\.json: authorization\.issuer must be an https URL or an absolute path/],

@@ -96,7 +96,12 @@ describe('CLI (npm run cli -- …), in process on a real SQLite store', () => {
   it('usage errors exit with 2 and a clear message', async () => {
     const cases: [string[], RegExp][] = [
       [[], /Usage: npm run cli/],
-      [['frobnicate'], /unknown command "frobnicate"/],
+      [['frobnicate'], /unknown command "frobnicate"\n/],
+      [['mapings', 'test'], /unknown command "mapings test" \(did you mean "mappings test"\?\)/],
+      [['consumer', 'list'], /unknown command "consumer list" \(did you mean "consumers list"\?\)/],
+      [['mappings:tset'], /unknown command "mappings tset" \(did you mean "mappings test"\?\)/],
+      [['mappings', 'dry-run', join(root, 'adapters/virtual/fixtures/virtual.telemetry.electric.json'), '--manufacturer', 'virtul', '--type', 'telemetry'], /no manufacturer "virtul" \(did you mean "virtual"\?\)/],
+      [['mappings', 'dry-run', join(root, 'adapters/virtual/fixtures/virtual.telemetry.electric.json'), '--manufacturer', 'virtual', '--type', 'telemetri'], /virtual has no message type "telemetri" \(did you mean "telemetry"\?\)/],
       [['consumers', 'create'], /--name is required/],
       [['consumers', 'create', '--name', 'x', '--colour', 'red'], /Unknown option '--colour'/],
       [['consumers', 'get'], /missing argument <consumerId>/],
@@ -116,7 +121,10 @@ describe('CLI (npm run cli -- …), in process on a real SQLite store', () => {
     const c = (await cli('consumers', 'create', '--name', 'Valid')).json();
     const bad = await cli('subscriptions', 'create', '--consumer', c.consumerId, '--items', 'mileage,hoverboard');
     expect(bad.code).toBe(2);
-    expect(bad.err).toMatch(/unknown data items: hoverboard/);
+    expect(bad.err).toMatch(/unknown data items: hoverboard\n/);
+    const typo = await cli('subscriptions', 'create', '--consumer', c.consumerId, '--items', 'milage,fuellevel');
+    expect(typo.code).toBe(2);
+    expect(typo.err).toMatch(/unknown data items: milage \(did you mean "mileage"\?\)/);
     const badUrl = await cli('subscriptions', 'create', '--consumer', c.consumerId, '--items', 'mileage', '--redirect-url', 'http://evil.example.com');
     expect(badUrl.code).toBe(2);
     expect(badUrl.err).toMatch(/must use https/);

@@ -29,7 +29,7 @@ describe('mapping case runner', () => {
     // One mileage item per reading: two readings of one instant are two items with one store key.
     writeFileSync(
       join(project.paths.mappings, 'virtual', 'telemetry.jsonata'),
-      '(\n  $vin := vin;\n  readings.{ "vin": $vin, "items": { "mileage": { "value": km, "unit": "km", "timestamp": at } } }\n)\n',
+      '(\n  $vin := vin; readings.{ "vin": $vin, "items": { "mileage": { "value": km * 1, "unit": "km", "timestamp": at } } }\n)\n',
     );
     catalog = await loadCatalog(project.paths.catalog);
     registry = await loadAdapterRegistry(project.paths.adapters, new Set(catalog.list().map((e) => e.technicalName)), { mappingsDir: project.paths.mappings });
@@ -55,7 +55,7 @@ describe('mapping case runner', () => {
     expect(r.problems).toEqual([
       expect.stringMatching(/the mapping produces 2 mileage items for V1RTUALV1N0000001 at 2026-11-25T10:00:00.000Z.*only the first/),
       // And the comparison is against what is stored: the first reading.
-      'mileage: expected {"value":2,"unit":"km","timestamp":"2026-11-25T10:00:00.000Z"}, got {"value":1,"unit":"km","timestamp":"2026-11-25T10:00:00.000Z"}',
+      'mileage of V1RTUALV1N0000001 at 2026-11-25T10:00:00.000Z /value: expected 2, got 1',
     ]);
   });
 
@@ -74,6 +74,32 @@ describe('mapping case runner', () => {
     expect(r.problems).toHaveLength(2);
     expect(r.problems.join('\n')).toMatch(/the mapping produces 2 mileage items/);
     expect(r.problems.join('\n')).toMatch(/the case expects 2 mileage items/);
+  });
+
+  it('shows a payload that differs field by field, not as two objects', async () => {
+    const expected = { vin: VIN, item: 'mileage', payload: { value: 2, unit: 'mi', timestamp: T } };
+    const r = await run('diff.json', { messageType: 'telemetry', input: readings([1, T]), expect: { items: [expected] } });
+    expect(r.problems).toEqual([
+      'mileage of V1RTUALV1N0000001 at 2026-11-25T10:00:00.000Z /value: expected 2, got 1',
+      'mileage of V1RTUALV1N0000001 at 2026-11-25T10:00:00.000Z /unit: expected "mi", got "km"',
+    ]);
+  });
+
+  it('names the catalog item, the mapping line and the raw field of a mapping that fails', async () => {
+    // "km" is text here: `km * 1` fails in the mapping (line 2) while building mileage.
+    const r = await run('runtime-error.json', { messageType: 'telemetry', input: { vin: VIN, readings: [{ km: 'lots', at: T }] }, expect: { items: [mileage(1)] } });
+    expect(r.problems).toEqual([
+      expect.stringMatching(/^mapping failed: MAPPING_FAILED: T2001: .*"\*" operator.* \(line 2: \$vin := vin; readings\.\{ "vin": \$vin, "items": \{ "mileage": .*\)$/),
+      '  line 2, in the mapping of mileage; raw field readings[0].km',
+    ]);
+  });
+
+  it('names the raw field an invalid payload value came from', async () => {
+    const r = await run('schema.json', { messageType: 'telemetry', input: readings([-5, T]), expect: { items: [mileage(1)] } });
+    expect(r.problems).toEqual([
+      'mapping failed: SCHEMA_VIOLATION: mileage: /value must be >= 0',
+      '  mileage/value = -5 (line 2); raw field readings[0].km',
+    ]);
   });
 
   const malformed: [string, unknown, RegExp][] = [

@@ -45,6 +45,38 @@ describe('mapping helpers', () => {
     expect(await run('$isoTime(capturedAt)', { capturedAt: 1795600800 })).toBe('2026-11-25T10:00:00.000Z');
   });
 
+  it('converts VSS unit names and percentages', async () => {
+    expect(await run('$temperature(212, "fahrenheit", "celsius")')).toBeCloseTo(100, 9);
+    expect(await run('$temperature(0, "kelvin", "C")')).toBeCloseTo(-273.15, 9);
+    expect(await run('$percentage(71.5, "percent")')).toBe(71.5);
+    expect(await run('$percentage(0.57, "ratio")')).toBe(57);
+    expect(await run('$percentage(40, "pct")')).toBe(40);
+    expect(await run('$percentage(40, "per mille")')).toBeUndefined();
+  });
+
+  it('groups a flat signal list by instant, oldest first, whatever spelling the time has', async () => {
+    const signals = [
+      { path: 'Vehicle.Speed', value: 50, unit: 'km/h', ts: '2026-11-25T10:01:00Z' },
+      { path: 'Vehicle.Speed', value: 40, unit: 'km/h', ts: 1795600800 },
+      { path: 'Vehicle.TraveledDistance', value: 9, unit: 'km', ts: '2026-11-25T11:00:00+01:00' },
+      { path: 'Vehicle.Speed', value: 41, unit: 'km/h', ts: '2026-11-25T10:00:00.000Z' },
+      { value: 1, ts: 1795600800 },
+      { path: 'Vehicle.Speed', value: 7, ts: '2026-11-25T10:00:00' },
+    ];
+    const groups = (await run('$snapshots(signals)', { signals })) as { timestamp?: string; signals: Record<string, { value: number }> }[];
+    expect(groups.map((g) => [g.timestamp, Object.fromEntries(Object.entries(g.signals).map(([p, s]) => [p, s.value]))])).toEqual([
+      // One instant spelled three ways is one snapshot; the first of a path at one instant wins.
+      ['2026-11-25T10:00:00.000Z', { 'Vehicle.Speed': 40, 'Vehicle.TraveledDistance': 9 }],
+      ['2026-11-25T10:01:00.000Z', { 'Vehicle.Speed': 50 }],
+      // A time without a zone: a snapshot without timestamp, so its items fail validation.
+      [undefined, { 'Vehicle.Speed': 7 }],
+    ]);
+    expect(await run('$lookup($snapshots(signals)[0].signals, "Vehicle.Speed").value', { signals })).toBe(40);
+    expect(await run('$snapshots(nothing)', {})).toBeUndefined();
+    // One signal alone (JSONata's singleton) is a list of one.
+    expect(await run('$count($snapshots(signals))', { signals: signals[0] })).toBe(1);
+  });
+
   it('round-trips any length and temperature through a conversion and back', async () => {
     await fc.assert(
       fc.asyncProperty(fc.double({ min: -1e6, max: 1e6, noNaN: true }), fc.constantFrom('km', 'm', 'mi', 'ft'), fc.constantFrom('C', 'F', 'K'), async (v, unit, t) => {

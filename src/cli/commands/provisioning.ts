@@ -1,5 +1,6 @@
 import type { CliArgs, CliCommand, CliContext } from '../command.ts';
 import { requiredString, stringList, UsageError } from '../command.ts';
+import { unknownNames } from '../did-you-mean.ts';
 import {
   addApiKey,
   createConsumer,
@@ -86,7 +87,10 @@ const commands: CliCommand[] = [
     },
     run: async (ctx, args) => {
       const d = await deps(ctx);
-      const dataItems = subscriptionItems(args, d.catalog.list().map((e) => e.technicalName));
+      const all = d.catalog.list().map((e) => e.technicalName);
+      const dataItems = subscriptionItems(args, all);
+      const unknown = unknownNames('data items', dataItems, all);
+      if (unknown) throw new UsageError(unknown);
       const legalBasis = args.values['legal-basis'];
       return createSubscription(d, {
         consumerId: requiredString(args, 'consumer'),
