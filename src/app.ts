@@ -20,6 +20,7 @@ import metricsRoutes from './routes/metrics/index.ts';
 import oemVirtualRoutes from './routes/oem-virtual/index.ts';
 import pushRoutes from './routes/push/index.ts';
 import type { Services } from './services.ts';
+import simulatedPollApis from './virtual/kestrel/index.ts';
 
 /**
  * Builds the HTTP front: external plugins first, then the error handling, then one plugin per
@@ -90,6 +91,9 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(oemVirtualRoutes, { ...opts, prefix: '/oem/virtual' });
   // The same simulated server, with the second manufacturer's settings (src/oem-virtual/realm.ts).
   await app.register(oemVirtualRoutes, { ...opts, prefix: '/oem/borealis' });
+  // Kestrel's consent server, and the polled manufacturers' simulated APIs (src/virtual/kestrel).
+  await app.register(oemVirtualRoutes, { ...opts, prefix: '/oem/kestrel' });
+  await app.register(simulatedPollApis, opts);
   await app.register(managementRoutes, opts);
   await app.register(deliveryRoutes, opts);
   await app.register(pushRoutes, opts);
