@@ -46,6 +46,9 @@ export function createPollApiClient(
     const slot = await limiter.acquire(MAX_SLOT_WAIT_MS);
     if (!slot.granted) return { waitMs: slot.waitMs };
     if (slot.waitMs > 0) await new Promise((r) => setTimeout(r, slot.waitMs));
+    // A 429 seen by any process while this one waited for its slot holds this request back too.
+    const paused = await limiter.pausedMs();
+    if (paused > 0) return { waitMs: paused };
     const headers = { ...(init.headers as Record<string, string>), 'user-agent': 'cvd-poller/1', 'x-request-id': `${pollerId}.${++n}` };
     const res = await fetch(url, { ...init, headers, redirect: 'error', signal: AbortSignal.timeout(services.config.POLL_REQUEST_TIMEOUT_MS) });
     if (res.status === 429) await limiter.pause(retryAfterMs(res.headers.get('retry-after'), services.clock.now()));

@@ -15,6 +15,8 @@ export interface ApiRateLimiter {
   acquire(maxWaitMs: number): Promise<{ granted: boolean; waitMs: number }>;
   /** The API answered 429: no process sends to it for `ms`. */
   pause(ms: number): Promise<void>;
+  /** How long a 429 still pauses the API (0: not paused); checked again just before a reserved slot is used. */
+  pausedMs(): Promise<number>;
 }
 
 // KEYS: next free slot (ms), pause end (ms). ARGV: now, spacing, most wait.
@@ -47,6 +49,9 @@ export function createApiRateLimiter(opts: { redis: Redis; clock: Clock; prefix:
     },
     async pause(ms) {
       await redis.eval(PAUSE, 1, keys[1]!, clock.now().getTime() + ms, ms + 60_000);
+    },
+    async pausedMs() {
+      return Math.max(0, Number((await redis.get(keys[1]!)) ?? 0) - clock.now().getTime());
     },
   };
 }

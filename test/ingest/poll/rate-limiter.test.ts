@@ -40,9 +40,11 @@ describe('the polled API rate limiter', () => {
     await a.pause(5000);
     await b.pause(1000);
     expect(await b.acquire(1000)).toEqual({ granted: false, waitMs: 5000 });
+    expect(await b.pausedMs()).toBe(5000);
     clock.advance(4000);
     expect(await b.acquire(1000)).toEqual({ granted: true, waitMs: 1000 });
     clock.advance(1000);
+    expect(await a.pausedMs()).toBe(0);
     // The slot after the one just reserved (500 ms apart at 2 requests/s).
     expect(await a.acquire(1000)).toEqual({ granted: true, waitMs: 500 });
   });
