@@ -29,6 +29,8 @@ const MAX_STALLS = 1_000_000;
 export async function startPollWorkers(services: Services): Promise<Running[]> {
   const { config, logger, secrets } = services;
   const polled = services.adapters.list().filter((a) => a.manifest.transport.kind === 'poll');
+  // Without a polled manufacturer this role takes nothing in: no workers, no ingest readiness.
+  if (polled.length === 0) return [];
   checkPollSecrets(polled);
   const pollerId = randomBytes(4).toString('hex');
   const clients = new Map<string, PollApiClient>();
