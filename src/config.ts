@@ -39,6 +39,19 @@ const int =
     return n;
   };
 
+/** Empty: not set (the manifest's own value applies). */
+const optionalInt =
+  (min: number, max?: number): Parser<number | undefined> =>
+  (raw, name) =>
+    raw.trim() === '' ? undefined : int(min, max)(raw, name);
+
+/** A share between 0 and 1 (a probability). */
+const fraction: Parser<number> = (raw, name) => {
+  const n = Number(raw.trim());
+  if (raw.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) throw new ConfigError(name, `must be a number from 0 to 1, got "${raw}"`);
+  return n;
+};
+
 const bool: Parser<boolean> = (raw, name) => {
   const v = raw.trim().toLowerCase();
   if (['true', '1', 'yes', 'on'].includes(v)) return true;
@@ -206,6 +219,15 @@ export const DEFINITIONS = {
   PIPELINE_STALLED_INTERVAL_MS: def('30000', int(50), 'How often a harmonize worker looks for jobs whose worker died (BullMQ stalledInterval).'),
   JOB_RETENTION_COMPLETED_S: def('3600', int(0), 'How long completed jobs are kept in Redis.'),
   JOB_RETENTION_FAILED_S: def('604800', int(0), 'How long failed jobs are kept in Redis.'),
+  // --- Poller (manufacturers whose API is polled: transport kind poll)
+  POLL_CONCURRENCY: def('10', int(1, 1000), 'Vehicles a poll worker polls at once (each still waits for its manufacturer\'s request rate, maxRequestsPerS).'),
+  POLL_INTERVAL_S: def('', optionalInt(1, 86400), 'Seconds between two polls of a caught-up vehicle, for every polled manufacturer. Default: each manifest\'s intervalS (a demo or a test may poll faster).'),
+  POLL_REQUEST_TIMEOUT_MS: def('10000', int(100, 600000), 'A polled API request (token or page) without an answer after this long counts as failed and is backed off.'),
+  POLL_BACKOFF_BASE_MS: def('1000', int(1, 3600000), 'First back-off after a failed poll (5xx, timeout, refused connection); it doubles with every failure in a row.'),
+  POLL_BACKOFF_MAX_S: def('300', int(1, 86400), 'Longest back-off between two failed polls of a vehicle.'),
+  POLL_LOCK_DURATION_MS: def('30000', int(100), 'BullMQ lock of a vehicle being polled: after its worker dies, another worker takes the vehicle over once the lock has run out.'),
+  POLL_STALLED_INTERVAL_MS: def('30000', int(50), 'How often a poll worker looks for vehicles whose worker died (BullMQ stalledInterval).'),
+  POLL_RECONCILE_INTERVAL_S: def('300', int(1), 'How often the pipeline role checks that every vehicle activated with a polled manufacturer has its poll job (and gives it one if not).'),
   // --- Store
   MONGO_URL: def('', url(['mongodb:', 'mongodb+srv:']), 'Use MongoDB as the store. Default: embedded SQLite in DATA_DIR.'),
   MONGO_DB: def('cvd', str, 'MongoDB database name.'),
@@ -234,6 +256,10 @@ export const DEFINITIONS = {
   SIM_FLEET_SIZE: def('0', int(0, 1000000), 'Extra generated virtual vehicles for load tests.'),
   SIM_FLEET_RATE: def('2000', int(0), 'Most MQTT messages per second the simulator publishes (0: unlimited).'),
   SIM_MAX_INFLIGHT: def('200', int(1, 100000), 'Most simulator publishes awaiting their PUBACK at once.'),
+  SIM_POLL_BACKFILL_MINUTES: def('60', int(1, 10080), 'The simulated polled API (kestrel): a vehicle\'s first page starts this many simulated minutes back.'),
+  SIM_POLL_ERROR_RATE: def('0.02', fraction, 'The simulated polled API answers this share of page requests with a 503 (0: never).'),
+  SIM_POLL_SLOW_RATE: def('0.02', fraction, 'The simulated polled API holds this share of page requests for SIM_POLL_SLOW_MS before answering (0: never).'),
+  SIM_POLL_SLOW_MS: def('3000', int(0, 600000), 'How long a slow answer of the simulated polled API takes.'),
   VIRTUAL_ACTIVATION_DELAY_MS: def('1000', int(0), 'Delay before the virtual manufacturer confirms an activation.'),
   // --- Consent
   CONSENT_CODE_TTL_S: def('600', int(1), 'Validity of a confirmation code after consent was given.'),

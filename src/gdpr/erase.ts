@@ -3,6 +3,7 @@ import { eraseActivationJobs } from './activation-jobs.ts';
 import { eraseFromPipelineBatches } from './pipeline-batches.ts';
 import { erasureHolders, erasureRecipients, queueErasureNotices } from './erasure-notices.ts';
 import { ERASURE_AUDIT_TYPE, SUBSCRIPTION_ERASURE_AUDIT_TYPE } from './erasure-records.ts';
+import { erasePollJobs } from './poll-jobs.ts';
 import { erasePushJobs } from './push-jobs.ts';
 import { addQueueErasure, noQueueErasure, type ErasureReceipt } from './receipt.ts';
 import { eraseRedisKeys } from './redis-keys.ts';
@@ -23,7 +24,8 @@ const DEFAULT_ACTIVE_WAIT_MS = 15_000;
  * 1. the raw messages waiting in pipeline batches, and the batches being harmonized are waited
  *    for, so no worker stores points of the VIN after step 4 (VIN-wide only);
  * 2. activation jobs of the VIN;
- * 3. push jobs of the VIN's deliveries (they must be matched while the rows still exist);
+ * 3. push jobs of the VIN's deliveries (they must be matched while the rows still exist), and
+ *    the VIN's poll jobs, with their cursors (VIN-wide only);
  * 4. a `vehicle.data_erased` notice queued to the webhook of each subscription that still holds
  *    the VIN and opted in to the notice (GDPR Art. 19, checklist K3; src/gdpr/erasure-notices.ts),
  *    decided while the rows exist and queued before they go, so a failure here loses no notice;
@@ -56,7 +58,10 @@ export async function eraseVehicleData(services: Services, vin: string, opts: Er
   const batches = scope === undefined ? await eraseFromPipelineBatches(services, vin, wait) : noQueueErasure();
   const activationJobs = await eraseActivationJobs(services, vin, scope, wait);
   const pushJobs = await erasePushJobs(services, vin, scope, wait);
-  const jobs = addQueueErasure(addQueueErasure(batches, activationJobs), pushJobs);
+  // A poll job belongs to the vehicle, not to a subscription: it ends with a VIN-wide erasure
+  // (otherwise it stops by itself once no subscription has the vehicle activated).
+  const pollJobs = scope === undefined ? await erasePollJobs(services, vin, wait) : noQueueErasure();
+  const jobs = addQueueErasure(addQueueErasure(addQueueErasure(batches, activationJobs), pushJobs), pollJobs);
 
   const erasedAt = clock.now().toISOString();
   const holders = await erasureHolders(services, vin, scope);

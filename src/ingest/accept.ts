@@ -4,10 +4,10 @@ import { createIngest, type Ingest } from '../pipeline/ingest.ts';
 import { QueueUnavailableError } from '../queues/unavailable.ts';
 import type { Services } from '../services.ts';
 
-/** What one transport received at once: one MQTT publish, or the records of one HTTP batch. */
+/** What one transport received at once: one MQTT publish, the records of one HTTP batch, or one polled page. */
 export interface Arrival {
   manufacturer: string;
-  transport: 'mqtt' | 'http';
+  transport: 'mqtt' | 'http' | 'poll';
   messages: { messageType: string; topic?: string; bytes: Buffer | string }[];
   /**
    * What the transport does when the queue refuses the arrival, for the log line ("closing the
@@ -35,7 +35,7 @@ export interface Acceptor {
 /**
  * `maxWaitMs`: how long a message may wait for its batch to fill (default PIPELINE_BATCH_MAX_WAIT_MS;
  * 0 where each acknowledgement waits for the previous one, as on the external broker). An HTTP
- * batch is queued at once.
+ * batch and a polled page are queued at once.
  */
 export function createAcceptor(
   services: Pick<Services, 'config' | 'clock' | 'logger' | 'secrets' | 'redisUrl' | 'readiness'>,
@@ -59,7 +59,8 @@ export function createAcceptor(
         rawMessage({ manufacturer, messageType: m.messageType, receivedAt, ...(m.topic === undefined ? {} : { topic: m.topic }) }, m.bytes),
       );
       try {
-        if (transport === 'http') await ingest.enqueueNow(messages);
+        // An HTTP batch and a polled page are queued at once: their sender (or the poller) waits.
+        if (transport !== 'mqtt') await ingest.enqueueNow(messages);
         else await Promise.all(messages.map((m) => ingest.enqueue(m)));
       } catch (err) {
         const reason = arrival.refused.lost ? 'queue_unavailable_qos0' : 'queue_unavailable';
@@ -76,5 +77,6 @@ export function createAcceptor(
 
 function describe(arrival: Arrival): string {
   if (arrival.transport === 'http') return 'an HTTP batch';
+  if (arrival.transport === 'poll') return 'a polled page';
   return arrival.refused.lost ? 'an MQTT QoS 0 message' : 'an MQTT message';
 }

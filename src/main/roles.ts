@@ -1,6 +1,7 @@
 import { startExternalSubscriber } from '../ingest/broker-subscriber.ts';
 import { startEmbeddedBroker } from '../ingest/embedded-broker.ts';
 import { startConsoleSampler } from '../console/samples.ts';
+import { startPollWorkers } from '../ingest/poll/start.ts';
 import { startRetention } from '../gdpr/retention.ts';
 import { startActivationWorkers } from '../management/start.ts';
 import { startPipeline } from '../pipeline/start.ts';
@@ -63,6 +64,8 @@ export async function startRoles(services: Services, opts: StartRolesOptions = {
     // no subscriber is needed: the broker queues each publish itself before acknowledging it.
     if (config.MQTT_URL && config.MQTT_SUBSCRIBER === 'on') add(await startExternalSubscriber(services, brokerUrl));
     add(...(await startActivationWorkers(services)));
+    // Polled manufacturers: their vehicles' APIs are polled by the pipeline role's workers.
+    add(...(await startPollWorkers(services)));
     // History retention (GDPR storage limitation) belongs to the pipeline role; several
     // processes running it only repeat an idempotent range delete.
     add(startRetention(services));

@@ -3,6 +3,7 @@ import type { Running } from '../running.ts';
 import type { Services } from '../services.ts';
 import { ACTIVATION_QUEUE, decodeActivationJob } from '../queues/activation-job.ts';
 import { bullConnection } from '../queues/bull-connection.ts';
+import { createPollSchedule, isPolled } from './poll-schedule.ts';
 import { processActivation } from './process-activation.ts';
 
 /**
@@ -11,6 +12,8 @@ import { processActivation } from './process-activation.ts';
  * cannot open (wrong key, foreign format) fails at once without retries.
  */
 export async function startActivationWorkers(services: Services): Promise<Running[]> {
+  // A polled manufacturer's vehicle is polled from its activation on, until its deactivation.
+  const polls = createPollSchedule(services);
   const worker = new Worker<unknown, unknown, string>(
     ACTIVATION_QUEUE,
     async (job) => {
@@ -20,7 +23,13 @@ export async function startActivationWorkers(services: Services): Promise<Runnin
       } catch (err) {
         throw new UnrecoverableError(`cannot open activation job: ${(err as Error).message}`);
       }
-      return processActivation(services, data);
+      const status = await processActivation(services, data);
+      const manufacturer = status ? ((await services.store.vehicles.get(data.subscriptionId, data.vin))?.manufacturer ?? null) : null;
+      if (isPolled(services, manufacturer)) {
+        if (status === 'ACTIVATED') await polls.ensure(manufacturer, data.vin);
+        if (status === 'DEACTIVATED') await polls.stopUnlessActivated(manufacturer, data.vin);
+      }
+      return status;
     },
     {
       connection: bullConnection(services.redisUrl, 'worker'),
@@ -38,5 +47,13 @@ export async function startActivationWorkers(services: Services): Promise<Runnin
   worker.once('ready', () => (connected = true));
   // A worker that never reached Redis has nothing in flight, and BullMQ's plain close would
   // wait for the connection it never got.
-  return [{ name: 'activation-worker', close: () => worker.close(!connected) }];
+  return [
+    {
+      name: 'activation-worker',
+      async close() {
+        await worker.close(!connected);
+        await polls.close();
+      },
+    },
+  ];
 }

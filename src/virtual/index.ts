@@ -3,6 +3,7 @@ import type { Adapter } from '../adapters/manifest.ts';
 import { requireAdmin } from '../http/admin-auth.ts';
 import type { RouteOptions } from '../routes/route-options.ts';
 import demoRoutes from './demo/routes.ts';
+import simulatedPollApis from './kestrel/index.ts';
 import faultRoutes from './oem/fault-routes.ts';
 import oemRoutes from './oem/routes.ts';
 
@@ -13,6 +14,7 @@ import oemRoutes from './oem/routes.ts';
  *   the manifest rule in src/adapters/manifest-rules.ts), so every manufacturer that asks for
  *   one gets one: adding a manufacturer touches only its adapters/ and mappings/ folders;
  * - PUT/GET /admin/v1/oem/virtual/fault, behind the admin token like the rest of /admin/v1;
+ * - the polled manufacturers' simulated REST APIs (src/virtual/kestrel);
  * - the demo consumer's callback page.
  */
 export default async function virtualWing(app: FastifyInstance, opts: RouteOptions): Promise<void> {
@@ -25,6 +27,7 @@ export default async function virtualWing(app: FastifyInstance, opts: RouteOptio
     },
     { prefix: '/admin/v1' },
   );
+  await app.register(simulatedPollApis, { services });
   await app.register(demoRoutes, { services });
 }
 

@@ -4,6 +4,8 @@ import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ACTIVATION_QUEUE } from '../../src/queues/activation-job.ts';
 import { createActivationQueue } from '../../src/management/queue.ts';
+import { createPollSchedule } from '../../src/management/poll-schedule.ts';
+import { POLL_QUEUE } from '../../src/queues/poll-job.ts';
 import { createIngest } from '../../src/pipeline/ingest.ts';
 import { bullConnection } from '../../src/queues/bull-connection.ts';
 import { HARMONIZE_QUEUE } from '../../src/queues/harmonize-job.ts';
@@ -63,7 +65,7 @@ describe('queued jobs are kept no longer than JOB_RETENTION_COMPLETED_S / JOB_RE
     // the metrics scrape (queue depths).
     const readers = ['src/queues/open-queue.ts', 'src/queues/with-queue.ts', 'src/main/queue-metrics.ts'];
     // A new file here must be classified: a producer is added to the test below, a reader above.
-    expect(producers.filter((f) => !readers.includes(f))).toEqual(['src/management/queue.ts', 'src/pipeline/queue.ts', 'src/push/queue.ts']);
+    expect(producers.filter((f) => !readers.includes(f))).toEqual(['src/management/poll-schedule.ts', 'src/management/queue.ts', 'src/pipeline/queue.ts', 'src/push/queue.ts']);
   });
 
   it('every producer removes its jobs at once or by age within the settings', async () => {
@@ -78,8 +80,11 @@ describe('queued jobs are kept no longer than JOB_RETENTION_COMPLETED_S / JOB_RE
     const activation = createActivationQueue(services);
     await activation.enqueue([{ job: { action: 'activate', subscriptionId: 's', vin: 'V1RTUALV1N0000001' }, delayMs: 60_000 }]);
     await activation.close();
+    const polls = createPollSchedule(services);
+    await polls.ensure('kestrel', 'KESTRELV1N0000001');
+    await polls.close();
 
-    for (const name of [HARMONIZE_QUEUE, PUSH_QUEUE, ACTIVATION_QUEUE]) {
+    for (const name of [HARMONIZE_QUEUE, PUSH_QUEUE, ACTIVATION_QUEUE, POLL_QUEUE]) {
       const jobs = await jobsOf(services, name);
       expect(jobs, name).toHaveLength(1);
       expect(keptAtMost(jobs[0]!.opts.removeOnComplete, 123), `${name} removeOnComplete`).toBe(true);

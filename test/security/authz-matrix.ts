@@ -333,6 +333,9 @@ export const MATRIX: MatrixRow[] = [
   ),
   admin({ method: 'PUT', route: '/admin/v1/oem/virtual/fault', url: '/admin/v1/oem/virtual/fault', body: { mode: 'none' } }, { status: 200 }),
   admin({ method: 'GET', route: '/admin/v1/oem/virtual/fault', url: '/admin/v1/oem/virtual/fault' }, { status: 200 }),
+  admin({ method: 'PUT', route: '/admin/v1/oem/:id/api-faults', url: '/admin/v1/oem/kestrel/api-faults', body: { serverErrors: 0 } }, { status: 200 }),
+  admin({ method: 'GET', route: '/admin/v1/oem/:id/api-faults', url: '/admin/v1/oem/kestrel/api-faults' }, { status: 200 }),
+  admin({ method: 'GET', route: '/admin/v1/oem/:id/api-requests', url: '/admin/v1/oem/kestrel/api-requests' }, { status: 200 }),
   admin({ method: 'DELETE', route: '/admin/v1/vehicles/:vin/data', url: '/admin/v1/vehicles/{vin}/data' }, { status: 200 }),
   admin(
     {
@@ -380,6 +383,9 @@ export const PUBLIC_ROUTES: { method: string; route: string; prefix?: true; why:
   // token on every POST; test/console/session.test.ts refuses every route without them.
   { method: 'GET', route: '/console', prefix: true, why: 'operators console (session cookie from the admin token; test/console)' },
   { method: 'POST', route: '/console', prefix: true, why: 'operators console actions (session cookie + CSRF token; test/console)' },
+  // Kestrel's simulated polled API (src/virtual/kestrel): its own client credentials and tokens.
+  { method: 'POST', route: '/oem/kestrel/api/oauth/token', why: 'simulated API token endpoint: HTTP Basic client credentials' },
+  { method: 'GET', route: '/oem/kestrel/api/v1/vehicles/:vin/signals', why: "simulated API page: the API's own bearer token (test/virtual/kestrel-api.test.ts)" },
   // Manufacturer → service, authenticated by the adapter's HMAC signature, not by a consumer.
   { method: 'POST', route: '/ingest/v1/:manufacturer', why: 'HMAC-signed manufacturer ingest (test/ingest)' },
   {

@@ -1,0 +1,65 @@
+import { POLL_DEFAULTS, type PollTransport } from '../../adapters/manifest.ts';
+import { isActivatedFor } from '../../management/poll-schedule.ts';
+import type { PollJob } from '../../queues/poll-job.ts';
+import type { Services } from '../../services.ts';
+import type { Acceptor } from '../accept.ts';
+import type { PageOutcome, PollApiClient } from './api-client.ts';
+import { nextPoll, type NextPoll } from './schedule.ts';
+
+export interface PollDeps {
+  services: Pick<Services, 'config' | 'adapters' | 'store' | 'logger' | 'secrets'>;
+  acceptor: Pick<Acceptor, 'accept'>;
+  /** The API client of a polled manufacturer (one per manufacturer and process). */
+  client(manufacturer: string): PollApiClient;
+}
+
+/** A job that ends: its manufacturer is gone or no longer polled, or no subscription has the vehicle activated. */
+export interface DropPoll {
+  drop: string;
+}
+
+/**
+ * One poll of one vehicle: fetch the page after the job's cursor and hand it to ingest like any
+ * transport's arrival. The order is what makes a crash harmless: the caller stores the new
+ * cursor only after this returns, and this returns only once the page is durably queued, so a
+ * worker killed in between fetches the same page again, and storage (idempotent on VIN, item and
+ * time) keeps each point once.
+ */
+export async function pollVehicle(deps: PollDeps, job: PollJob): Promise<NextPoll | DropPoll> {
+  const { services } = deps;
+  const { config, logger } = services;
+  const adapter = services.adapters.get(job.manufacturer);
+  const t = adapter?.manifest.transport;
+  if (!adapter || t?.kind !== 'poll') return { drop: 'the manufacturer is not a polled one in this deployment' };
+  if (!(await isActivatedFor(services.store, job.manufacturer, job.vin))) return { drop: 'no subscription has the vehicle activated' };
+
+  let outcome = await deps.client(job.manufacturer).fetchPage(job.vin, job.cursor);
+  if (outcome.kind === 'page') outcome = await hand(deps, job, t, outcome);
+  const vin = services.secrets.pseudonym(job.vin);
+  if (outcome.kind === 'failed') logger.warn({ manufacturer: job.manufacturer, vin, reason: outcome.reason, failures: job.failures + 1 }, 'poll failed; backing off');
+  if (outcome.kind === 'not-shared') logger.warn({ manufacturer: job.manufacturer, vin }, 'the manufacturer does not share this vehicle (404); asking again after the interval');
+  return nextPoll(job, outcome, {
+    intervalMs: (config.POLL_INTERVAL_S ?? t.intervalS ?? POLL_DEFAULTS.intervalS) * 1000,
+    backoffBaseMs: config.POLL_BACKOFF_BASE_MS,
+    backoffMaxMs: config.POLL_BACKOFF_MAX_S * 1000,
+  });
+}
+
+/**
+ * Hands a page to ingest (an empty one has nothing to map: its cursor alone moves on). A queue
+ * that refuses it makes the poll a failure: the cursor stays, the page is fetched again later.
+ */
+async function hand(deps: PollDeps, job: PollJob, t: PollTransport, page: Extract<PageOutcome, { kind: 'page' }>): Promise<PageOutcome> {
+  if (page.signals === 0) return page;
+  try {
+    await deps.acceptor.accept({
+      manufacturer: job.manufacturer,
+      transport: 'poll',
+      messages: [{ messageType: t.messageType, bytes: page.text }],
+      refused: { consequence: 'the page is fetched again later' },
+    });
+    return page;
+  } catch (err) {
+    return { kind: 'failed', reason: `the page could not be queued: ${(err as Error).message}` };
+  }
+}

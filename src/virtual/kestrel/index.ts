@@ -1,0 +1,40 @@
+import type { FastifyInstance } from 'fastify';
+import type { Adapter } from '../../adapters/manifest.ts';
+import { requireAdmin } from '../../http/admin-auth.ts';
+import type { Services } from '../../services.ts';
+import type { Vehicle } from '../../../simulator/src/vehicle.ts';
+import pollApiAdminRoutes from './admin-routes.ts';
+import { loadKestrelFleet } from './fleet.ts';
+import pollApiRoutes from './routes.ts';
+
+/**
+ * The simulated polled APIs of the virtual wing: one for every poll manifest whose API and token
+ * endpoint are paths under `/oem/<id>/` on this service. Kestrel's serves its four simulated
+ * vehicles (./fleet.ts); another (a fresh scaffold) serves none, answering 404 for every VIN,
+ * until it is given a fleet here. Plus their admin routes under /admin/v1.
+ */
+export default async function simulatedPollApis(app: FastifyInstance, opts: { services: Services }): Promise<void> {
+  const { services } = opts;
+  const hosted = hostedPollApis(services.adapters.list());
+  if (hosted.length === 0) return;
+  for (const adapter of hosted) {
+    const fleet: ReadonlyMap<string, Vehicle> = adapter.manifest.id === 'kestrel' ? loadKestrelFleet(services.paths.scenarios) : new Map();
+    await app.register(pollApiRoutes, { services, adapter, fleet });
+  }
+  await app.register(
+    async (admin) => {
+      admin.addHook('onRequest', requireAdmin(services));
+      await admin.register(pollApiAdminRoutes, { services, adapters: hosted });
+    },
+    { prefix: '/admin/v1' },
+  );
+}
+
+/** Poll adapters whose API this service simulates (both endpoints under /oem/<id>/). */
+export function hostedPollApis(adapters: readonly Adapter[]): Adapter[] {
+  return adapters.filter((a) => {
+    const t = a.manifest.transport;
+    const home = `/oem/${a.manifest.id}/`;
+    return t.kind === 'poll' && t.apiBaseUrl.startsWith(home) && t.tokenEndpoint.startsWith(home);
+  });
+}
