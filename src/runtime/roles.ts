@@ -8,6 +8,7 @@ import { startPipeline } from '../pipeline/start.ts';
 import { startPushWorkers } from '../push/start.ts';
 import type { Services } from '../services.ts';
 import { startSimulator } from '../../simulator/src/start.ts';
+import sandboxRoutes from '../routes/sandbox/index.ts';
 import { drainAndClose } from './drain-http.ts';
 import { startProbeServer } from './probe-server.ts';
 import { watchRedisPolicy } from './redis-policy.ts';
@@ -71,6 +72,8 @@ export async function startRoles(services: Services, opts: StartRolesOptions = {
   if (roles.has('simulator') && config.SIMULATOR === 'on') add(...(await startSimulator(services, brokerUrl)));
   if (roles.has('api')) {
     const app = await buildApp(services);
+    // The virtual vehicles' sandbox belongs to the virtual wing: only where they run.
+    if (config.SIMULATOR === 'on') await app.register(sandboxRoutes, { services, brokerUrl: () => brokerUrl });
     await app.listen({ port: config.PORT, host: config.HOST });
     add({ name: 'api', close: () => drainAndClose(app) });
   }

@@ -1,6 +1,5 @@
-import type { Clock } from '../../src/clock.ts';
 import { freePort } from '../../src/runtime/free-port.ts';
-import { addConsumer, createTestApp, type TestApp, type TestConsumer } from '../helpers/app.ts';
+import { addConsumer, createTestApp, type TestApp, type TestAppOptions, type TestConsumer } from '../helpers/app.ts';
 
 /**
  * The whole app LISTENING on a real port, with PUBLIC_URL pointing at it: the consent service
@@ -10,10 +9,10 @@ export interface LiveApp extends TestApp {
   origin: string;
 }
 
-export async function startLiveApp(opts: { env?: Record<string, string>; clock?: Clock } = {}): Promise<LiveApp> {
+export async function startLiveApp(opts: Omit<TestAppOptions, 'env'> & { env?: Record<string, string> } = {}): Promise<LiveApp> {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
-  const t = await createTestApp({ env: { PUBLIC_URL: origin, PORT: String(port), HOST: '127.0.0.1', ...opts.env }, ...(opts.clock ? { clock: opts.clock } : {}) });
+  const t = await createTestApp({ ...opts, env: { PUBLIC_URL: origin, PORT: String(port), HOST: '127.0.0.1', ...opts.env } });
   await t.app.listen({ port, host: '127.0.0.1' });
   return {
     ...t,

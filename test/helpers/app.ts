@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import { newApiKey } from '../../src/auth/api-keys.ts';
 import type { Clock } from '../../src/clock.ts';
+import type { Services } from '../../src/services.ts';
 import type { LegalBasis } from '../../src/store/contract.ts';
 import { randomUUID } from 'node:crypto';
 import { createTestServices, type TestServices } from './services.ts';
@@ -10,10 +11,18 @@ export interface TestApp extends TestServices {
   app: FastifyInstance;
 }
 
+export interface TestAppOptions {
+  env?: Record<string, string>;
+  clock?: Clock;
+  /** Registers what the composition root adds to the app (e.g. the sandbox), before it is ready. */
+  mount?: (app: FastifyInstance, services: Services) => Promise<void>;
+}
+
 /** The whole HTTP app on real services; call it with `app.inject()`. */
-export async function createTestApp(opts: { env?: Record<string, string>; clock?: Clock } = {}): Promise<TestApp> {
+export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
   const t = await createTestServices(opts);
   const app = await buildApp(t.services);
+  await opts.mount?.(app, t.services);
   await app.ready();
   return {
     ...t,

@@ -60,4 +60,5 @@ export const OPERATIONS: Record<string, OperationInfo> = {
   'POST /push/v1/deliveries/replay': { operationId: 'replayDeadDeliveries' },
   'POST /push/v1/deliveries/{transactionId}/replay': { operationId: 'replayDelivery' },
   'POST /ingest/v1/{manufacturer}': { operationId: 'ingestBatch' },
+  'POST /sandbox/v1/vehicles/{vin}/events': { operationId: 'raiseSandboxEvent' },
 };
