@@ -10,6 +10,7 @@ import type { Services } from '../services.ts';
 import { startSimulator } from '../../simulator/src/start.ts';
 import sandboxRoutes from '../routes/sandbox/index.ts';
 import { drainAndClose } from './drain-http.ts';
+import { listenOn } from './port-in-use.ts';
 import { startProbeServer } from './probe-server.ts';
 import { watchRedisPolicy } from './redis-policy.ts';
 import type { Running } from './startable.ts';
@@ -49,10 +50,10 @@ export async function startRoles(services: Services, opts: StartRolesOptions = {
   // Every process adds what it counted to the console's pipeline charts; API processes also
   // sample the shared gauges (src/console/samples.ts).
   add(startConsoleSampler(services, roles.has('api') ? { gauges: createScrapeGauges(services) } : {}));
-  if (!roles.has('api') && config.PROBE_PORT > 0) add(await startProbeServer(services));
+  if (!roles.has('api') && config.PROBE_PORT > 0) add(await listenOn('PROBE_PORT', config.PROBE_PORT, () => startProbeServer(services)));
   let mqttUrl = config.MQTT_URL;
   if (roles.has('broker') && !config.MQTT_URL) {
-    const broker = await startEmbeddedBroker(services);
+    const broker = await listenOn('MQTT_PORT', config.MQTT_PORT, () => startEmbeddedBroker(services));
     add(broker);
     mqttUrl = broker.url;
     logger.info({ url: broker.url }, 'embedded MQTT broker listening');
@@ -74,7 +75,7 @@ export async function startRoles(services: Services, opts: StartRolesOptions = {
     const app = await buildApp(services);
     // The virtual vehicles' sandbox belongs to the virtual wing: only where they run.
     if (config.SIMULATOR === 'on') await app.register(sandboxRoutes, { services, brokerUrl: () => brokerUrl });
-    await app.listen({ port: config.PORT, host: config.HOST });
+    await listenOn('PORT', config.PORT, () => app.listen({ port: config.PORT, host: config.HOST }));
     add({ name: 'api', close: () => drainAndClose(app) });
   }
   return running;
