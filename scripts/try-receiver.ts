@@ -68,7 +68,8 @@ async function main(): Promise<void> {
   }
   console.log(`Listening on ${url}, registered as the webhook of subscription ${subscriptionId}.`);
   console.log('Every push is verified with its signing secret before it is printed. Ctrl-C stops.');
-  process.once('SIGINT', () => server.close(() => process.exit(0)));
+  process.once('SIGINT', () => process.exit(0));
+  process.once('SIGTERM', () => process.exit(0));
 }
 
 if (process.argv[1]?.endsWith('try-receiver.ts')) {
