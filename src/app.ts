@@ -10,6 +10,7 @@ import { frameworkErrorHandler } from './http/framework-errors.ts';
 import { swaggerOptions } from './http/openapi/document.ts';
 import { requireJsonWhereBodySchema } from './http/json-only.ts';
 import { requestId } from './http/request-id.ts';
+import { requestLogOptions } from './http/request-log.ts';
 import { docsCsp, helmetOptions, securityHeaders, serverTimeouts } from './http/security-headers.ts';
 import adminRoutes from './routes/admin/index.ts';
 import catalogRoutes from './routes/catalog/index.ts';
@@ -33,6 +34,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   const app = Fastify({
     // The logger's serializers (src/logger.ts) keep codes, VINs and query strings out of request logs.
     loggerInstance: services.logger as FastifyBaseLogger,
+    // In the try-out, request lines at debug, so the demo block stays in view (request-log.ts).
+    ...requestLogOptions(config.DEMO_SEED),
     bodyLimit: config.BODY_LIMIT_BYTES,
     // Request, header and keep-alive timeouts (src/http/security-headers.ts).
     ...serverTimeouts(config),

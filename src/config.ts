@@ -276,7 +276,7 @@ export const DEFINITIONS = {
   // --- Delivery read model
   READ_CACHE_MAX_AGE_MS: def('1000', int(0, 60000), 'Longest an API process serves a cached access decision or latest value without reading the store again (0: no cache). Writes invalidate at once over Redis; this bounds a write that could not tell (docs/operations.md).'),
   // --- Push
-  PUSH_ALLOW_PRIVATE_TARGETS: def('false', bool, 'Allow webhook URLs on loopback/private ranges and plain http (tests, local development).'),
+  PUSH_ALLOW_PRIVATE_TARGETS: def('', optionalBool, 'Allow webhook URLs on loopback/private ranges and plain http (tests, local development). Default: on only in the local try-out, i.e. when DEMO_SEED is (neither REDIS_URL nor MONGO_URL set, or DEMO_SEED=true), so a receiver on localhost works there without a restart.'),
   PUSH_RETRY_SCHEDULE_S: def('5,300,1800,7200,18000,36000,36000', intList, 'Delays between webhook attempts (about a day in all).'),
   PUSH_TIMEOUT_MS: def('10000', int(100), 'Timeout of one webhook request.'),
   PUSH_DISABLE_AFTER_S: def('86400', int(1), 'A webhook failing without a success for this long is disabled.'),
@@ -289,9 +289,11 @@ export const DEFINITIONS = {
 
 type Definitions = typeof DEFINITIONS;
 type Parsed = { [K in keyof Definitions]: ReturnType<Definitions[K]['parse']> };
-export type Config = Omit<Parsed, 'DEMO_SEED'> & {
+export type Config = Omit<Parsed, 'DEMO_SEED' | 'PUSH_ALLOW_PRIVATE_TARGETS'> & {
   /** Resolved: the explicit setting, else on only without REDIS_URL and MONGO_URL. */
   DEMO_SEED: boolean;
+  /** Resolved: the explicit setting, else DEMO_SEED (the try-out). */
+  PUSH_ALLOW_PRIVATE_TARGETS: boolean;
   /** Resolved origins (defaults applied). */
   publicUrl: string;
   consentUrl: string;
@@ -309,6 +311,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // The seed prints a working API key on stdout, which is the log of a deployed process: by
   // default only the local try-out (private Redis, embedded SQLite) gets it.
   cfg.DEMO_SEED = (out.DEMO_SEED as boolean | undefined) ?? (cfg.REDIS_URL === undefined && cfg.MONGO_URL === undefined);
+  // The try-out's consumer runs its receiver on localhost: there webhooks may target it. A
+  // deployment (or a process with DEMO_SEED=false) keeps the SSRF guard closed unless told.
+  cfg.PUSH_ALLOW_PRIVATE_TARGETS = (out.PUSH_ALLOW_PRIVATE_TARGETS as boolean | undefined) ?? cfg.DEMO_SEED;
   if (cfg.SECRET_KEY !== undefined && cfg.SECRET_KEY.length < 32) {
     throw new ConfigError('SECRET_KEY', 'must be at least 32 characters long');
   }

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { loadConfigOrExit } from './config.ts';
 import { createLogger } from './logger.ts';
 import { seedDemo } from './main/demo-seed.ts';
+import { PortInUseError } from './main/port-in-use.ts';
 import { startPrivateRedis, type PrivateRedis } from './main/private-redis.ts';
 import { StartAbortedError, startRoles, stopRoles } from './main/roles.ts';
 import { watchSecretKeyAgreement } from './main/secret-key-agreement.ts';
@@ -67,7 +68,11 @@ async function main(): Promise<void> {
     await startRoles(services, { running, signal: starting.signal });
   } catch (err) {
     if (err instanceof StartAbortedError) return;
-    throw err;
+    if (!(err instanceof PortInUseError)) throw err;
+    // Said plainly (it names the setting), then what did start is stopped, private Redis included.
+    console.error(err.message);
+    await shutdown.trigger('port in use', 1);
+    return;
   }
   started = true;
   if (config.DEMO_SEED && config.ROLES.includes('api')) await seedDemo(services);

@@ -1,6 +1,3 @@
-import { randomUUID } from 'node:crypto';
-import mqtt from 'mqtt';
-import { mqttCredentials } from '../../src/adapters/secrets.ts';
 import type { Running } from '../../src/running.ts';
 import type { Services } from '../../src/services.ts';
 import { BoundedPublisher, PublisherClosedError } from './bounded-publisher.ts';
@@ -8,7 +5,7 @@ import { buildFleet } from './fleet.ts';
 import { PublishRounds } from './publish-round.ts';
 import { loadScenarios } from './scenario-load.ts';
 import { createSimClock } from './sim-clock.ts';
-import { withoutCredentials } from '../../src/ingest/broker-url.ts';
+import { connectAsVirtual } from './virtual-mqtt.ts';
 
 /** What the simulator needs from the services: no store, no Redis, so it also runs alone. */
 export type SimulatorDeps = Pick<Services, 'config' | 'logger' | 'clock' | 'paths' | 'adapters'>;
@@ -24,16 +21,7 @@ export async function startSimulator(services: SimulatorDeps, mqttUrl: string): 
   const scenarios = loadScenarios(services.paths.scenarios).map((s) => s.vehicle);
   const fleet = buildFleet(scenarios, config.SIM_FLEET_SIZE);
   const vehicles = [...scenarios, ...fleet];
-  const adapter = services.adapters.get('virtual');
-  const credentials = adapter ? mqttCredentials(config, adapter) : undefined;
-
-  const client = mqtt.connect(credentials ? withoutCredentials(mqttUrl) : mqttUrl, {
-    clientId: `virtual-simulator-${randomUUID().slice(0, 8)}`,
-    clean: true,
-    reconnectPeriod: 1000,
-    connectTimeout: 10_000,
-    ...credentials,
-  });
+  const client = connectAsVirtual(services, mqttUrl, 'simulator');
   client.on('error', (err) => logger.warn({ err: err.message }, 'simulator MQTT client error'));
   let failures = 0;
   const publisher = new BoundedPublisher(client, {

@@ -20,6 +20,10 @@ import { quarantineRoutes } from './quarantine.ts';
  */
 export default async function consolePlugin(app: FastifyInstance, opts: { services: Services }): Promise<void> {
   const { services } = opts;
+  // Browser pages and their scripts' calls, not the public API: kept out of the OpenAPI document.
+  app.addHook('onRoute', (route) => {
+    route.schema = { ...route.schema, hide: true };
+  });
   await app.register(cookie);
   // Pages for a browser, not the public API: none of them goes into the OpenAPI document.
   app.addHook('onRoute', (route) => {

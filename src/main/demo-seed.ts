@@ -1,6 +1,7 @@
 import { createConsumer, createSubscription, redirectUrlProblem } from '../provisioning/index.ts';
 import type { Services } from '../services.ts';
 import { loadVirtualVins } from '../../simulator/src/virtual-vins.ts';
+import { AUTH_HEADERS, JSON_HEADER, pullCommand, sq } from '../virtual/demo/commands.ts';
 
 export interface DemoSeed {
   consumerId: string;
@@ -57,6 +58,7 @@ export async function seedDemo(
       consentUrl,
       vins: [...loadVirtualVins(services.paths.scenarios)].slice(0, 13),
       dataItems: subscription.dataItems,
+      sandbox: services.config.SIMULATOR === 'on',
     }),
   );
   services.logger.info({ consumerId: seed.consumerId, subscriptionId: seed.subscriptionId }, 'demo consumer created');
@@ -73,28 +75,27 @@ export interface DemoInstructionsInput {
   consentUrl: string;
   vins: string[];
   dataItems: string[];
+  /** The sandbox is mounted (SIMULATOR=on): step 5 triggers a crash. */
+  sandbox: boolean;
 }
 
-/** Items worth asking for first, when the catalog has them. */
-const SHOWCASE_ITEMS = ['mileage', 'fuellevel', 'geolocation', 'batteryvoltage', 'sochighlevel'];
-
-/** Single-quoted for a POSIX shell. */
-function sq(value: string): string {
-  return `'${value.replace(/'/g, `'\\''`)}'`;
-}
-
+/**
+ * The block's steps (README "Try it"): pull in three, push in two. Step 1 keeps the key and
+ * subscription in shell variables, so the other commands (and the demo callback page's
+ * next command) fit on a screen; every command line is indented by four spaces, prose by fewer.
+ */
 export function demoInstructions(d: DemoInstructionsInput): string {
-  const headers = `-H ${sq(`x-api-key: ${d.apiKey}`)} -H ${sq(`X-Subscription-Id: ${d.subscriptionId}`)}`;
+  const auth = AUTH_HEADERS;
+  const json = JSON_HEADER;
   const firstVin = d.vins[0] ?? 'V1RTUALV1N0000001';
-  const items = SHOWCASE_ITEMS.filter((i) => d.dataItems.includes(i));
-  const requestItems = items.length > 0 ? items : d.dataItems.slice(0, 3);
   const consent = new URL(`${d.consentUrl}/provision`);
   consent.searchParams.set('consumerId', d.consumerId);
   consent.searchParams.set('subscriptionId', d.subscriptionId);
   if (d.allowedRedirectUrls[0]) consent.searchParams.set('redirectUrl', d.allowedRedirectUrls[0]);
   consent.searchParams.set('vin', firstVin);
   const activate = JSON.stringify({ action: 'activate', vins: d.vins });
-  const deliver = JSON.stringify({ version: '1.0', vehicles: [{ identifier: { type: 'VIN', value: firstVin } }], dataItems: requestItems });
+  const crash = JSON.stringify({ type: 'accidentautomatic', severity: 4 });
+  const vars = `CVD_URL=${sq(d.publicUrl)} CVD_API_KEY=${sq(d.apiKey)} CVD_SUBSCRIPTION_ID=${sq(d.subscriptionId)}`;
   const rule = '='.repeat(78);
   return [
     '',
@@ -107,16 +108,32 @@ export function demoInstructions(d: DemoInstructionsInput): string {
     `  API key         ${d.apiKey}`,
     `  subscriptionId  ${d.subscriptionId}  (every catalog item, legal basis CONSENT)`,
     '',
-    ' 1. Activate the virtual vehicles:',
-    `    curl -sS -X PUT ${sq(`${d.publicUrl}/management/v1/vehicles`)} ${headers} \\`,
-    `      -H 'content-type: application/json' -d ${sq(activate)}`,
+    ' Paste the steps into one terminal (step 4 opens a second); steps 3 to 5 use the variables of step 1.',
     '',
-    ` 2. Give consent for ${firstVin} in a browser:`,
+    ' 1. Keep the key in this terminal and activate the virtual vehicles:',
+    `    export ${vars}`,
+    `    curl -sS -X PUT "$CVD_URL/management/v1/vehicles" ${auth} \\`,
+    `      ${json} -d ${sq(activate)}`,
+    '',
+    ` 2. Give consent for ${firstVin} in a browser (any user name and password at the manufacturer):`,
     `    ${consent.toString()}`,
     '',
-    ' 3. Ask for its data:',
-    `    curl -sS -X POST ${sq(`${d.publicUrl}/delivery/v1/in-vehicle`)} ${headers} \\`,
-    `      -H 'content-type: application/json' -d ${sq(deliver)}`,
+    ' 3. Pull its data:',
+    `    ${pullCommand(firstVin, d.dataItems, ' \\\n      ')}`,
+    '',
+    ' 4. Receive pushes: in a SECOND terminal, start a receiver that registers itself as your',
+    '   webhook and verifies every push it gets:',
+    `    ${vars} npm run try:receiver`,
+    '   then, back in this one, send it a signed test event:',
+    `    curl -sS -X POST "$CVD_URL/push/v1/webhook/test" ${auth}`,
+    '',
+    ...(d.sandbox
+      ? [
+          ` 5. Make ${firstVin} crash now: the receiver prints the push, and step 3 shows crashseverity 4:`,
+          `    curl -sS -X POST "$CVD_URL/sandbox/v1/vehicles/${firstVin}/events" ${auth} \\`,
+          `      ${json} -d ${sq(crash)}`,
+        ]
+      : [' 5. Crashes are pushed as they happen (simulator/README.md has the schedule); the sandbox that', '   triggers one now runs only with SIMULATOR=on.']),
     rule,
     '',
   ].join('\n');

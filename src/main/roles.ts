@@ -10,6 +10,7 @@ import type { Services } from '../services.ts';
 import { startSimulator } from '../../simulator/src/start.ts';
 import { drainAndClose } from './drain-http.ts';
 import { buildServiceApp } from './http-app.ts';
+import { listenOn } from './port-in-use.ts';
 import { startProbeServer } from './probe-server.ts';
 import { watchRedisPolicy } from './redis-policy.ts';
 import type { Running } from '../running.ts';
@@ -49,10 +50,10 @@ export async function startRoles(services: Services, opts: StartRolesOptions = {
   // Every process adds what it counted to the console's pipeline charts; API processes also
   // sample the shared gauges (src/console/samples.ts).
   add(startConsoleSampler(services, roles.has('api') ? { gauges: services.gauges } : {}));
-  if (!roles.has('api') && config.PROBE_PORT > 0) add(await startProbeServer(services));
+  if (!roles.has('api') && config.PROBE_PORT > 0) add(await listenOn('PROBE_PORT', config.PROBE_PORT, () => startProbeServer(services)));
   let mqttUrl = config.MQTT_URL;
   if (roles.has('broker') && !config.MQTT_URL) {
-    const broker = await startEmbeddedBroker(services);
+    const broker = await listenOn('MQTT_PORT', config.MQTT_PORT, () => startEmbeddedBroker(services));
     add(broker);
     mqttUrl = broker.url;
     logger.info({ url: broker.url }, 'embedded MQTT broker listening');
@@ -76,8 +77,8 @@ export async function startRoles(services: Services, opts: StartRolesOptions = {
   // service's own `ingest` user) override the ones it is given.
   if (roles.has('simulator') && config.SIMULATOR === 'on') add(...(await startSimulator(services, brokerUrl)));
   if (roles.has('api')) {
-    const app = await buildServiceApp(services);
-    await app.listen({ port: config.PORT, host: config.HOST });
+    const app = await buildServiceApp(services, { brokerUrl: () => brokerUrl });
+    await listenOn('PORT', config.PORT, () => app.listen({ port: config.PORT, host: config.HOST }));
     add({ name: 'api', close: () => drainAndClose(app) });
   }
   return running;

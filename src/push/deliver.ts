@@ -9,8 +9,8 @@ import { envelopeBody } from './envelope.ts';
 import { NOTICE_VIN_NOT_HELD, noticeBody as buildNoticeBody, wantsNotice } from './notice.ts';
 import { openNoticeVin, type PushJob } from '../queues/push-job.ts';
 import { nextDelayMs, parseRetryAfter } from './retry-policy.ts';
+import { pushHeaders } from './push-headers.ts';
 import { postWebhook, type SendResult } from './sender.ts';
-import { signatureHeader } from './signing.ts';
 import { createSigningKeys, memoUnseal } from './signing-keys.ts';
 
 /** Thrown to have BullMQ run the job again after `delayMs` (the worker's backoff strategy reads it). */
@@ -136,15 +136,8 @@ export function createDeliveryProcessor(services: Pick<Services, 'clock' | 'conf
       await settle(d, 'DROPPED', at, body.dropped);
       return 'dropped';
     }
-    const timestamp = Math.floor(now.getTime() / 1000);
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      'user-agent': 'cvd-webhooks/1.0',
-      'webhook-id': d.transactionId,
-      'webhook-timestamp': String(timestamp),
-      'webhook-signature': signatureHeader(keysFor(webhook, now), d.transactionId, timestamp, body),
-    };
-    if (webhook.authorizationSealed) headers.authorization = authorizationOf(webhook.authorizationSealed);
+    const authorization = webhook.authorizationSealed ? authorizationOf(webhook.authorizationSealed) : null;
+    const headers = pushHeaders(keysFor(webhook, now), d.transactionId, now, body, authorization);
 
     const result = await postWebhook(dispatcher, webhook.url, headers, body, config.PUSH_TIMEOUT_MS);
     const attempt: DeliveryAttempt = { at, statusCode: result.statusCode, error: result.error, durationMs: result.durationMs };

@@ -1,6 +1,7 @@
 import { request, type Dispatcher } from 'undici';
+import { readExcerpt } from './answer-excerpt.ts';
 
-/** At most this much of a receiver's answer is read (and then dropped): it is never relayed. */
+/** At most this much of a receiver's answer is read (and then dropped): a push never relays it (only the test event shows its start to the webhook's owner). */
 export const MAX_RESPONSE_BYTES = 4096;
 
 export interface SendResult {
@@ -11,6 +12,8 @@ export interface SendResult {
   durationMs: number;
   /** Retry-After of the answer, raw. */
   retryAfter: string | undefined;
+  /** Only when asked for (`excerpt`): the start of the answer's body as text (answer-excerpt.ts). */
+  bodyExcerpt?: string | null;
 }
 
 /**
@@ -28,6 +31,8 @@ export async function postWebhook(
   headers: Record<string, string>,
   body: string,
   timeoutMs: number,
+  /** Keep the start of the answer's body (the test event shows it to the webhook's owner); pushes never do. */
+  opts: { excerpt?: boolean } = {},
 ): Promise<SendResult> {
   const started = performance.now();
   // The answer's status line must come within the timeout, counted from the start: undici's
@@ -43,7 +48,10 @@ export async function postWebhook(
     // byte by byte is cut off then, so a send ends within about PUSH_TIMEOUT_MS plus that, well
     // inside SHUTDOWN_TIMEOUT_MS (docs/operations.md).
     const cutOff = setTimeout(() => res.body.destroy(), Math.min(timeoutMs, BODY_DRAIN_MS));
-    await res.body.dump({ limit: MAX_RESPONSE_BYTES }).catch(() => undefined);
+    const contentType = res.headers['content-type'];
+    const bodyExcerpt = opts.excerpt
+      ? await readExcerpt(res.body, Array.isArray(contentType) ? contentType[0] : contentType)
+      : await res.body.dump({ limit: MAX_RESPONSE_BYTES }).then(() => undefined, () => undefined);
     clearTimeout(cutOff);
     const statusCode = res.statusCode;
     const retryAfter = res.headers['retry-after'];
@@ -52,6 +60,7 @@ export async function postWebhook(
       error: statusCode >= 200 && statusCode < 300 ? null : httpError(statusCode),
       durationMs: Math.round(performance.now() - started),
       retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
+      ...(opts.excerpt ? { bodyExcerpt } : {}),
     };
   } catch (err) {
     clearTimeout(deadline);

@@ -27,7 +27,10 @@ export async function checkWebhookUrl(raw: string, policy: TargetPolicy): Promis
     return { ok: false, reason: 'the url is not a valid absolute URL.' };
   }
   const httpAllowed = policy.allowPrivate && url.protocol === 'http:';
-  if (url.protocol !== 'https:' && !httpAllowed) return { ok: false, reason: 'the url must use https.' };
+  if (url.protocol !== 'https:' && !httpAllowed) {
+    const hint = url.protocol === 'http:' ? ` Plain http is allowed only with ${ALLOW_SETTING} (local development).` : '';
+    return { ok: false, reason: `the url must use https.${hint}` };
+  }
   if (url.username || url.password) {
     return { ok: false, reason: 'the url must not carry credentials; use the authorization field.' };
   }
@@ -50,7 +53,12 @@ export async function checkWebhookUrl(raw: string, policy: TargetPolicy): Promis
   return { ok: true, url };
 }
 
+/** The setting that lifts this check, named in every refusal it could lift (issue 23 item 5). */
+const ALLOW_SETTING = 'PUSH_ALLOW_PRIVATE_TARGETS=true';
+
 const refused = (host: string): UrlCheck => ({
   ok: false,
-  reason: `the url's host ${host} is on a loopback, private or reserved address, which webhooks may not target.`,
+  reason:
+    `the url's host ${host} is on a loopback, private or reserved address, which webhooks may not target ` +
+    `(an operator allows them for local development with ${ALLOW_SETTING}; it is on by default in the local try-out).`,
 });

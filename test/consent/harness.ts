@@ -1,7 +1,5 @@
-import type { Clock } from '../../src/clock.ts';
-import type { Paths } from '../../src/paths.ts';
 import { freePort } from '../../src/main/free-port.ts';
-import { addConsumer, createTestApp, type TestApp, type TestConsumer } from '../helpers/app.ts';
+import { addConsumer, createTestApp, type TestApp, type TestAppOptions, type TestConsumer } from '../helpers/app.ts';
 
 /**
  * The whole app LISTENING on a real port, with PUBLIC_URL pointing at it: the consent service
@@ -11,10 +9,10 @@ export interface LiveApp extends TestApp {
   origin: string;
 }
 
-export async function startLiveApp(opts: { env?: Record<string, string>; clock?: Clock; paths?: Paths } = {}): Promise<LiveApp> {
+export async function startLiveApp(opts: Omit<TestAppOptions, 'env'> & { env?: Record<string, string> } = {}): Promise<LiveApp> {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
-  const t = await createTestApp({ env: { PUBLIC_URL: origin, PORT: String(port), HOST: '127.0.0.1', ...opts.env }, ...(opts.clock ? { clock: opts.clock } : {}), ...(opts.paths ? { paths: opts.paths } : {}) });
+  const t = await createTestApp({ ...opts, env: { PUBLIC_URL: origin, PORT: String(port), HOST: '127.0.0.1', ...opts.env } });
   await t.app.listen({ port, host: '127.0.0.1' });
   return {
     ...t,

@@ -4,6 +4,7 @@ import type { Clock } from '../../src/clock.ts';
 import { startActivationWorkers } from '../../src/management/start.ts';
 import { startHarmonizeWorker } from '../../src/pipeline/worker.ts';
 import { startPushWorkers } from '../../src/push/start.ts';
+import sandboxRoutes from '../../src/virtual/sandbox/index.ts';
 import type { Running } from '../../src/running.ts';
 import { loadScenarios } from '../../simulator/src/scenario-load.ts';
 import { startSimulator } from '../../simulator/src/start.ts';
@@ -23,11 +24,16 @@ export interface FleetService {
 
 /**
  * The running service as deployed for the virtual fleet, over real sockets: HTTP API, embedded
- * MQTT broker, harmonize, activation and push workers; the simulator starts when the test says.
+ * MQTT broker, harmonize, activation and push workers, the sandbox; the simulator starts when the test says.
  */
 export async function startFleetService(clock: Clock, env: Record<string, string>): Promise<FleetService> {
+  let brokerUrl = '';
   const t = await startLiveApp({
     clock,
+    // The sandbox, as the composition root mounts it with the simulator on.
+    mount: async (app, services) => {
+      await app.register(sandboxRoutes, { services, brokerUrl: () => brokerUrl });
+    },
     env: {
       PUSH_ALLOW_PRIVATE_TARGETS: 'true',
       PUSH_WATCH_CACHE_MS: '0',
@@ -41,6 +47,7 @@ export async function startFleetService(clock: Clock, env: Record<string, string
     },
   });
   const broker = await startEmbeddedBroker(t.services, { port: 0 });
+  brokerUrl = broker.url;
   const running: Running[] = [broker, startHarmonizeWorker(t.services, {}), ...(await startActivationWorkers(t.services)), ...(await startPushWorkers(t.services))];
   return {
     t,

@@ -3,6 +3,7 @@ import { buildServiceApp } from '../../src/main/http-app.ts';
 import { newApiKey } from '../../src/auth/api-keys.ts';
 import type { Clock } from '../../src/clock.ts';
 import type { Paths } from '../../src/paths.ts';
+import type { Services } from '../../src/services.ts';
 import type { LegalBasis } from '../../src/store/contract.ts';
 import { randomUUID } from 'node:crypto';
 import { createTestServices, type TestServices } from './services.ts';
@@ -11,10 +12,19 @@ export interface TestApp extends TestServices {
   app: FastifyInstance;
 }
 
+export interface TestAppOptions {
+  env?: Record<string, string>;
+  clock?: Clock;
+  paths?: Paths;
+  /** Registers what the composition root adds to the app (e.g. the sandbox), before it is ready. */
+  mount?: (app: FastifyInstance, services: Services) => Promise<void>;
+}
+
 /** The whole HTTP app on real services; call it with `app.inject()`. */
-export async function createTestApp(opts: { env?: Record<string, string>; clock?: Clock; paths?: Paths } = {}): Promise<TestApp> {
+export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
   const t = await createTestServices(opts);
   const app = await buildServiceApp(t.services);
+  await opts.mount?.(app, t.services);
   await app.ready();
   return {
     ...t,

@@ -17,7 +17,7 @@ import { Recorder } from './recorder.ts';
  * an OpenAPI example (issue 23 item 1): the operator creates it, it registers a webhook,
  * activates two virtual vehicles, the user consents, the fleet starts (its simulated clock fixed
  * at NOW, so the data is the same on every run), then pull, history, push, notices, erasure,
- * and the manufacturer-facing and operator calls. Run by test/openapi/examples.test.ts.
+ * the sandbox, and the manufacturer-facing and operator calls. Run by test/openapi/examples.test.ts.
  */
 export const NOW = '2026-11-25T08:15:00.000Z';
 const VIN1 = 'V1RTUALV1N0000001';
@@ -74,6 +74,8 @@ export async function recordScenario(): Promise<ExamplesFile> {
     await r.call({ op: 'putWebhook', name: 'registered', method: 'PUT', path: '/push/v1/webhook', headers: h, body: { url: receiver.url, items: ['batteryvoltage'], minIntervalSeconds: 3600, notices: ['vehicle.data_erased', 'consent.revoked'] }, status: 200 });
     await r.call({ op: 'putWebhook', name: 'itemNotInSubscription', method: 'PUT', path: '/push/v1/webhook', headers: h, body: { url: receiver.url, items: ['tirepressure'] }, status: 400 });
     await r.call({ op: 'putWebhook', name: 'notJson', method: 'PUT', path: '/push/v1/webhook', headers: { ...h, 'content-type': 'text/plain' }, raw: 'url=x', status: 415 });
+    // A test event: the receiver answers at once (its body is empty).
+    await r.call({ op: 'sendWebhookTestEvent', name: 'received', method: 'POST', path: '/push/v1/webhook/test', headers: h, status: 200 });
 
     // Activation, with the contract's errors.
     await r.call({ op: 'changeVehicles', name: 'activate', method: 'PUT', path: '/management/v1/vehicles', headers: h, body: { action: 'activate', vins: [VIN1, VIN2] }, status: 202 });
@@ -119,7 +121,7 @@ export async function recordScenario(): Promise<ExamplesFile> {
     await r.call({ op: 'getHistory', name: 'badCursor', method: 'GET', path: `/delivery/v1/history/${VIN1}/mileage`, query: { cursor: 'not-ours' }, headers: h, status: 400 });
 
     // The update push of batteryvoltage reached the webhook.
-    const push = await waitFor(async () => receiver.requests.find((q) => q.body.includes('"inVehicleResponse"')), 'an update push').then((x) => x!);
+    const push = await waitFor(async () => receiver.requests.find((q) => q.body.includes('"inVehicleResponse"') && !q.body.includes('"test":true')), 'an update push').then((x) => x!);
     r.webhook('vehicleData', push.headers, push.body);
     await waitFor(async () => ((await (await fetch(`${t.origin}/push/v1/deliveries?status=DELIVERED`, { headers: h })).json()) as unknown[]).length > 0, 'a DELIVERED delivery');
     await r.call({ op: 'getWebhook', name: 'enabled', method: 'GET', path: '/push/v1/webhook', headers: h, status: 200 });
@@ -129,6 +131,11 @@ export async function recordScenario(): Promise<ExamplesFile> {
     await r.call({ op: 'replayDelivery', name: 'unknown', method: 'POST', path: '/push/v1/deliveries/3b241101-e2bb-4255-8caf-4136c566a962/replay', headers: h, status: 404 });
     await r.call({ op: 'replayDeadDeliveries', name: 'range', method: 'POST', path: '/push/v1/deliveries/replay', headers: h, body: { since: '2026-11-25T00:00:00Z' }, status: 202 });
     await r.call({ op: 'rotateWebhookSecret', name: 'rotated', method: 'POST', path: '/push/v1/webhook/rotate-secret', headers: h, status: 200 });
+
+    // The sandbox (the simulator is on): VIN1 crashes now; a vehicle outside the subscription cannot.
+    await r.call({ op: 'raiseSandboxEvent', name: 'crash', method: 'POST', path: `/sandbox/v1/vehicles/${VIN1}/events`, headers: h, body: { type: 'accidentautomatic', severity: 2, zones: ['FRONT_RIGHT'] }, status: 202 });
+    await r.call({ op: 'raiseSandboxEvent', name: 'notInSubscription', method: 'POST', path: `/sandbox/v1/vehicles/${UNKNOWN_VIN}/events`, headers: h, body: { type: 'accidentcallmanual' }, status: 404 });
+    await r.call({ op: 'raiseSandboxEvent', name: 'fieldOfAnotherEvent', method: 'POST', path: `/sandbox/v1/vehicles/${VIN1}/events`, headers: h, body: { type: 'accidentcallmanual', reason: 'x' }, status: 400 });
 
     // The user withdraws VIN2's consent at the portal: a consent.revoked notice.
     const b = new Browser();
@@ -184,6 +191,7 @@ export async function recordScenario(): Promise<ExamplesFile> {
     await r.call({ op: 'deleteWebhook', name: 'deleted', method: 'DELETE', path: '/push/v1/webhook', headers: h, status: 204 });
     await r.call({ op: 'deleteWebhook', name: 'none', method: 'DELETE', path: '/push/v1/webhook', headers: h, status: 404 });
     await r.call({ op: 'getWebhook', name: 'none', method: 'GET', path: '/push/v1/webhook', headers: h, status: 404 });
+    await r.call({ op: 'sendWebhookTestEvent', name: 'none', method: 'POST', path: '/push/v1/webhook/test', headers: h, status: 404 });
 
     return normalize(r.file, { origin: t.origin, receiver: receiver.url }, [code, qid]);
   } finally {

@@ -1,9 +1,15 @@
 import type { OpenApiDocument } from '../../src/http/openapi/document.ts';
+import sandboxRoutes from '../../src/virtual/sandbox/index.ts';
 import { createTestApp } from '../helpers/app.ts';
 
-/** The document as the service serves it at /docs/json. */
+/** The document as the service serves it at /docs/json (with the simulator on: the sandbox too). */
 export async function servedDocument(): Promise<OpenApiDocument> {
-  const t = await createTestApp();
+  // As a process with the simulator on serves it: the sandbox included (never called here).
+  const t = await createTestApp({
+    mount: async (app, services) => {
+      await app.register(sandboxRoutes, { services, brokerUrl: () => 'mqtt://127.0.0.1:1' });
+    },
+  });
   try {
     const res = await t.app.inject({ method: 'GET', url: '/docs/json' });
     if (res.statusCode !== 200) throw new Error(`/docs/json answered ${res.statusCode}`);

@@ -30,9 +30,15 @@ describe('demo seed', () => {
     expect(printed).toContain(apiKey);
     expect(printed).toContain(subscriptionId);
     expect(printed).toMatch(/shown ONLY NOW/);
-    expect(printed).toContain(`curl -sS -X PUT 'http://localhost:8080/management/v1/vehicles' -H 'x-api-key: ${apiKey}' -H 'X-Subscription-Id: ${subscriptionId}'`);
+    // Step 1 keeps origin, key and subscription in shell variables the other commands use.
+    expect(printed).toContain(`export CVD_URL='http://localhost:8080' CVD_API_KEY='${apiKey}' CVD_SUBSCRIPTION_ID='${subscriptionId}'`);
+    expect(printed).toContain('curl -sS -X PUT "$CVD_URL/management/v1/vehicles" -H "x-api-key: $CVD_API_KEY" -H "X-Subscription-Id: $CVD_SUBSCRIPTION_ID"');
     expect(printed).toContain('"action":"activate","vins":["V1RTUALV1N0000001"');
-    expect(printed).toContain("curl -sS -X POST 'http://localhost:8080/delivery/v1/in-vehicle'");
+    expect(printed).toContain('curl -sS -X POST "$CVD_URL/delivery/v1/in-vehicle"');
+    expect(printed).toContain('npm run try:receiver');
+    expect(printed).toContain('curl -sS -X POST "$CVD_URL/push/v1/webhook/test"');
+    // SIMULATOR=off in these services: no sandbox, so no crash command.
+    expect(printed).not.toContain('/sandbox/v1/');
     expect(printed).toContain(`http://localhost:8080/provision?consumerId=${consumerId}&subscriptionId=${subscriptionId}`);
 
     // The key went to stdout only: the logs hold the ids, never the key.

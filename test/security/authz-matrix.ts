@@ -284,6 +284,11 @@ export const MATRIX: MatrixRow[] = [
     { owner: { status: 200 }, foreignObject: NOT_OBJECT_ADDRESSED, foreignConsent: NOT_A_DATA_READ },
   ),
   data(
+    // The test event goes to the subscription's own webhook (a refused connection is a 200 that says so).
+    { method: 'POST', route: '/push/v1/webhook/test', url: '/push/v1/webhook/test' },
+    { owner: { status: 200 }, foreignObject: NOT_OBJECT_ADDRESSED, foreignConsent: NOT_A_DATA_READ },
+  ),
+  data(
     { method: 'GET', route: '/push/v1/deliveries', url: '/push/v1/deliveries' },
     { owner: { status: 200, shows: ['transactionId', 'vin'] }, foreignObject: NOT_OBJECT_ADDRESSED, foreignConsent: NOT_A_DATA_READ },
   ),

@@ -7,6 +7,7 @@ body{font-family:system-ui,sans-serif;line-height:1.5;margin:0;color:#1a1a1a;bac
 main{max-width:44rem;margin:0 auto;padding:1.5rem;background:#fff;min-height:100vh;box-sizing:border-box}
 h1{font-size:1.6rem;margin-top:0}h2{font-size:1.2rem;margin-top:1.6rem}
 dt{font-weight:600}dd{margin:0 0 .6rem 0}
+details.topic{border-top:1px solid #ddd;padding:.4rem 0}details.topic summary{cursor:pointer;font-weight:600}
 label{display:block;font-weight:600;margin-top:.8rem}
 input[type=text],input[type=email],input[type=password]{width:100%;max-width:28rem;padding:.5rem;font-size:1rem;border:1px solid #555;border-radius:4px;box-sizing:border-box}
 fieldset{border:1px solid #ccc;border-radius:4px;margin-top:1rem}

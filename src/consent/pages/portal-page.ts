@@ -1,12 +1,9 @@
 import { FIELD_LABELS, USER_FIELDS, type UserData, type UserField } from '../user-fields.ts';
 import { html } from './html.ts';
+import { GROUP_ABOVE, groupByTopic, type PortalItem } from './item-topics.ts';
 import { renderPage } from './layout.ts';
 
-export interface PortalItem {
-  technicalName: string;
-  name: string;
-  description: string;
-}
+export type { PortalItem };
 
 /** Everything the portal page shows. */
 export interface PortalView {
@@ -45,6 +42,17 @@ ${error ? html`<p class="error" id="${id}-error">${error}</p>` : ''}
  }>`;
 }
 
+function itemEntries(items: PortalItem[]) {
+  return items.map((i) => html`<dt>${i.name} <span class="muted">(${i.technicalName})</span></dt><dd>${i.description}</dd>`);
+}
+
+/** A few items as one list; many grouped by topic, each collapsed, so the buttons stay in view. */
+function itemList(items: PortalItem[]) {
+  if (items.length <= GROUP_ABOVE) return html`<dl aria-labelledby="items">${itemEntries(items)}</dl>`;
+  return html`<p>${items.length} items in ${groupByTopic(items).length} topics; open a topic to read its items.</p>
+${groupByTopic(items).map((t) => html`<details class="topic"><summary>${t.name} (${t.items.length})</summary><dl>${itemEntries(t.items)}</dl></details>`)}`;
+}
+
 /** The consent portal (spec 4.1 step 2): items, purpose, parties, rights; approve or reject. */
 export function renderPortalPage(view: PortalView): string {
   const missing = USER_FIELDS.filter((f) => view.given[f] === null);
@@ -56,9 +64,7 @@ ${view.errors.form ? html`<p class="error" role="alert">${view.errors.form}</p>`
 You decide here; afterwards you confirm at ${manufacturer}.</p>
 
 <h2 id="items">The data ${view.consumerName} will receive</h2>
-<dl aria-labelledby="items">
-${view.items.map((i) => html`<dt>${i.name} <span class="muted">(${i.technicalName})</span></dt><dd>${i.description}</dd>`)}
-</dl>
+${itemList(view.items)}
 
 <h2>Purpose</h2>
 <p>${view.consumerName} uses this data to provide the services you use with it (subscription

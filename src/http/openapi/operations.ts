@@ -55,8 +55,10 @@ export const OPERATIONS: Record<string, OperationInfo> = {
   'GET /push/v1/webhook': { operationId: 'getWebhook', description: 'The configuration without secrets, with its status (ENABLED or DISABLED and why).' },
   'DELETE /push/v1/webhook': { operationId: 'deleteWebhook' },
   'POST /push/v1/webhook/rotate-secret': { operationId: 'rotateWebhookSecret' },
+  'POST /push/v1/webhook/test': { operationId: 'sendWebhookTestEvent' },
   'GET /push/v1/deliveries': { operationId: 'listDeliveries' },
   'POST /push/v1/deliveries/replay': { operationId: 'replayDeadDeliveries' },
   'POST /push/v1/deliveries/{transactionId}/replay': { operationId: 'replayDelivery' },
   'POST /ingest/v1/{manufacturer}': { operationId: 'ingestBatch' },
+  'POST /sandbox/v1/vehicles/{vin}/events': { operationId: 'raiseSandboxEvent' },
 };

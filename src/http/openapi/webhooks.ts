@@ -26,6 +26,7 @@ const dataPush = {
   required: [...envelopeRequired, 'inVehicleResponse'],
   properties: {
     ...envelope,
+    test: { type: 'boolean', const: true, description: 'Only on a test event (POST /push/v1/webhook/test, VIN TEST0000000000000); a real push never has it.' },
     inVehicleResponse: {
       type: 'object',
       description: 'Exactly the format of the in-vehicle delivery answer, with one item of one vehicle.',

@@ -6,6 +6,7 @@ import { createRateLimits } from '../../rate-limit/limits.ts';
 import { subscriptionLimit } from '../../http/rate-limit-hook.ts';
 import type { RouteOptions } from '../route-options.ts';
 import deliveryRoutes from './deliveries.ts';
+import testEventRoutes from './test-event.ts';
 import webhookRoutes from './webhook.ts';
 
 /** What the push routes share. `resolve` is injectable so a test can play DNS for the SSRF check. */
@@ -25,4 +26,5 @@ export default async function routes(app: FastifyInstance, opts: PushRouteOption
   const shared = { services, queue, guard, resolve: opts.resolve ?? systemResolver, subscriptionOf: consumerContext };
   await app.register(webhookRoutes, shared);
   await app.register(deliveryRoutes, shared);
+  await app.register(testEventRoutes, shared);
 }

@@ -2,26 +2,46 @@ import type { FastifyInstance } from 'fastify';
 import { pageHeaders } from '../../consent/pages/headers.ts';
 import { renderMessagePage } from '../../consent/pages/message-page.ts';
 import type { RouteOptions } from '../../routes/route-options.ts';
+import type { Services } from '../../services.ts';
+import { ACTIVE_CONSENT_STATES } from '../../consent/states.ts';
+import { pullCommand } from './commands.ts';
 
 /**
  * `/demo/callback`: where the demo consumer's consent flow comes back to (the redirect URL the
- * demo seed whitelists). It plays the consumer application: it shows what arrived and the
- * confirmation call the consumer would make next. Everything shown is escaped.
+ * demo seed whitelists). It plays the consumer application: it shows what arrived, the next
+ * command of the demo block and the confirmation call. Everything shown is escaped.
  */
 export default async function demoRoutes(app: FastifyInstance, opts: RouteOptions): Promise<void> {
-  const { portalUrl } = opts.services.config;
+  const { services } = opts;
+  const { portalUrl } = services.config;
   app.get<{ Querystring: Record<string, string | undefined> }>('/demo/callback', { schema: { hide: true } }, async (request, reply) => {
     const { code, consent_id: consentId, error, error_description: description } = request.query;
     const paragraphs = error
       ? [`The consent flow ended with error "${error}": ${description ?? ''}`, consentId ? `Consent id: ${consentId}` : 'No consent was stored.']
       : [
           `Consent ${consentId ?? '(none)'} is active: the vehicle's data can now be pulled.`,
-          'The consumer application may confirm it within 10 minutes (optional, single use):',
-          `curl -sS -X POST '${portalUrl}/api/consent/provisioning/confirmation/${code ?? ''}' -H 'X-API-Key: <the demo API key>'`,
+          ...(await nextCommand(services, consentId)),
+          'The consumer application may confirm the consent within 10 minutes (optional, single use):',
+          `curl -sS -X POST '${portalUrl}/api/consent/provisioning/confirmation/${code ?? ''}' -H "X-API-Key: $CVD_API_KEY"`,
         ];
     return reply
       .code(200)
       .headers(pageHeaders(null))
       .send(renderMessagePage({ title: error ? 'Consent not given' : 'Consent given (demo consumer)', paragraphs, alert: Boolean(error) }));
   });
+}
+
+/**
+ * Step 3 of the demo block for the consented vehicle (issue 23 item 6): the pull, with the
+ * variables step 1 set. Only for an active consent; the id in the URL is the redirect's own.
+ */
+async function nextCommand(services: Services, consentId: string | undefined): Promise<string[]> {
+  const consent = consentId ? await services.store.consents.get(consentId) : null;
+  if (!consent?.vin || !ACTIVE_CONSENT_STATES.includes(consent.state)) return [];
+  const subscription = await services.store.subscriptions.get(consent.subscriptionId);
+  return [
+    `Next, in the terminal of step 1 of the demo block (it set CVD_URL, CVD_API_KEY and CVD_SUBSCRIPTION_ID), pull the data of ${consent.vin}:`,
+    pullCommand(consent.vin, subscription?.dataItems ?? consent.dataItems),
+    'Then step 4 of the block receives its pushes, and step 5 makes it crash.',
+  ];
 }

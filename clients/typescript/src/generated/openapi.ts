@@ -712,6 +712,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/push/v1/webhook/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a signed test event to the webhook now
+         * @description POSTs one sample push to the registered url at once, signed and sent exactly like a real push (same secrets, Authorization value, SSRF checks and timeouts), and answers with what the receiver answered: its status, the time it took and the first KB of its body as text. The sample has the live service's envelope (`inVehicleResponse`, one `accidentautomatic` event) with `"test": true` and the VIN TEST0000000000000. A receiver that fails (refuses the connection, times out, answers an error) is still a 200 here: `status` is null or its status, and `error` says why. Nothing is recorded (no delivery, no retry; a disabled webhook stays disabled). At most 5 per minute per subscription (429 after). See docs/webhooks.md.
+         */
+        post: operations["sendWebhookTestEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/ingest/v1/{manufacturer}": {
         parameters: {
             query?: never;
@@ -726,6 +746,26 @@ export interface paths {
          * @description The body is the manufacturer's own batch format (see adapters/<manufacturer>/README.md), signed with HMAC-SHA256 in the header its manifest names. 202 only once every record is durably queued; 503 with Retry-After when the queue is down.
          */
         post: operations["ingestBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/v1/vehicles/{vin}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a virtual vehicle raise an event now (sandbox)
+         * @description Only where the virtual vehicles run (`SIMULATOR=on`, as in the local try-out; 404 elsewhere), and only for a vehicle of the virtual manufacturer that is ACTIVATED in this subscription and, under the CONSENT legal basis, has an active consent; the event item must be in the subscription. The vehicle sends the raw event over MQTT like any virtual vehicle, so it is harmonized, stored and pushed to your webhook like a real one, and the pull answers it (a crash: `crashseverity` and the `crashlocation*` items). Stamped with the service’s clock. Answers 202 with the message sent; 503 when the MQTT broker did not take it. See docs/sandbox.md.
+         */
+        post: operations["raiseSandboxEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3972,7 +4012,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example ff8eef7a-fcd7-4dd2-afad-d990eabfbded */
+                /** @example 69903ca3-759e-428c-a4fe-092742823bf1 */
                 consentId: string;
             };
             cookie?: never;
@@ -6231,7 +6271,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 69903ca3-759e-428c-a4fe-092742823bf1 */
+                /** @example 3addbc9e-0de7-4fb8-a615-42d824d23bc6 */
                 transactionId: string;
             };
             cookie?: never;
@@ -6400,6 +6440,131 @@ export interface operations {
             };
         };
     };
+    sendWebhookTestEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The `webhook-id` (and `transactionId`) of the test event. */
+                        webhookId: string;
+                        /** @description The receiver’s HTTP status; null when no answer came. */
+                        status: number | null;
+                        durationMs: number;
+                        /** @description Why this is not a success (e.g. `HTTP 500`, `connection refused`, `timeout after 10000 ms`); null on a 2xx. */
+                        error: string | null;
+                        /** @description The first 1024 bytes of the answer’s body as text (control characters removed); a non-text body is only named; null when empty. */
+                        bodyExcerpt: string | null;
+                    };
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.400` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.400";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.401` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.401";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.404` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.404";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.429` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.429";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description Internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.500` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.500";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+        };
+    };
     ingestBatch: {
         parameters: {
             query?: never;
@@ -6559,6 +6724,258 @@ export interface operations {
             };
         };
     };
+    raiseSandboxEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example V1RTUALV1N0000001 */
+                vin: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The event item to raise.
+                     * @enum {string}
+                     */
+                    type: "accidentautomatic" | "accidentcallmanual" | "automaticteleservicecall";
+                    /** @description accidentautomatic only: crash severity, default 3. */
+                    severity?: number;
+                    /** @description accidentautomatic only: where the car was hit, default FRONT_LEFT. */
+                    zones?: ("FRONT_LEFT" | "FRONT_RIGHT" | "REAR_LEFT" | "REAR_RIGHT" | "SIDE_LEFT" | "SIDE_RIGHT")[];
+                    /** @description accidentautomatic only, default false. */
+                    rollover?: boolean;
+                    /** @description accidentautomatic only, default false. */
+                    pedestrianProtection?: boolean;
+                    /** @description automaticteleservicecall only: why the car called, default SANDBOX. */
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        vin: string;
+                        type: string;
+                        topic: string;
+                        /** @description The raw `virtual/v1/<VIN>/event` message published (adapters/virtual/README.md). */
+                        message: {
+                            /** @enum {string} */
+                            schema: "virtual.event/1";
+                            messageId: string;
+                            vin: string;
+                            /** Format: date-time */
+                            occurredAt: string;
+                            event: {
+                                /** @enum {string} */
+                                type: "CRASH" | "MANUAL_EMERGENCY_CALL" | "TELESERVICE_CALL";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.400` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.400";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.401` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.401";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.403` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.403";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.404` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.404";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.409` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.409";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.413` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.413";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.415` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.415";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.429` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.429";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description Internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.500` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.500";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.503` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.503";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+        };
+    };
     onVehicleData: {
         parameters: {
             query?: never;
@@ -6590,6 +7007,11 @@ export interface operations {
                     transactionId: string;
                     /** Format: uuid */
                     subscriptionId: string;
+                    /**
+                     * @description Only on a test event (POST /push/v1/webhook/test, VIN TEST0000000000000); a real push never has it.
+                     * @constant
+                     */
+                    test?: true;
                     /** @description Exactly the format of the in-vehicle delivery answer, with one item of one vehicle. */
                     inVehicleResponse: {
                         /** @constant */
