@@ -15,6 +15,8 @@ const faultsSchema = {
  * Admin routes of a simulated polled API (mounted under /admin/v1, behind the admin token):
  * PUT/GET /oem/<id>/api-faults orders faults for its next page requests (./api-faults.ts);
  * GET /oem/<id>/api-requests lists the page requests it received, oldest first.
+ * Controls of a simulation for tests and demonstrations, not part of the service's API: left out
+ * of the OpenAPI document (`hide`), documented in adapters/kestrel/README.md.
  */
 export default async function pollApiAdminRoutes(app: FastifyInstance, opts: { services: Services; adapters: readonly Adapter[] }): Promise<void> {
   const { services } = opts;
@@ -24,7 +26,7 @@ export default async function pollApiAdminRoutes(app: FastifyInstance, opts: { s
 
   app.put<{ Params: { id: string }; Body: Partial<ApiFaults> }>(
     '/oem/:id/api-faults',
-    { schema: { summary: "Order faults from a simulated polled API's next page requests", tags: ['admin'], security: [{ adminToken: [] }], params, body: faultsSchema } },
+    { schema: { hide: true, summary: "Order faults from a simulated polled API's next page requests", tags: ['admin'], security: [{ adminToken: [] }], params, body: faultsSchema } },
     async (request) => {
       const faults = { ...NO_FAULTS, ...request.body };
       await setApiFaults(services.redis, prefix, request.params.id, faults);
@@ -33,12 +35,12 @@ export default async function pollApiAdminRoutes(app: FastifyInstance, opts: { s
   );
   app.get<{ Params: { id: string } }>(
     '/oem/:id/api-faults',
-    { schema: { summary: 'The faults still ordered from a simulated polled API', tags: ['admin'], security: [{ adminToken: [] }], params } },
+    { schema: { hide: true, summary: 'The faults still ordered from a simulated polled API', tags: ['admin'], security: [{ adminToken: [] }], params } },
     async (request) => getApiFaults(services.redis, prefix, request.params.id),
   );
   app.get<{ Params: { id: string } }>(
     '/oem/:id/api-requests',
-    { schema: { summary: 'The page requests a simulated polled API received, oldest first', tags: ['admin'], security: [{ adminToken: [] }], params } },
+    { schema: { hide: true, summary: 'The page requests a simulated polled API received, oldest first', tags: ['admin'], security: [{ adminToken: [] }], params } },
     async (request) => readRequestLog(services.redis, prefix, request.params.id),
   );
 }
