@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../../src/app.ts';
+import { buildServiceApp } from '../../../src/main/http-app.ts';
 import { systemClock } from '../../../src/clock.ts';
 import { createAcceptor } from '../../../src/ingest/accept.ts';
 import { createPollApiClient } from '../../../src/ingest/poll/api-client.ts';
@@ -31,7 +31,7 @@ describe('one poll of a Kestrel vehicle', () => {
       clock: systemClock,
       env: { PUBLIC_URL: `http://127.0.0.1:${port}`, SIM_CLOCK: 'fixed:2026-11-25T02:30:00Z', SIM_POLL_BACKFILL_MINUTES: '3', SIM_POLL_ERROR_RATE: '0', SIM_POLL_SLOW_RATE: '0' },
     });
-    app = await buildApp(t.services);
+    app = await buildServiceApp(t.services);
     await app.listen({ port, host: '127.0.0.1' });
     const { services } = t;
     const limiter = createApiRateLimiter({ redis: services.redis, clock: services.clock, prefix: services.config.QUEUE_PREFIX, manufacturer: 'kestrel', maxRequestsPerS: 5 });
