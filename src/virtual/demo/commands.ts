@@ -1,5 +1,5 @@
 /**
- * The demo's shell commands, shared by the block the demo seed prints (src/runtime/demo-seed.ts)
+ * The demo's shell commands, shared by the block the demo seed prints (src/main/demo-seed.ts)
  * and the demo callback page, which shows the next one. They read the key, subscription and
  * origin from the variables step 1 of the block exports, so one command fits every try-out.
  */
