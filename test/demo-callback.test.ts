@@ -23,4 +23,16 @@ describe('/demo/callback (the demo consumer application)', () => {
     expect(res.body).not.toContain('<script>');
     expect(res.body).toContain('&#60;script&#62;');
   });
+
+  it('shows the first value of a parameter given twice (the fuzz counterexample was a 500)', async () => {
+    const empty = await t.app.inject('/demo/callback?consent_id=&consent_id=');
+    expect(empty.statusCode).toBe(200);
+    expect(empty.body).toContain('Consent (none) is active');
+    const twice = await t.app.inject('/demo/callback?code=first&code=second&consent_id=c-1&consent_id=c-2');
+    expect(twice.statusCode).toBe(200);
+    expect(twice.body).toContain('Consent c-1 is active');
+    expect(twice.body).toContain('/confirmation/first');
+    expect(twice.body).not.toContain('/confirmation/second');
+    expect(twice.body).not.toContain('c-2');
+  });
 });

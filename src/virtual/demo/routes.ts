@@ -14,12 +14,12 @@ import { pullCommand } from './commands.ts';
 export default async function demoRoutes(app: FastifyInstance, opts: RouteOptions): Promise<void> {
   const { services } = opts;
   const { portalUrl } = services.config;
-  app.get<{ Querystring: Record<string, string | undefined> }>('/demo/callback', { schema: { hide: true } }, async (request, reply) => {
-    const { code, consent_id: consentId, error, error_description: description } = request.query;
+  app.get<{ Querystring: Record<string, unknown> }>('/demo/callback', { schema: { hide: true } }, async (request, reply) => {
+    const [code, consentId, error, description] = ['code', 'consent_id', 'error', 'error_description'].map((name) => single(request.query[name]));
     const paragraphs = error
       ? [`The consent flow ended with error "${error}": ${description ?? ''}`, consentId ? `Consent id: ${consentId}` : 'No consent was stored.']
       : [
-          `Consent ${consentId ?? '(none)'} is active: the vehicle's data can now be pulled.`,
+          `Consent ${consentId || '(none)'} is active: the vehicle's data can now be pulled.`,
           ...(await nextCommand(services, consentId)),
           'The consumer application may confirm the consent within 10 minutes (optional, single use):',
           `curl -sS -X POST '${portalUrl}/api/consent/provisioning/confirmation/${code ?? ''}' -H "X-API-Key: $CVD_API_KEY"`,
@@ -29,6 +29,15 @@ export default async function demoRoutes(app: FastifyInstance, opts: RouteOption
       .headers(pageHeaders(null))
       .send(renderMessagePage({ title: error ? 'Consent not given' : 'Consent given (demo consumer)', paragraphs, alert: Boolean(error) }));
   });
+}
+
+/**
+ * One value of a query parameter: a parameter given twice arrives as an array (RFC 6749 §3.1 forbids
+ * it in a redirect, but this page only shows what arrived), so the first string counts.
+ */
+function single(value: unknown): string | undefined {
+  const first = Array.isArray(value) ? value[0] : value;
+  return typeof first === 'string' ? first : undefined;
 }
 
 /**
