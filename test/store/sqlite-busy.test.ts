@@ -1,11 +1,7 @@
-import Database from 'better-sqlite3';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { StoreUnavailableError, type Store } from '../../src/store/contract.ts';
 import type { StoreRepos } from '../../src/store/guard-store.ts';
-import { openSqliteStore } from '../../src/store/sqlite/open.ts';
+import { tempSqliteStores } from './temp-sqlite.ts';
 
 const AT = '2026-01-01T00:00:00.000Z';
 const VIN = 'WVWZZZ1JZXW000001';
@@ -35,26 +31,14 @@ const WRITES: { [K in Exclude<keyof StoreRepos, 'console'>]: (store: Store) => P
  * with backoff — never as a raw SQLITE_BUSY that would surface as a 500.
  */
 describe('SQLite store: a held write lock', () => {
-  let dir: string | undefined;
-  let store: Store | undefined;
-  let holder: Database.Database | undefined;
-  afterEach(async () => {
-    if (holder?.inTransaction) holder.exec('ROLLBACK');
-    holder?.close();
-    await store?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-    dir = store = holder = undefined;
-  });
+  const stores = tempSqliteStores('cvd-busy-');
 
   it('is StoreUnavailableError from every repository, and the store works again once it is released', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'cvd-busy-'));
-    const file = join(dir, 'store.sqlite');
-    store = openSqliteStore(file, { busyTimeoutMs: 20 });
+    const { file, store } = stores.open({ busyTimeoutMs: 20 });
     const repos = Object.keys(store).filter((k) => typeof (store as unknown as Record<string, unknown>)[k] === 'object' && !READ_ONLY.includes(k));
     expect(repos.sort()).toEqual(Object.keys(WRITES).sort());
 
-    holder = new Database(file);
-    holder.exec('BEGIN EXCLUSIVE');
+    const holder = stores.holdWriteLock(file);
     for (const [repo, write] of Object.entries(WRITES)) {
       const error = await write(store).then(
         () => null,

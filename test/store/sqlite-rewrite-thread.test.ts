@@ -1,10 +1,7 @@
-import Database from 'better-sqlite3';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { statSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
 import { StoreUnavailableError, type DataPoint, type Store } from '../../src/store/contract.ts';
-import { openSqliteStore } from '../../src/store/sqlite/open.ts';
+import { tempSqliteStores } from './temp-sqlite.ts';
 
 const T0 = Date.UTC(2026, 10, 26);
 const VINS = ['WVWZZZ1JZXW000001', 'WVWZZZ1JZXW000002'];
@@ -27,21 +24,10 @@ function points(vin: string, n: number): DataPoint[] {
  * reads meanwhile, and a held lock is the store's usual "unavailable", not a crash.
  */
 describe('SQLite store: the rewrite after an erasure', () => {
-  let dir: string | undefined;
-  let store: Store | undefined;
-  let holder: Database.Database | undefined;
-  afterEach(async () => {
-    if (holder?.inTransaction) holder.exec('ROLLBACK');
-    holder?.close();
-    await store?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-    dir = store = holder = undefined;
-  });
+  const stores = tempSqliteStores('cvd-rewrite-');
 
   async function seeded(busyTimeoutMs?: number): Promise<{ file: string; store: Store }> {
-    dir = mkdtempSync(join(tmpdir(), 'cvd-rewrite-'));
-    const file = join(dir, 'store.sqlite');
-    store = openSqliteStore(file, busyTimeoutMs === undefined ? {} : { busyTimeoutMs });
+    const { file, store } = stores.open(busyTimeoutMs === undefined ? {} : { busyTimeoutMs });
     for (const vin of VINS) await store.dataPoints.insertMany(points(vin, 20_000));
     return { file, store };
   }
@@ -73,8 +59,7 @@ describe('SQLite store: the rewrite after an erasure', () => {
 
   it('reports a write lock held longer than busy_timeout as StoreUnavailableError, and succeeds once it is released', async () => {
     const { file, store } = await seeded(50);
-    holder = new Database(file);
-    holder.exec('BEGIN EXCLUSIVE');
+    const holder = stores.holdWriteLock(file);
     await expect(store.purgeErased()).rejects.toBeInstanceOf(StoreUnavailableError);
     holder.exec('ROLLBACK');
     expect(await store.purgeErased()).toEqual({ rewriteSkipped: false });
