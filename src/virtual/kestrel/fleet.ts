@@ -1,22 +1,27 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadScenarioFile } from '../../../simulator/src/scenario-load.ts';
 import { buildVehicle, type Vehicle } from '../../../simulator/src/vehicle.ts';
 
-/**
- * Kestrel's simulated vehicles: four of the simulator's scenarios driven under Kestrel VINs
- * (simulator/README.md lists them). The same engine makes their data, so they behave like their
- * virtual twins, with their own per-VIN variation.
- */
-export const KESTREL_FLEET: Readonly<Record<string, string>> = {
-  KESTRELV1N0000001: '0000003-electric-every-hour.json',
-  KESTRELV1N0000002: '0000001-combustion-even-hours.json',
-  KESTRELV1N0000003: '0000004-electric-low-soc.json',
-  KESTRELV1N0000004: '0000S08-light-crash-every-15-minutes.json',
-};
+/** Where a polled manufacturer lists the vehicles its simulated API serves (data, in its adapter folder). */
+export const SIMULATED_FLEET_FILE = 'simulated-fleet.json';
 
-/** The fleet's vehicles by VIN, built from the scenario files in `scenariosDir`. */
-export function loadKestrelFleet(scenariosDir: string): Map<string, Vehicle> {
+/**
+ * The vehicles a simulated polled API serves: `adapters/<id>/simulated-fleet.json` names a
+ * scenario of `simulator/scenarios/` per VIN, and the simulator's engine drives each under that
+ * VIN (so it behaves like its virtual twin, with its own per-VIN variation). No file: no vehicle,
+ * every VIN answered 404. A file that names a missing scenario or a VIN outside the adapter's
+ * prefixes stops the start with the file's name, as a bad manifest does.
+ */
+export function loadSimulatedFleet(adapterDir: string, scenariosDir: string, vinPrefixes: readonly string[]): Map<string, Vehicle> {
+  const file = join(adapterDir, SIMULATED_FLEET_FILE);
   const fleet = new Map<string, Vehicle>();
-  for (const [vin, file] of Object.entries(KESTREL_FLEET)) fleet.set(vin, buildVehicle(loadScenarioFile(join(scenariosDir, file)), undefined, { vin }));
+  if (!existsSync(file)) return fleet;
+  const { vehicles } = JSON.parse(readFileSync(file, 'utf8')) as { vehicles?: Record<string, unknown> };
+  for (const [vin, scenario] of Object.entries(vehicles ?? {})) {
+    if (typeof scenario !== 'string') throw new Error(`${file}: the scenario of ${vin} is not a file name`);
+    if (!vinPrefixes.some((p) => vin.startsWith(p))) throw new Error(`${file}: ${vin} does not start with one of the adapter's vinPrefixes (${vinPrefixes.join(', ')})`);
+    fleet.set(vin, buildVehicle(loadScenarioFile(join(scenariosDir, scenario)), undefined, { vin }));
+  }
   return fleet;
 }

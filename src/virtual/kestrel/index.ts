@@ -2,23 +2,22 @@ import type { FastifyInstance } from 'fastify';
 import type { Adapter } from '../../adapters/manifest.ts';
 import { requireAdmin } from '../../http/admin-auth.ts';
 import type { Services } from '../../services.ts';
-import type { Vehicle } from '../../../simulator/src/vehicle.ts';
 import pollApiAdminRoutes from './admin-routes.ts';
-import { loadKestrelFleet } from './fleet.ts';
+import { loadSimulatedFleet } from './fleet.ts';
 import pollApiRoutes from './routes.ts';
 
 /**
  * The simulated polled APIs of the virtual wing: one for every poll manifest whose API and token
- * endpoint are paths under `/oem/<id>/` on this service. Kestrel's serves its four simulated
- * vehicles (./fleet.ts); another (a fresh scaffold) serves none, answering 404 for every VIN,
- * until it is given a fleet here. Plus their admin routes under /admin/v1.
+ * endpoint are paths under `/oem/<id>/` on this service. Each serves the vehicles its adapter
+ * folder lists in `simulated-fleet.json` (Kestrel's four; ./fleet.ts); one without that file (a
+ * fresh scaffold) serves none, answering 404 for every VIN. Plus their admin routes under /admin/v1.
  */
 export default async function simulatedPollApis(app: FastifyInstance, opts: { services: Services }): Promise<void> {
   const { services } = opts;
   const hosted = hostedPollApis(services.adapters.list());
   if (hosted.length === 0) return;
   for (const adapter of hosted) {
-    const fleet: ReadonlyMap<string, Vehicle> = adapter.manifest.id === 'kestrel' ? loadKestrelFleet(services.paths.scenarios) : new Map();
+    const fleet = loadSimulatedFleet(adapter.dir, services.paths.scenarios, adapter.manifest.vinPrefixes);
     await app.register(pollApiRoutes, { services, adapter, fleet });
   }
   await app.register(
