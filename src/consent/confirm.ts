@@ -40,7 +40,7 @@ const WRONG_STATE: Partial<Record<ConsentState, string>> = {
  * simultaneous calls exactly one succeeds (A3).
  */
 export async function confirmConsent(
-  services: Services,
+  services: Pick<Services, 'clock' | 'config' | 'logger' | 'store'>,
   code: string,
   apiKey: string | undefined,
   codeVerifier: string | undefined,

@@ -1,4 +1,5 @@
 import type { Services } from '../services.ts';
+import type { ConsentDeps } from './deps.ts';
 import type { ConsentHistoryEntry, ConsentRecord, ConsentState } from '../store/contract.ts';
 import { shouldExpire } from './deadlines.ts';
 import { applyEvent } from './process.ts';
@@ -46,7 +47,7 @@ export function consentView(r: ConsentRecord): ConsentView {
 }
 
 /** The subscription's processes, newest first; pending ones past their time are moved to TIMED_OUT. */
-export async function listConsents(services: Pick<Services, 'clock' | 'config' | 'store'>, subscriptionId: string, vin?: string): Promise<ConsentView[]> {
+export async function listConsents(services: ConsentDeps, subscriptionId: string, vin?: string): Promise<ConsentView[]> {
   const now = services.clock.now();
   const records = await services.store.consents.listBySubscription(subscriptionId, vin !== undefined ? { vin } : {});
   const out: ConsentView[] = [];
@@ -71,7 +72,7 @@ export async function listConsents(services: Pick<Services, 'clock' | 'config' |
  * call that revoked sends it, so a repeated withdrawal sends nothing again.
  */
 export async function revokeConsent(
-  services: Services,
+  services: Pick<Services, 'clock' | 'config' | 'logger' | 'redisUrl' | 'secrets' | 'store'>,
   subscriptionId: string,
   consentId: string,
   by: RevokedBy = 'CONSUMER',

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Services } from '../services.ts';
+import type { ConsentDeps } from './deps.ts';
 import type { ConsentRecord } from '../store/contract.ts';
 import { notBefore, shouldExpire } from './deadlines.ts';
 import { flowError } from './flow-errors.ts';
@@ -21,7 +22,7 @@ export const SERVICE_NAME = 'Connected Vehicle Data Service';
  * GET /provision: the page, with the STARTED process bound to the browser session sealed into
  * its form. Nothing is stored until the user decides (src/consent/portal-entry.ts).
  */
-export function showPortal(services: Services, req: PortalRequest, sessionHash: string): Outcome {
+export function showPortal(services: Pick<Services, 'adapters' | 'catalog' | 'clock' | 'config' | 'secrets'>, req: PortalRequest, sessionHash: string): Outcome {
   const now = services.clock.now().toISOString();
   const csrf = newSecret();
   const record: ConsentRecord = {
@@ -92,7 +93,7 @@ export function portalView(
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
 /** The answer when a process is no longer (or not yet) in the state a step needs. */
-export async function wrongState(services: Pick<Services, 'clock' | 'config' | 'store'>, record: ConsentRecord, what: string): Promise<Outcome> {
+export async function wrongState(services: ConsentDeps, record: ConsentRecord, what: string): Promise<Outcome> {
   const now = services.clock.now();
   if (shouldExpire(record, now, services.config.CONSENT_CODE_TTL_S)) {
     const expired = await applyEvent(services.store, { consentId: record.consentId }, 'EXPIRE', { at: now });
@@ -106,7 +107,11 @@ export async function wrongState(services: Pick<Services, 'clock' | 'config' | '
  * process is the stored one, or, on the first decision, the one sealed into the form at the
  * visit (`entry`), stored now, with the decision applied through the transition table.
  */
-export async function decide(services: Services, form: Record<string, unknown>, sessionHash: string | null): Promise<Outcome> {
+export async function decide(
+  services: Pick<Services, 'adapters' | 'catalog' | 'clock' | 'config' | 'logger' | 'secrets' | 'store'>,
+  form: Record<string, unknown>,
+  sessionHash: string | null,
+): Promise<Outcome> {
   const consentId = str(form.consentId);
   const csrf = str(form.csrf);
   const decision = str(form.decision);
@@ -139,7 +144,7 @@ function unknownRequest(): Outcome {
 }
 
 async function approve(
-  services: Services,
+  services: Pick<Services, 'adapters' | 'catalog' | 'clock' | 'config' | 'logger' | 'secrets' | 'store'>,
   record: ConsentRecord,
   form: Record<string, unknown>,
   csrf: string,
@@ -213,7 +218,7 @@ async function approve(
  * user to correct (approve above). The form's own checks (required fields, VIN pattern, e-mail
  * type) keep most typing errors in the browser.
  */
-async function detailsRefused(services: Services, record: ConsentRecord, errors: PortalView['errors'], now: Date): Promise<Outcome> {
+async function detailsRefused(services: ConsentDeps, record: ConsentRecord, errors: PortalView['errors'], now: Date): Promise<Outcome> {
   const problems = USER_FIELDS.filter((f) => errors[f]).map((f) => `${FIELD_LABELS[f]}: ${errors[f]}`);
   const error = flowError('invalid_request', `The details given at the portal are not valid. ${problems.join(' ')}`);
   const failed = await applyEvent(services.store, { consentId: record.consentId }, 'FAIL', { at: now, errorCode: error.code });
@@ -227,7 +232,7 @@ async function detailsRefused(services: Services, record: ConsentRecord, errors:
  * from the stored approval, and nothing changes. Past the 10-minute limit it is the usual
  * timed-out conflict.
  */
-async function approveAgain(services: Services, record: ConsentRecord, now: Date): Promise<Outcome> {
+async function approveAgain(services: Pick<Services, 'adapters' | 'clock' | 'config' | 'secrets' | 'store'>, record: ConsentRecord, now: Date): Promise<Outcome> {
   const adapter = record.manufacturer ? services.adapters.get(record.manufacturer) : undefined;
   if (shouldExpire(record, now, services.config.CONSENT_CODE_TTL_S) || !adapter || !record.vin || !record.pkceVerifierSealed) {
     return wrongState(services, record, 'an approval');

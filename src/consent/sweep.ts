@@ -1,4 +1,4 @@
-import type { Services } from '../services.ts';
+import type { ConsentDeps } from './deps.ts';
 import { notBefore } from './deadlines.ts';
 import { applyEvent } from './process.ts';
 import { PENDING_STATES, UNSUCCESSFUL_END_STATES } from './states.ts';
@@ -33,7 +33,7 @@ export interface SweepResult {
  *
  * Idempotent, so several processes may run it at once.
  */
-export async function sweepConsentProcesses(services: Pick<Services, 'clock' | 'config' | 'store'>): Promise<SweepResult> {
+export async function sweepConsentProcesses(services: ConsentDeps): Promise<SweepResult> {
   const { store, clock, config } = services;
   const now = clock.now();
   const deadline = notBefore(now, config.CONSENT_CODE_TTL_S);

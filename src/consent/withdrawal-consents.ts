@@ -18,7 +18,7 @@ const noProof = (): Outcome =>
   page(403, 'Please confirm your vehicle first', 'This page shows consents only after you confirmed at the manufacturer that you control the vehicle, for 10 minutes.', START_AGAIN);
 
 /** The session's proved VIN while the proof is fresh. */
-function provedVin(services: Services, session: WithdrawalSession | null): string | null {
+function provedVin(services: Pick<Services, 'clock' | 'config'>, session: WithdrawalSession | null): string | null {
   return session?.proof && fresh(services, session.proof.at) ? session.proof.vin : null;
 }
 
@@ -40,7 +40,10 @@ async function consentsOf(services: Pick<Services, 'catalog' | 'store'>, vin: st
 }
 
 /** GET /withdraw/consents. */
-export async function showConsents(services: Services, sessionHash: string | null): Promise<ListOutcome> {
+export async function showConsents(
+  services: Pick<Services, 'catalog' | 'clock' | 'config' | 'redis' | 'secrets' | 'store'>,
+  sessionHash: string | null,
+): Promise<ListOutcome> {
   const session = sessionHash === null ? null : await loadSession(services, sessionHash);
   const vin = provedVin(services, session);
   if (!session || !vin) return noProof();
@@ -61,7 +64,11 @@ export async function showConsents(services: Services, sessionHash: string | nul
  * revocation (same state change, same at-once effect on delivery and push), marked as the data
  * subject's, which also queues the consumer's `consent.revoked` notice. 303 to the list.
  */
-export async function withdraw(services: Services, form: Record<string, unknown>, sessionHash: string | null): Promise<Outcome> {
+export async function withdraw(
+  services: Pick<Services, 'clock' | 'config' | 'logger' | 'redis' | 'redisUrl' | 'secrets' | 'store'>,
+  form: Record<string, unknown>,
+  sessionHash: string | null,
+): Promise<Outcome> {
   const session = await checkedSession(services, form, sessionHash);
   if (!session || sessionHash === null) return expiredForm();
   const vin = provedVin(services, session);

@@ -1,4 +1,5 @@
 import type { Services } from '../services.ts';
+import type { WithdrawalStateDeps } from './deps.ts';
 import { sha256Hex } from '../crypto.ts';
 import { manufacturerAuth } from './manufacturer-auth.ts';
 import { authorizationUrl, exchangeCode } from './oauth-client.ts';
@@ -29,7 +30,7 @@ export const START_AGAIN = 'Please start again at the withdrawal page.';
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
 /** The session's withdrawal record, started anew when it has none or it is too old. */
-export async function currentSession(services: Services, sessionHash: string): Promise<WithdrawalSession> {
+export async function currentSession(services: Pick<Services, 'clock' | 'config' | 'redis' | 'secrets'>, sessionHash: string): Promise<WithdrawalSession> {
   const existing = await loadSession(services, sessionHash);
   if (existing && fresh(services, existing.at)) return existing;
   const session: WithdrawalSession = { csrf: newSecret().value, at: services.clock.now().toISOString() };
@@ -38,7 +39,7 @@ export async function currentSession(services: Services, sessionHash: string): P
 }
 
 /** The session's record when the form's CSRF token belongs to it; null otherwise. */
-export async function checkedSession(services: Services, form: Record<string, unknown>, sessionHash: string | null): Promise<WithdrawalSession | null> {
+export async function checkedSession(services: WithdrawalStateDeps, form: Record<string, unknown>, sessionHash: string | null): Promise<WithdrawalSession | null> {
   const csrf = str(form.csrf);
   if (sessionHash === null || !csrf || csrf.length > 128) return null;
   const session = await loadSession(services, sessionHash);
@@ -54,12 +55,16 @@ function startView(services: Pick<Services, 'adapters' | 'config'>, session: Wit
 }
 
 /** GET /withdraw: the start form. */
-export async function showStart(services: Services, sessionHash: string): Promise<WithdrawOutcome> {
+export async function showStart(services: Pick<Services, 'adapters' | 'clock' | 'config' | 'redis' | 'secrets'>, sessionHash: string): Promise<WithdrawOutcome> {
   return { kind: 'withdraw-start', status: 200, view: startView(services, await currentSession(services, sessionHash)) };
 }
 
 /** POST /withdraw: the VIN → 303 to its manufacturer's authorization endpoint. */
-export async function startProof(services: Services, form: Record<string, unknown>, sessionHash: string | null): Promise<WithdrawOutcome> {
+export async function startProof(
+  services: Pick<Services, 'adapters' | 'clock' | 'config' | 'logger' | 'redis' | 'secrets'>,
+  form: Record<string, unknown>,
+  sessionHash: string | null,
+): Promise<WithdrawOutcome> {
   const session = await checkedSession(services, form, sessionHash);
   if (!session || sessionHash === null || !fresh(services, session.at)) return expiredForm();
   const raw = (str(form.vin) ?? '').slice(0, 300);
@@ -88,7 +93,7 @@ const invalidAnswer = (why: string): Outcome => page(400, 'This answer from the 
  * callback URL cannot spend the user's round trip.
  */
 export async function handleWithdrawalCallback(
-  services: Services,
+  services: Pick<Services, 'adapters' | 'clock' | 'config' | 'logger' | 'redis' | 'secrets'>,
   manufacturerId: string,
   query: Record<string, unknown>,
   sessionHash: string | null,

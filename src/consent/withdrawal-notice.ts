@@ -14,7 +14,11 @@ import type { ConsentRecord } from '../store/contract.ts';
  * queue outage loses the notice (its row is DROPPED, the consumer's log shows why) and is logged,
  * but never undoes or fails the withdrawal. Returns the notice's transactionId, or null.
  */
-export async function noticeOfWithdrawal(services: Services, revoked: ConsentRecord, revokedAt: string): Promise<string | null> {
+export async function noticeOfWithdrawal(
+  services: Pick<Services, 'clock' | 'config' | 'logger' | 'redisUrl' | 'secrets' | 'store'>,
+  revoked: ConsentRecord,
+  revokedAt: string,
+): Promise<string | null> {
   const { store, logger } = services;
   if (revoked.vin === null) return null;
   try {

@@ -1,5 +1,7 @@
 import { openSealedJson } from '../queues/sealed-job.ts';
+import type { Config } from '../config.ts';
 import type { Services } from '../services.ts';
+import type { WithdrawalStateDeps } from './deps.ts';
 
 /**
  * The short-lived state of a withdrawal at the portal, in Redis under QUEUE_PREFIX (it lives
@@ -31,8 +33,8 @@ export interface PendingProof {
   at: string;
 }
 
-const sessionKey = (s: Services, sessionHash: string) => `${s.config.QUEUE_PREFIX}:withdraw:session:${sessionHash}`;
-const stateKey = (s: Services, stateHash: string) => `${s.config.QUEUE_PREFIX}:withdraw:state:${stateHash}`;
+const sessionKey = (config: Pick<Config, 'QUEUE_PREFIX'>, sessionHash: string) => `${config.QUEUE_PREFIX}:withdraw:session:${sessionHash}`;
+const stateKey = (config: Pick<Config, 'QUEUE_PREFIX'>, stateHash: string) => `${config.QUEUE_PREFIX}:withdraw:state:${stateHash}`;
 
 /** True while `at` is at most CONSENT_CODE_TTL_S old by the service clock. */
 export function fresh(services: Pick<Services, 'clock' | 'config'>, at: string): boolean {
@@ -41,25 +43,25 @@ export function fresh(services: Pick<Services, 'clock' | 'config'>, at: string):
 
 const open = <T>(services: Pick<Services, 'secrets'>, sealed: string | null) => openSealedJson(services.secrets, sealed) as T | null;
 
-async function put(services: Pick<Services, 'config' | 'redis' | 'secrets'>, key: string, value: object): Promise<void> {
+async function put(services: WithdrawalStateDeps, key: string, value: object): Promise<void> {
   // Twice the TTL: the clock check decides; this only bounds how long Redis keeps it.
   await services.redis.set(key, services.secrets.encrypt(JSON.stringify(value)), 'EX', services.config.CONSENT_CODE_TTL_S * 2);
 }
 
-export async function loadSession(services: Services, sessionHash: string): Promise<WithdrawalSession | null> {
-  return open<WithdrawalSession>(services, await services.redis.get(sessionKey(services, sessionHash)));
+export async function loadSession(services: WithdrawalStateDeps, sessionHash: string): Promise<WithdrawalSession | null> {
+  return open<WithdrawalSession>(services, await services.redis.get(sessionKey(services.config, sessionHash)));
 }
 
-export const saveSession = (services: Services, sessionHash: string, session: WithdrawalSession) =>
-  put(services, sessionKey(services, sessionHash), session);
+export const saveSession = (services: WithdrawalStateDeps, sessionHash: string, session: WithdrawalSession) =>
+  put(services, sessionKey(services.config, sessionHash), session);
 
-export const savePending = (services: Services, stateHash: string, pending: PendingProof) => put(services, stateKey(services, stateHash), pending);
+export const savePending = (services: WithdrawalStateDeps, stateHash: string, pending: PendingProof) => put(services, stateKey(services.config, stateHash), pending);
 
-export async function peekPending(services: Services, stateHash: string): Promise<PendingProof | null> {
-  return open<PendingProof>(services, await services.redis.get(stateKey(services, stateHash)));
+export async function peekPending(services: WithdrawalStateDeps, stateHash: string): Promise<PendingProof | null> {
+  return open<PendingProof>(services, await services.redis.get(stateKey(services.config, stateHash)));
 }
 
 /** Takes the round trip out for good (GETDEL): of a callback and its replay, one gets it. */
-export async function claimPending(services: Services, stateHash: string): Promise<boolean> {
-  return (await services.redis.getdel(stateKey(services, stateHash))) !== null;
+export async function claimPending(services: Pick<Services, 'config' | 'redis'>, stateHash: string): Promise<boolean> {
+  return (await services.redis.getdel(stateKey(services.config, stateHash))) !== null;
 }

@@ -66,7 +66,7 @@ export function checkHistoryParams(subscription: Subscription, catalog: Services
  * errors: 903 → 404, 905 → 403, 906 → 429 with Retry-After, 907 → 503.
  */
 export async function readHistory(
-  services: Services,
+  services: Pick<Services, 'logger' | 'readModel' | 'store'>,
   subscription: Subscription,
   query: HistoryQuery,
   limits: VehicleLimits,

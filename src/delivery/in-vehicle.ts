@@ -42,7 +42,7 @@ const CLOSE = Buffer.from(']}');
  * well-formed VINs, passed in when the caller worked them out already (for the rate limits).
  */
 export async function deliverInVehicle(
-  services: Services,
+  services: Pick<Services, 'adapters' | 'catalog' | 'clock' | 'logger' | 'readModel'>,
   subscription: Subscription,
   request: DeliveryRequest,
   limits: VehicleLimits,

@@ -1,7 +1,7 @@
 import { queueHome } from '../queues/open-queue.ts';
 import type { Job } from 'bullmq';
 import { ACTIVATION_QUEUE, decodeActivationJob, type ActivationJob } from '../queues/activation-job.ts';
-import type { Services } from '../services.ts';
+import type { QueueErasureDeps } from './deps.ts';
 import { sweepQueue, type JobInspector } from './queue-sweep.ts';
 import { withQueue } from '../queues/with-queue.ts';
 import type { QueueErasure } from './receipt.ts';
@@ -13,7 +13,7 @@ import type { QueueErasure } from './receipt.ts';
  * lost: the activation rows they act on are erased too, and the worker does nothing for a row
  * that is gone.
  */
-export async function eraseActivationJobs(services: Services, vin: string, subscriptionId: string | undefined, activeWaitMs: number): Promise<QueueErasure> {
+export async function eraseActivationJobs(services: QueueErasureDeps, vin: string, subscriptionId: string | undefined, activeWaitMs: number): Promise<QueueErasure> {
   const open = (job: Job): ActivationJob | null => {
     try {
       return decodeActivationJob(services.secrets, job.data);

@@ -50,7 +50,11 @@ const DEFAULT_ACTIVE_WAIT_MS = 15_000;
  * something of the VIN, so a repeat that finds nothing sends nothing. Telemetry of the vehicle that arrives after the
  * erasure is new data; it flows to no consumer, since consents and activations are gone.
  */
-export async function eraseVehicleData(services: Services, vin: string, opts: EraseOptions = {}): Promise<ErasureReceipt> {
+export async function eraseVehicleData(
+  services: Pick<Services, 'cacheBus' | 'clock' | 'config' | 'logger' | 'redis' | 'redisUrl' | 'secrets' | 'store'>,
+  vin: string,
+  opts: EraseOptions = {},
+): Promise<ErasureReceipt> {
   const { store, clock, logger, secrets } = services;
   const scope = opts.subscriptionId;
   const wait = opts.activeWaitMs ?? DEFAULT_ACTIVE_WAIT_MS;

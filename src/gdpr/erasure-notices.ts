@@ -2,6 +2,7 @@ import { ERASURE_NOTICE_TYPE, type ErasureScope } from '../push/erasure-notice.t
 import { wantsNotice } from '../push/notice.ts';
 import { queueNotices } from '../push/notice-queue.ts';
 import type { Services } from '../services.ts';
+import type { NoticeDeps } from '../push/deps.ts';
 
 /**
  * The subscriptions an erasure concerns (GDPR Art. 19, reliability checklist K3): those that
@@ -35,7 +36,7 @@ export async function erasureRecipients(services: Pick<Services, 'store'>, holde
  * be queued are dropped).
  */
 export async function queueErasureNotices(
-  services: Services,
+  services: NoticeDeps,
   vin: string,
   recipients: string[],
   scope: ErasureScope,

@@ -2,7 +2,7 @@ import { queueHome } from '../queues/open-queue.ts';
 import type { Job } from 'bullmq';
 import { decodeBatch, encodeBatch } from '../queues/harmonize-job.ts';
 import { HARMONIZE_QUEUE } from '../queues/harmonize-job.ts';
-import type { Services } from '../services.ts';
+import type { QueueErasureDeps } from './deps.ts';
 import { sweepQueue, type Decision, type JobInspector } from './queue-sweep.ts';
 import { withQueue } from '../queues/with-queue.ts';
 import type { QueueErasure } from './receipt.ts';
@@ -15,7 +15,7 @@ import { messageMentionsVin } from './vin-match.ts';
  * the VIN's, because removing it would lose the others' data. Completed and failed batches are
  * treated alike: they keep their data in Redis until JOB_RETENTION_* ends.
  */
-export async function eraseFromPipelineBatches(services: Services, vin: string, activeWaitMs: number): Promise<QueueErasure> {
+export async function eraseFromPipelineBatches(services: QueueErasureDeps, vin: string, activeWaitMs: number): Promise<QueueErasure> {
   const { secrets } = services;
   const split = (job: Job) => {
     const messages = decodeBatch(secrets, job.data);

@@ -11,7 +11,12 @@ import type { QueueErasure } from './receipt.ts';
  * BEFORE the rows are erased, or the jobs could no longer be told apart. A job whose row is gone
  * already does nothing when it runs (src/push/deliver.ts).
  */
-export async function erasePushJobs(services: Services, vin: string, subscriptionId: string | undefined, activeWaitMs: number): Promise<QueueErasure> {
+export async function erasePushJobs(
+  services: Pick<Services, 'config' | 'redisUrl' | 'store'>,
+  vin: string,
+  subscriptionId: string | undefined,
+  activeWaitMs: number,
+): Promise<QueueErasure> {
   const { store } = services;
   const matches = async (data: unknown) => {
     const transactionId = (data as Partial<PushJob> | null)?.transactionId;

@@ -18,7 +18,7 @@ export type Retention = Periodic<number>;
  * overlapping runs only repeat work.
  * A failing purge (store down) is logged and tried again at the next interval.
  */
-export function startRetention(services: Services, opts: { intervalMs?: number } = {}): Retention {
+export function startRetention(services: Pick<Services, 'clock' | 'config' | 'logger' | 'store'>, opts: { intervalMs?: number } = {}): Retention {
   const { config, clock, logger, store } = services;
   const purge = async (): Promise<number> => {
     const cutoffMs = clock.now().getTime() - config.HISTORY_RETENTION_DAYS * DAY_MS;

@@ -1,6 +1,6 @@
 import mqtt, { type MqttClient } from 'mqtt';
 import type { Running } from '../running.ts';
-import type { Services } from '../services.ts';
+import type { TransportDeps } from './deps.ts';
 import type { Adapter } from '../adapters/manifest.ts';
 import { createAcceptor, type Arrival } from './accept.ts';
 import { messageTypeOf, topicMatcher } from '../adapters/topics.ts';
@@ -20,7 +20,7 @@ import { messageTypeOf, topicMatcher } from '../adapters/topics.ts';
 const SESSION_EXPIRY_S = 7 * 24 * 3600;
 
 export async function startExternalSubscriber(
-  services: Services,
+  services: TransportDeps,
   mqttUrl: string,
   opts: { clientId?: string } = {},
 ): Promise<Running & { client: MqttClient }> {

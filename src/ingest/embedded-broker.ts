@@ -4,7 +4,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import type { Adapter } from '../adapters/manifest.ts';
 import { metrics } from '../metrics/metrics.ts';
 import type { Running } from '../running.ts';
-import type { Services } from '../services.ts';
+import type { TransportDeps } from './deps.ts';
 import { adapterSecret } from '../adapters/secrets.ts';
 import { createAcceptor } from './accept.ts';
 import { limitedConnection } from './frame-limit.ts';
@@ -37,7 +37,7 @@ function authError(message: string, returnCode: 4 | 5): AuthenticateError {
  * acknowledged and dropped instead, counted and logged.
  */
 export async function startEmbeddedBroker(
-  services: Services,
+  services: TransportDeps,
   opts: { port?: number; host?: string } = {},
 ): Promise<Running & { url: string; port: number }> {
   const { config, logger } = services;

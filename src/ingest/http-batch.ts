@@ -2,7 +2,7 @@ import type { Adapter } from '../adapters/manifest.ts';
 import { adapterSecret } from '../adapters/secrets.ts';
 import { ApiError, apiErrors } from '../errors.ts';
 import { metrics } from '../metrics/metrics.ts';
-import type { Services } from '../services.ts';
+import type { TransportDeps } from './deps.ts';
 import { createAcceptor, type Acceptor, type Arrival } from './accept.ts';
 import { verifySignature } from './signature.ts';
 
@@ -22,7 +22,7 @@ export interface HttpBatches {
   close(): Promise<void>;
 }
 
-export function createHttpBatches(services: Pick<Services, 'config' | 'clock' | 'logger' | 'secrets' | 'redisUrl' | 'readiness' | 'adapters'>): HttpBatches {
+export function createHttpBatches(services: TransportDeps): HttpBatches {
   const { config, adapters, clock } = services;
   // Opened at once when a manufacturer ingests over HTTP, so the process's readiness covers the
   // queue connection batches go through from the first request on.

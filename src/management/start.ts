@@ -11,7 +11,9 @@ import { processActivation } from './process-activation.ts';
  * A job fails only when the store is unreachable; BullMQ retries it with backoff. A job it
  * cannot open (wrong key, foreign format) fails at once without retries.
  */
-export async function startActivationWorkers(services: Services): Promise<Running[]> {
+export async function startActivationWorkers(
+  services: Pick<Services, 'adapters' | 'clock' | 'config' | 'logger' | 'ownsVin' | 'redisUrl' | 'secrets' | 'store'>,
+): Promise<Running[]> {
   // A polled manufacturer's vehicle is polled from its activation on, until its deactivation.
   const polls = createPollSchedule(services);
   const worker = new Worker<unknown, unknown, string>(

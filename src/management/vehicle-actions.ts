@@ -53,7 +53,7 @@ function deactivateStep(current: VehicleStatus): Step {
  * the manufacturers' adapters do asynchronously. Returns one result per VIN, in input order.
  */
 export async function applyVehicleAction(
-  services: Services,
+  services: Pick<Services, 'adapters' | 'clock' | 'config' | 'store'>,
   queue: ActivationQueue,
   subscriptionId: string,
   action: VehicleAction,

@@ -26,7 +26,7 @@ export interface BatchOutcome {
  * and because every step is idempotent a retry changes nothing that already happened.
  */
 export async function processBatch(
-  services: Services,
+  services: Pick<Services, 'adapters' | 'catalog' | 'config' | 'logger' | 'redis' | 'secrets' | 'store'>,
   fanout: PushFanoutEnqueuer,
   messages: RawMessage[],
   opts: { rerun?: boolean } = {},

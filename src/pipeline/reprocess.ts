@@ -14,7 +14,7 @@ export const MAX_REPROCESS = 10_000;
  * harmonizes leaves quarantine once its points are stored; one that fails again stays, with the
  * new reason and its failure count raised. Returns how many were queued.
  */
-export async function reprocessQuarantined(services: Services, ingest: Ingest, selection: ReprocessSelection): Promise<number> {
+export async function reprocessQuarantined(services: Pick<Services, 'clock' | 'store'>, ingest: Ingest, selection: ReprocessSelection): Promise<number> {
   const entries = 'ids' in selection ? await services.store.quarantine.get(selection.ids) : await collect(services, selection.filter, selection.limit);
   const at = services.clock.now().toISOString();
   const messages = entries.map((e): RawMessage => ({

@@ -1,5 +1,5 @@
 import type { Running } from '../running.ts';
-import type { Services } from '../services.ts';
+import type { HarmonizeDeps } from './deps.ts';
 import { startHarmonizeWorker } from './worker.ts';
 
 /**
@@ -7,6 +7,6 @@ import { startHarmonizeWorker } from './worker.ts';
  * broker, the external-broker subscriber, HTTP batches) is in src/ingest/, started by
  * src/main/roles.ts. OWNED BY THE PIPELINE WORK.
  */
-export async function startPipeline(services: Services): Promise<Running[]> {
+export async function startPipeline(services: HarmonizeDeps): Promise<Running[]> {
   return [startHarmonizeWorker(services)];
 }

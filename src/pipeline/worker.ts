@@ -1,7 +1,7 @@
 import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { createPushFanoutEnqueuer } from '../push/fanout.ts';
 import type { Running } from '../running.ts';
-import type { Services } from '../services.ts';
+import type { HarmonizeDeps } from './deps.ts';
 import { StoreUnavailableError } from '../store/contract.ts';
 import { decodeBatch, type HarmonizeJobData } from '../queues/harmonize-job.ts';
 import { processBatch, type BatchOutcome } from './process-batch.ts';
@@ -32,7 +32,7 @@ function outageDelayMs(job: Job): number {
  * because the store was down. Any other failure (Redis, the push hand-over) is retried with
  * backoff; a job it cannot even open (wrong key, foreign format) fails at once without retries.
  */
-export function startHarmonizeWorker(services: Services, opts: HarmonizeWorkerOptions = {}): Running & { worker: Worker } {
+export function startHarmonizeWorker(services: HarmonizeDeps, opts: HarmonizeWorkerOptions = {}): Running & { worker: Worker } {
   const { config, logger } = services;
   const fanout = createPushFanoutEnqueuer(services);
   const worker = new Worker<HarmonizeJobData, BatchOutcome>(

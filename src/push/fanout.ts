@@ -35,7 +35,7 @@ function memo<T>(read: (id: string) => Promise<T>): (id: string) => Promise<T> {
  * retry, MQTT redelivery) creates nothing new: the unique index refuses the row, and a row
  * still PENDING gets its job re-added, which BullMQ ignores while the job exists.
  */
-export function createFanout(services: Services, queue: PushQueue): PushFanoutEnqueuer {
+export function createFanout(services: Pick<Services, 'catalog' | 'clock' | 'config' | 'logger' | 'redis' | 'secrets' | 'store'>, queue: PushQueue): PushFanoutEnqueuer {
   const { store, catalog, clock, logger, secrets } = services;
   const pushItems = new Set(catalog.list({ deliveryMethod: 'push' }).map((e) => e.technicalName));
   const watchList = createWatchList(services);
@@ -145,6 +145,8 @@ export function createFanout(services: Services, queue: PushQueue): PushFanoutEn
  * The enqueuer above on its own producer queue. Cheap for batches without push
  * items or watched pull items: one in-memory filter, no store or Redis call.
  */
-export function createPushFanoutEnqueuer(services: Services): PushFanoutEnqueuer {
+export function createPushFanoutEnqueuer(
+  services: Pick<Services, 'catalog' | 'clock' | 'config' | 'logger' | 'redis' | 'redisUrl' | 'secrets' | 'store'>,
+): PushFanoutEnqueuer {
   return createFanout(services, createPushQueue(services));
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { queueHome } from '../queues/open-queue.ts';
 import { noticeJob, PUSH_QUEUE } from '../queues/push-job.ts';
 import { withQueue } from '../queues/with-queue.ts';
-import type { Services } from '../services.ts';
+import type { NoticeDeps } from './deps.ts';
 import { noticeDelivery, type Notice } from './notice.ts';
 import { pushJobOptions } from './queue.ts';
 
@@ -18,7 +18,7 @@ import { pushJobOptions } from './queue.ts';
  * Returns the transactionIds.
  */
 export async function queueNotices(
-  services: Pick<Services, 'store' | 'secrets' | 'clock' | 'config' | 'redisUrl'>,
+  services: NoticeDeps,
   vin: string,
   recipients: readonly string[],
   notice: Notice,

@@ -1,5 +1,6 @@
 import { apiErrors } from '../errors.ts';
 import type { Services } from '../services.ts';
+import type { ReplayDeps } from './deps.ts';
 import type { DeliveryRecord, DeliveryStatus } from '../store/contract.ts';
 import type { PushQueue } from './queue.ts';
 
@@ -23,7 +24,7 @@ async function requireEnabledWebhook(services: Pick<Services, 'store'>, subscrip
  * same, so a consumer that deduplicates on it recognises a delivery it already processed.
  * Consent and activation are checked again when it is sent.
  */
-async function requeue(services: Pick<Services, 'clock' | 'logger' | 'store'>, queue: PushQueue, d: DeliveryRecord): Promise<'queued' | 'scheduled' | 'running'> {
+async function requeue(services: ReplayDeps, queue: PushQueue, d: DeliveryRecord): Promise<'queued' | 'scheduled' | 'running'> {
   const at = services.clock.now().toISOString();
   const won = await services.store.deliveries.transition(d.transactionId, REPLAYABLE, 'PENDING', at);
   if (!won) return 'scheduled';
@@ -44,7 +45,7 @@ async function requeue(services: Pick<Services, 'clock' | 'logger' | 'store'>, q
   return 'queued';
 }
 
-export async function replayOne(services: Services, queue: PushQueue, subscriptionId: string, transactionId: string): Promise<DeliveryRecord> {
+export async function replayOne(services: ReplayDeps, queue: PushQueue, subscriptionId: string, transactionId: string): Promise<DeliveryRecord> {
   const d = await services.store.deliveries.get(transactionId);
   // Another subscription's delivery is answered exactly like one that does not exist.
   if (!d || d.subscriptionId !== subscriptionId) throw apiErrors.notFound('Delivery not found.');
@@ -59,7 +60,7 @@ export async function replayOne(services: Services, queue: PushQueue, subscripti
 
 /** Replays the DEAD deliveries created in [since, until), at most {@link MAX_BULK_REPLAY} per call. */
 export async function replayDead(
-  services: Services,
+  services: ReplayDeps,
   queue: PushQueue,
   subscriptionId: string,
   range: { since: string; until?: string },

@@ -1,4 +1,4 @@
-import type { Services } from '../services.ts';
+import type { PushWorkerDeps } from './deps.ts';
 import type { Running } from '../running.ts';
 import { createPushQueue } from './queue.ts';
 import { startPushReconciler } from './reconcile.ts';
@@ -11,7 +11,7 @@ import { createPushWorker } from './worker.ts';
  * queue job was lost a fresh one (fan-out runs inside the pipeline through
  * createPushFanoutEnqueuer). `resolve` is injectable so a test can play DNS. OWNED BY THE PUSH WORK.
  */
-export async function startPushWorkers(services: Services, opts: { resolve?: Resolver } = {}): Promise<Running[]> {
+export async function startPushWorkers(services: PushWorkerDeps, opts: { resolve?: Resolver } = {}): Promise<Running[]> {
   const { config } = services;
   const agent = createGuardedAgent({
     allowPrivate: config.PUSH_ALLOW_PRIVATE_TARGETS,

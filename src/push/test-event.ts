@@ -52,7 +52,7 @@ export function testEnvelopeBody(subscriptionId: string, webhookId: string, now:
  * no delivery row, no retry, and the webhook's status and failure count stay as they are (a
  * disabled webhook can be tested too, before PUT re-enables it). Limited per subscription.
  */
-export function createTestEventSender(services: Services, resolve: Resolver) {
+export function createTestEventSender(services: Pick<Services, 'clock' | 'config' | 'logger' | 'redis' | 'secrets' | 'store'>, resolve: Resolver) {
   const { store, clock, config, secrets } = services;
   const agent = createGuardedAgent({
     allowPrivate: config.PUSH_ALLOW_PRIVATE_TARGETS,

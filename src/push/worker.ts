@@ -1,6 +1,6 @@
 import { DelayedError, Worker, type Job } from 'bullmq';
 import type { Dispatcher } from 'undici';
-import type { Services } from '../services.ts';
+import type { PushWorkerDeps } from './deps.ts';
 import { bullConnection } from '../queues/bull-connection.ts';
 import { createDeliveryProcessor, RetryLaterError } from './deliver.ts';
 import { StoreUnavailableError } from '../store/contract.ts';
@@ -19,7 +19,7 @@ import { nextDelayMs } from './retry-policy.ts';
  * store may have failed after the POST (recording the attempt): the next run sends it again,
  * with the same webhook-id (at-least-once, docs/webhooks.md).
  */
-export function createPushWorker(services: Services, dispatcher: Dispatcher): Worker<PushJob> {
+export function createPushWorker(services: PushWorkerDeps, dispatcher: Dispatcher): Worker<PushJob> {
   const { config, logger } = services;
   const deliver = createDeliveryProcessor(services, dispatcher);
   const outageDelayMs = Math.max(1000, (config.PUSH_RETRY_SCHEDULE_S[0] ?? 1) * 1000);

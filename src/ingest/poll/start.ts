@@ -26,7 +26,9 @@ const MAX_STALLS = 1_000_000;
  * worker that died to another once its lock (POLL_LOCK_DURATION_MS) has run out. At start, and
  * every POLL_RECONCILE_INTERVAL_S, the jobs of activated vehicles are checked (src/ingest/poll/reconcile.ts).
  */
-export async function startPollWorkers(services: Services): Promise<Running[]> {
+export async function startPollWorkers(
+  services: Pick<Services, 'adapters' | 'clock' | 'config' | 'logger' | 'readiness' | 'redis' | 'redisUrl' | 'secrets' | 'store'>,
+): Promise<Running[]> {
   const { config, logger, secrets } = services;
   const polled = services.adapters.list().filter((a) => a.manifest.transport.kind === 'poll');
   // Without a polled manufacturer this role takes nothing in: no workers, no ingest readiness.

@@ -17,7 +17,7 @@ export function portalFormActions(services: Pick<Services, 'adapters' | 'config'
 }
 
 /** Writes an {@link Outcome}: 303 (never 307: checklist B6), a message page or the portal. */
-export function sendOutcome(services: Services, reply: FastifyReply, outcome: Outcome): FastifyReply {
+export function sendOutcome(services: Pick<Services, 'adapters' | 'config'>, reply: FastifyReply, outcome: Outcome): FastifyReply {
   if (outcome.kind === 'redirect') {
     return reply
       .code(303)

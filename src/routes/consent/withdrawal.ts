@@ -34,7 +34,7 @@ export default async function withdrawalPages(app: FastifyInstance, opts: RouteO
   );
 }
 
-function send(services: Services, reply: FastifyReply, outcome: WithdrawOutcome | ListOutcome): FastifyReply {
+function send(services: Pick<Services, 'adapters' | 'config'>, reply: FastifyReply, outcome: WithdrawOutcome | ListOutcome): FastifyReply {
   if (outcome.kind === 'withdraw-start') {
     // Its form's answer is a 303 to a manufacturer: form-action must allow their origins.
     return reply.code(outcome.status).headers(pageHeaders(portalFormActions(services, null))).send(renderWithdrawStart(outcome.view));
