@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { html } from '../consent/pages/html.ts';
 import { randomToken } from '../crypto.ts';
 import { apiErrors } from '../errors.ts';
-import { singleValues } from '../http/query-value.ts';
+import { singleValue, singleValues } from '../http/query-value.ts';
 import { createIngest, type Ingest } from '../pipeline/ingest.ts';
 import { MAX_REPROCESS, reprocessQuarantined } from '../pipeline/reprocess.ts';
 import type { Services } from '../services.ts';
@@ -18,9 +18,11 @@ const OUTCOME_ROWS = 200;
 
 const LIST_PARAMS = ['manufacturer', 'code', 'cursor'] as const;
 
+/** The list's filter, from the query or the "reprocess all" form (a field given twice counts once, as everywhere in the console). */
 function toFilter(services: Services, q: { manufacturer?: unknown; code?: unknown }): QuarantineFilter {
-  const manufacturer = typeof q.manufacturer === 'string' && services.adapters.get(q.manufacturer) ? q.manufacturer : undefined;
-  const code = QUARANTINE_CODES.includes(q.code as QuarantineCode) ? (q.code as QuarantineCode) : undefined;
+  const [m, c] = [singleValue(q.manufacturer), singleValue(q.code)];
+  const manufacturer = m && services.adapters.get(m) ? m : undefined;
+  const code = QUARANTINE_CODES.includes(c as QuarantineCode) ? (c as QuarantineCode) : undefined;
   return { ...(manufacturer ? { manufacturer } : {}), ...(code ? { code } : {}) };
 }
 

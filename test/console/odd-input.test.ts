@@ -3,7 +3,7 @@ import { createTestApp } from '../helpers/app.ts';
 import { signIn } from './session.ts';
 
 const t = await createTestApp();
-const { cookie } = await signIn(t.app);
+const { cookie, csrf } = await signIn(t.app);
 const get = (url: string) => t.app.inject({ method: 'GET', url, headers: { cookie } });
 
 /** The fuzz test's first findings (test/fuzz/console.test.ts), kept as plain examples. */
@@ -19,6 +19,26 @@ describe('console pages given odd input', () => {
     const map = await get('/console/fleet/map.json?vin=V1RT&vin=&manufacturer=virtual&manufacturer=borealis');
     expect(map.statusCode).toBe(200);
     expect(map.json()).toEqual({ vehicles: [] });
+  });
+
+  it('"reprocess all" with its manufacturer given twice takes the first, never every manufacturer', async () => {
+    const at = t.services.clock.now().toISOString();
+    const entry = (id: string, manufacturer: string) => ({
+      id, manufacturer, messageType: 'telemetry', code: 'DECODE_FAILED' as const, reason: 'odd', mappingVersion: null, vin: null,
+      topic: null, raw: 'not json', rawEncoding: 'utf8' as const, receivedAt: at, quarantinedAt: at, lastFailedAt: at, failures: 1,
+    });
+    await t.services.store.quarantine.put(entry('qoddvirtual', 'virtual'));
+    await t.services.store.quarantine.put(entry('qoddborealis', 'borealis'));
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/console/quarantine/reprocess',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `csrf=${encodeURIComponent(csrf)}&all=1&code=DECODE_FAILED&manufacturer=virtual&manufacturer=borealis`,
+    });
+    expect(res.statusCode).toBe(303);
+    const outcome = await get(res.headers.location as string);
+    expect(outcome.body).toContain('qoddvirtual');
+    expect(outcome.body).not.toContain('qoddborealis');
   });
 
   it('an id longer than the router takes, or a page that does not exist, is the console\'s 404 page', async () => {
