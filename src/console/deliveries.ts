@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { html } from '../consent/pages/html.ts';
 import { ApiError, apiErrors } from '../errors.ts';
-import { singleValues } from '../http/query-value.ts';
+import { singleValues } from '../http/single-value.ts';
 import { getSubscription } from '../provisioning/index.ts';
 import { createPushQueue, type PushQueue } from '../push/queue.ts';
 import { MAX_BULK_REPLAY, replayDead, replayOne } from '../push/replay.ts';

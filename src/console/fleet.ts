@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { html } from '../consent/pages/html.ts';
-import { singleValues } from '../http/query-value.ts';
+import { singleValues } from '../http/single-value.ts';
 import type { Services } from '../services.ts';
 import type { FleetQuery } from '../store/contract.ts';
 import { fleetMap, fleetPage, KEY_ITEMS, type FleetRow } from './fleet-data.ts';

@@ -3,7 +3,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { html } from '../consent/pages/html.ts';
 import { apiErrors } from '../errors.ts';
-import { singleValues } from '../http/query-value.ts';
+import { singleValues } from '../http/single-value.ts';
 import type { Services } from '../services.ts';
 import { formOf } from './auth.ts';
 import { sendPage } from './page.ts';

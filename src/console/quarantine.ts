@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { html } from '../consent/pages/html.ts';
 import { randomToken } from '../crypto.ts';
 import { apiErrors } from '../errors.ts';
-import { singleValue, singleValues } from '../http/query-value.ts';
+import { singleValue, singleValues } from '../http/single-value.ts';
 import { createIngest, type Ingest } from '../pipeline/ingest.ts';
 import { MAX_REPROCESS, reprocessQuarantined } from '../pipeline/reprocess.ts';
 import type { Services } from '../services.ts';

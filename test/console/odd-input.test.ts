@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { createTestApp } from '../helpers/app.ts';
+import { addConsumer, createTestApp } from '../helpers/app.ts';
 import { signIn } from './session.ts';
 
 const t = await createTestApp();
@@ -39,6 +39,20 @@ describe('console pages given odd input', () => {
     const outcome = await get(res.headers.location as string);
     expect(outcome.body).toContain('qoddvirtual');
     expect(outcome.body).not.toContain('qoddborealis');
+  });
+
+  it('a new subscription\'s fields given twice: the items add up, the first legal basis counts', async () => {
+    const a = await addConsumer(t);
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/console/consumers/${a.consumerId}/subscriptions`,
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `csrf=${encodeURIComponent(csrf)}&dataItems=mileage&dataItems=fuellevel&legalBasis=CONTRACT&legalBasis=CONSENT`,
+    });
+    expect(res.statusCode).toBe(303);
+    const created = (await t.services.store.subscriptions.listByConsumer(a.consumerId)).find((s) => s.subscriptionId !== a.subscriptionId)!;
+    expect(created.dataItems).toEqual(['mileage', 'fuellevel']);
+    expect(created.legalBasis).toBe('CONTRACT');
   });
 
   it('an id longer than the router takes, or a page that does not exist, is the console\'s 404 page', async () => {

@@ -1,7 +1,7 @@
 /**
- * One value of a query parameter. Fastify hands a parameter given twice (`?vin=a&vin=b`) to the
- * route as an array, whatever the route's TypeScript type says; a page that only shows or filters
- * by the value takes the first string, as a browser's form would have sent one.
+ * One value of a query parameter or form field. Fastify (and @fastify/formbody) hand a field given
+ * twice (`?vin=a&vin=b`) to the route as an array, whatever the route's TypeScript type says; a
+ * page that shows or filters by the value takes the first string, as a browser's form sends one.
  */
 export function singleValue(value: unknown): string | undefined {
   const first = Array.isArray(value) ? value[0] : value;
