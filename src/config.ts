@@ -197,6 +197,9 @@ export const DEFINITIONS = {
   HTTP_HEADERS_TIMEOUT_MS: def('10000', int(1000), 'Time a client has to send the request headers (guards against slow-header attacks); capped at REQUEST_TIMEOUT_MS.'),
   HTTP_KEEP_ALIVE_TIMEOUT_MS: def('72000', int(1000), 'How long an idle keep-alive connection stays open (longer than common load balancers\' 60 s idle timeout).'),
   TRUST_PROXY: def('false', trustProxy, 'Addresses/CIDRs of the proxies in front of the API (loopback, linklocal, uniquelocal allowed) whose X-Forwarded-For names the client, for the per-client limits (portal, failed authentications). false: the connection\'s address is the client\'s.'),
+  // --- Operators' console (/console, docs/console.md)
+  CONSOLE_SESSION_MINUTES: def('480', int(1, 10080), 'How long a console session lasts after sign-in (at most a week); then the operator signs in again.'),
+  CONSOLE_SAMPLE_SECONDS: def('5', int(1, 60), 'How often every process adds what it counted to the console\'s pipeline charts in Redis (at most 60: the charts are per minute).'),
   // --- Process
   ROLES: def('all', roles, 'What this process runs: "all", or a list of api, broker, pipeline, push, simulator.'),
   LOG_LEVEL: def('info', oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const), 'pino log level.'),

@@ -13,6 +13,8 @@ describe('configuration', () => {
     expect(cfg.consentUrl).toBe(cfg.publicUrl);
     expect(cfg.ROLES).toEqual(['api', 'broker', 'pipeline', 'push', 'simulator']);
     expect(cfg.MQTT_PORT).not.toBe(1883);
+    expect(cfg.CONSOLE_SESSION_MINUTES).toBe(480);
+    expect(cfg.CONSOLE_SAMPLE_SECONDS).toBe(5);
   });
 
   it('takes overrides from the environment', () => {
@@ -34,6 +36,11 @@ describe('configuration', () => {
     ['LOG_LEVEL', 'loud'],
     ['ADMIN_TOKEN', 'x'],
     ['DEMO_SEED', 'maybe'],
+    ['CONSOLE_SESSION_MINUTES', '0'],
+    ['CONSOLE_SESSION_MINUTES', '10081'],
+    ['CONSOLE_SESSION_MINUTES', '1.5'],
+    ['CONSOLE_SAMPLE_SECONDS', '0'],
+    ['CONSOLE_SAMPLE_SECONDS', '61'],
   ])('stops on an invalid %s, naming it', (name, value) => {
     let caught: unknown;
     try {

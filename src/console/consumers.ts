@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { html } from '../consent/pages/html.ts';
+import { singleValue } from '../http/single-value.ts';
 import { addApiKey, createConsumer, createSubscription, getConsumer, listApiKeys, listConsumers, listSubscriptions, revokeApiKey } from '../provisioning/index.ts';
 import type { Services } from '../services.ts';
 import { LEGAL_BASES, type LegalBasis } from '../store/contract.ts';
@@ -7,7 +8,8 @@ import { formOf } from './auth.ts';
 import { sendPage, when } from './page.ts';
 
 const UUID = /^[0-9a-f-]{36}$/;
-const list = (v: unknown) => (typeof v === 'string' ? v.split(/[\s,]+/).filter(Boolean) : []);
+/** A textarea's names, split on spaces and commas; a field given twice adds its names. */
+const list = (v: unknown) => [v].flat().filter((x): x is string => typeof x === 'string').flatMap((x) => x.split(/[\s,]+/).filter(Boolean));
 
 /** A page that shows a new API key: the only time it is visible (only its SHA-256 is stored). */
 function sendIssuedKey(reply: FastifyReply, csrf: string, consumerId: string, name: string, apiKey: string): FastifyReply {
@@ -85,7 +87,7 @@ export function consumerRoutes(app: FastifyInstance, services: Services): void {
       consumerId,
       dataItems: list(form.dataItems),
       allowedRedirectUrls: list(form.allowedRedirectUrls),
-      legalBasis: (typeof form.legalBasis === 'string' ? form.legalBasis : 'CONSENT') as LegalBasis,
+      legalBasis: (singleValue(form.legalBasis) ?? 'CONSENT') as LegalBasis,
     });
     return reply.code(303).header('location', `/console/consumers/${UUID.test(consumerId) ? consumerId : ''}`).send();
   });

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { html } from '../consent/pages/html.ts';
 import { ApiError, apiErrors } from '../errors.ts';
+import { singleValues } from '../http/single-value.ts';
 import { getSubscription } from '../provisioning/index.ts';
 import { createPushQueue, type PushQueue } from '../push/queue.ts';
 import { MAX_BULK_REPLAY, replayDead, replayOne } from '../push/replay.ts';
@@ -25,13 +26,14 @@ export function deliveryRoutes(app: FastifyInstance, services: Services): void {
   let queue: PushQueue | undefined;
   app.addHook('onClose', async () => queue?.close());
 
-  app.get<{ Params: { subscriptionId: string }; Querystring: { status?: string; until?: string } }>(
+  app.get<{ Params: { subscriptionId: string } }>(
     '/console/subscriptions/:subscriptionId/deliveries',
     async (request, reply) => {
       const csrf = request.consoleSession!.csrf;
       const sub = await getSubscription(services, request.params.subscriptionId.slice(0, 64));
-      const status = DELIVERY_STATUSES.includes(request.query.status as DeliveryStatus) ? (request.query.status as DeliveryStatus) : undefined;
-      const until = request.query.until && !Number.isNaN(Date.parse(request.query.until)) ? new Date(request.query.until).toISOString() : undefined;
+      const q = singleValues(request.query, ['status', 'until']);
+      const status = DELIVERY_STATUSES.includes(q.status as DeliveryStatus) ? (q.status as DeliveryStatus) : undefined;
+      const until = q.until && !Number.isNaN(Date.parse(q.until)) ? new Date(q.until).toISOString() : undefined;
       const [webhook, rows] = await Promise.all([
         services.store.webhooks.get(sub.subscriptionId),
         services.store.deliveries.list({ subscriptionId: sub.subscriptionId, limit: PAGE_SIZE, ...(status ? { status } : {}), ...(until ? { until } : {}) }),

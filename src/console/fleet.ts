@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { html } from '../consent/pages/html.ts';
+import { singleValues } from '../http/single-value.ts';
 import type { Services } from '../services.ts';
 import type { FleetQuery } from '../store/contract.ts';
 import { fleetMap, fleetPage, KEY_ITEMS, type FleetRow } from './fleet-data.ts';
@@ -8,11 +9,8 @@ import { query, sendPage, when } from './page.ts';
 export const FLEET_PAGE_SIZE = 50;
 const VIN_PREFIX = /^[A-HJ-NPR-Z0-9]{1,17}$/;
 
-interface FleetParams {
-  manufacturer?: string;
-  vin?: string;
-  after?: string;
-}
+const FLEET_PARAMS = ['manufacturer', 'vin', 'after'] as const;
+type FleetParams = Partial<Record<(typeof FLEET_PARAMS)[number], string>>;
 
 /** The store query of the page's filters; an error message for a search that cannot be a VIN. */
 function toQuery(services: Services, q: FleetParams): { query: FleetQuery; error: string | null } {
@@ -45,13 +43,14 @@ const row = (r: FleetRow) => html`<tr data-vin="${r.vin}">
 export function fleetRoutes(app: FastifyInstance, services: Services): void {
   app.get('/console', async (_request, reply) => reply.code(303).header('location', '/console/fleet').send());
 
-  app.get<{ Querystring: FleetParams }>('/console/fleet', async (request, reply) => {
-    const { query: q, error } = toQuery(services, request.query);
+  app.get('/console/fleet', async (request, reply) => {
+    const params = singleValues(request.query, FLEET_PARAMS);
+    const { query: q, error } = toQuery(services, params);
     const { rows, nextAfter } = await fleetPage(services, q);
     const filters = { manufacturer: q.manufacturer, vin: q.vinPrefix };
     const body = html`<form method="get" action="/console/fleet" class="filters" role="search">
 <label>Manufacturer<select name="manufacturer"><option value="">all</option>${services.adapters.list().map((a) => a.manifest.id).map((id) => html`<option value="${id}"${id === q.manufacturer ? html` selected` : ''}>${id}</option>`)}</select></label>
-<label>VIN starts with<input type="search" name="vin" value="${request.query.vin ?? ''}" maxlength="17" spellcheck="false"></label>
+<label>VIN starts with<input type="search" name="vin" value="${params.vin ?? ''}" maxlength="17" spellcheck="false"></label>
 <button type="submit">Filter</button>
 </form>
 ${error ? html`<p class="error" role="alert">${error}</p>` : ''}
@@ -72,8 +71,8 @@ ${error ? html`<p class="error" role="alert">${error}</p>` : ''}
     return sendPage(reply, { view: 'fleet', title: 'Fleet', csrf: request.consoleSession!.csrf, body, scripts: ['console.js', 'fleet.js'] });
   });
 
-  app.get<{ Querystring: FleetParams }>('/console/fleet/map.json', async (request, reply) => {
-    const { query: q } = toQuery(services, request.query);
+  app.get('/console/fleet/map.json', async (request, reply) => {
+    const { query: q } = toQuery(services, singleValues(request.query, FLEET_PARAMS));
     return reply.header('cache-control', 'no-store').send({ vehicles: await fleetMap(services, q) });
   });
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { html } from '../consent/pages/html.ts';
+import { singleValues } from '../http/single-value.ts';
 import type { Services } from '../services.ts';
 import type { FunnelRow } from '../store/contract.ts';
 import { sendPage } from './page.ts';
@@ -40,8 +41,8 @@ const cell = (r: FunnelRow, k: (typeof STEPS)[number][0]) => html`<td class="num
  * got (src/store/contract/console.ts). One aggregate query in the store, whatever the period.
  */
 export function funnelRoutes(app: FastifyInstance, services: Services): void {
-  app.get<{ Querystring: { since?: string; until?: string } }>('/console/funnel', async (request, reply) => {
-    const p = period(services, request.query);
+  app.get('/console/funnel', async (request, reply) => {
+    const p = period(services, singleValues(request.query, ['since', 'until']));
     const rows = await services.store.console.consentFunnel(`${p.since}T00:00:00.000Z`, new Date(Date.parse(p.until) + DAY_MS).toISOString());
     const all = rows.length > 1 ? [...rows, total(rows)] : rows;
     const body = html`<form method="get" action="/console/funnel" class="filters">

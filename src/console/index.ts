@@ -1,6 +1,7 @@
 import cookie from '@fastify/cookie';
 import type { FastifyInstance } from 'fastify';
 import { html } from '../consent/pages/html.ts';
+import { apiErrors } from '../errors.ts';
 import type { Services } from '../services.ts';
 import { assetRoutes } from './assets.ts';
 import { installConsoleGuard, isJsonCall, signInRoutes } from './auth.ts';
@@ -25,10 +26,6 @@ export default async function consolePlugin(app: FastifyInstance, opts: { servic
     route.schema = { ...route.schema, hide: true };
   });
   await app.register(cookie);
-  // Pages for a browser, not the public API: none of them goes into the OpenAPI document.
-  app.addHook('onRoute', (route) => {
-    route.schema = { ...route.schema, hide: true };
-  });
   installConsoleGuard(app, services);
 
   // Errors are pages for a browser, a JSON message for the pages' scripts.
@@ -50,4 +47,13 @@ export default async function consolePlugin(app: FastifyInstance, opts: { servic
   consumerRoutes(app, services);
   deliveryRoutes(app, services);
   funnelRoutes(app, services);
+  // Any other path under /console (or an id longer than the router's maxParamLength) gets the
+  // console's own 404 page after the session check, not the API's JSON error body.
+  app.route({
+    method: ['GET', 'POST'],
+    url: '/console/*',
+    handler: async () => {
+      throw apiErrors.notFound('No such page in the console.');
+    },
+  });
 }

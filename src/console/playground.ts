@@ -3,17 +3,13 @@ import { readdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { html } from '../consent/pages/html.ts';
 import { apiErrors } from '../errors.ts';
+import { singleValues } from '../http/single-value.ts';
 import type { Services } from '../services.ts';
 import { formOf } from './auth.ts';
 import { sendPage } from './page.ts';
 import { playgroundCases, playgroundDryRun, withEditedMapping } from './playground-run.ts';
 
-interface PickParams {
-  manufacturer?: string;
-  messageType?: string;
-  fixture?: string;
-  quarantineId?: string;
-}
+const PICK_PARAMS = ['manufacturer', 'messageType', 'fixture', 'quarantineId'] as const;
 
 const FIXTURE_NAME = /^[A-Za-z0-9._-]+\.json$/;
 
@@ -35,20 +31,21 @@ function editedFrom(services: Services, body: Record<string, unknown>) {
  * download, to be committed and deployed like any mapping change.
  */
 export function playgroundRoutes(app: FastifyInstance, services: Services): void {
-  app.get<{ Querystring: PickParams }>('/console/playground', async (request, reply) => {
+  app.get('/console/playground', async (request, reply) => {
+    const pick = singleValues(request.query, PICK_PARAMS);
     const adapters = services.adapters.list();
-    const adapter = services.adapters.get(request.query.manufacturer ?? '') ?? adapters[0];
+    const adapter = services.adapters.get(pick.manufacturer ?? '') ?? adapters[0];
     if (!adapter) throw apiErrors.notFound('No manufacturer is configured.');
     const id = adapter.manifest.id;
     const types = [...adapter.mappings.keys()].sort();
-    const messageType = types.includes(request.query.messageType ?? '') ? request.query.messageType! : types[0]!;
+    const messageType = types.includes(pick.messageType ?? '') ? pick.messageType! : types[0]!;
     const mapping = adapter.mappings.get(messageType)!;
     const fixtures = (await readdir(join(adapter.dir, 'fixtures')).catch(() => [] as string[])).filter((f) => FIXTURE_NAME.test(f)).sort();
-    const fixture = fixtures.includes(request.query.fixture ?? '') ? request.query.fixture! : (fixtures.find((f) => f.includes(`.${messageType}.`)) ?? '');
+    const fixture = fixtures.includes(pick.fixture ?? '') ? pick.fixture! : (fixtures.find((f) => f.includes(`.${messageType}.`)) ?? '');
     let raw = fixture ? await readFile(join(adapter.dir, 'fixtures', fixture), 'utf8') : '';
     let source = 'fixture';
-    if (request.query.quarantineId) {
-      const [q] = await services.store.quarantine.get([request.query.quarantineId.slice(0, 100)]);
+    if (pick.quarantineId) {
+      const [q] = await services.store.quarantine.get([pick.quarantineId.slice(0, 100)]);
       if (q && q.rawEncoding === 'utf8') ({ raw, source } = { raw: q.raw, source: `quarantined message ${q.id}` });
     }
     const csrf = request.consoleSession!.csrf;

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { html } from '../consent/pages/html.ts';
 import { randomToken } from '../crypto.ts';
 import { apiErrors } from '../errors.ts';
+import { singleValue, singleValues } from '../http/single-value.ts';
 import { createIngest, type Ingest } from '../pipeline/ingest.ts';
 import { MAX_REPROCESS, reprocessQuarantined } from '../pipeline/reprocess.ts';
 import type { Services } from '../services.ts';
@@ -15,15 +16,13 @@ const RUN_TTL_S = 3600;
 /** The outcome page lists this many messages of a run (its counts cover all). */
 const OUTCOME_ROWS = 200;
 
-interface ListParams {
-  manufacturer?: string;
-  code?: string;
-  cursor?: string;
-}
+const LIST_PARAMS = ['manufacturer', 'code', 'cursor'] as const;
 
+/** The list's filter, from the query or the "reprocess all" form (a field given twice counts once, as everywhere in the console). */
 function toFilter(services: Services, q: { manufacturer?: unknown; code?: unknown }): QuarantineFilter {
-  const manufacturer = typeof q.manufacturer === 'string' && services.adapters.get(q.manufacturer) ? q.manufacturer : undefined;
-  const code = QUARANTINE_CODES.includes(q.code as QuarantineCode) ? (q.code as QuarantineCode) : undefined;
+  const [m, c] = [singleValue(q.manufacturer), singleValue(q.code)];
+  const manufacturer = m && services.adapters.get(m) ? m : undefined;
+  const code = QUARANTINE_CODES.includes(c as QuarantineCode) ? (c as QuarantineCode) : undefined;
   return { ...(manufacturer ? { manufacturer } : {}), ...(code ? { code } : {}) };
 }
 
@@ -53,12 +52,13 @@ export function quarantineRoutes(app: FastifyInstance, services: Services): void
   let ingest: Ingest | undefined;
   app.addHook('onClose', async () => ingest?.close());
 
-  app.get<{ Querystring: ListParams }>('/console/quarantine', async (request, reply) => {
-    const filter = toFilter(services, request.query);
+  app.get('/console/quarantine', async (request, reply) => {
+    const params = singleValues(request.query, LIST_PARAMS);
+    const filter = toFilter(services, params);
     const csrf = request.consoleSession!.csrf;
     let page;
     try {
-      page = await services.store.quarantine.list(filter, PAGE_SIZE, request.query.cursor || undefined);
+      page = await services.store.quarantine.list(filter, PAGE_SIZE, params.cursor || undefined);
     } catch (err) {
       if (err instanceof RangeError) throw apiErrors.badRequest('invalid cursor.');
       throw err;
@@ -84,7 +84,7 @@ ${filter.code
 </table>
 ${page.items.length ? html`<p><button type="submit">Reprocess the selected</button></p>` : ''}
 </form>
-<p class="pager">${request.query.cursor ? html`<a href="/console/quarantine${query({ ...filter })}">First page</a>` : ''}${page.nextCursor ? html`<a rel="next" href="/console/quarantine${query({ ...filter, cursor: page.nextCursor })}">Next ${PAGE_SIZE}</a>` : ''}</p>`;
+<p class="pager">${params.cursor ? html`<a href="/console/quarantine${query({ ...filter })}">First page</a>` : ''}${page.nextCursor ? html`<a rel="next" href="/console/quarantine${query({ ...filter, cursor: page.nextCursor })}">Next ${PAGE_SIZE}</a>` : ''}</p>`;
     return sendPage(reply, { view: 'quarantine', title: 'Quarantine', csrf, body });
   });
 

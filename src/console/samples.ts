@@ -19,7 +19,6 @@ import type { Services } from '../services.ts';
 export const MINUTE_MS = 60_000;
 export const KEPT_MINUTES = 60;
 const TTL_S = 2 * 60 * 60;
-export const SAMPLE_INTERVAL_MS = 5_000;
 
 export const sampleKey = (services: Services, minuteMs: number) => `${services.config.QUEUE_PREFIX}:console:samples:${minuteMs}`;
 
@@ -62,6 +61,7 @@ export interface SamplerOptions {
    * depend on the queues' wiring. Their owner closes them, not the sampler.
    */
   gauges?: Pick<ScrapeGauges, 'refresh'>;
+  /** Default: CONSOLE_SAMPLE_SECONDS. */
   intervalMs?: number;
 }
 
@@ -96,7 +96,7 @@ export function startConsoleSampler(services: Services, opts: SamplerOptions): R
 
   const periodic = startPeriodic({
     name: 'console-sampler',
-    intervalMs: opts.intervalMs ?? SAMPLE_INTERVAL_MS,
+    intervalMs: opts.intervalMs ?? services.config.CONSOLE_SAMPLE_SECONDS * 1000,
     logger: services.logger,
     failure: 'console sample not written (Redis unavailable?)',
     run: flush,

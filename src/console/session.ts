@@ -4,8 +4,8 @@ import { timingSafeEqual } from 'node:crypto';
 import { randomToken, sha256Hex } from '../crypto.ts';
 import type { Services } from '../services.ts';
 
-/** A console session lasts a working day; then the operator signs in again. */
-export const SESSION_TTL_MS = 8 * 60 * 60 * 1000;
+/** How long a session lasts (CONSOLE_SESSION_MINUTES: a working day by default); then the operator signs in again. */
+const sessionTtlMs = (services: Services) => services.config.CONSOLE_SESSION_MINUTES * 60_000;
 
 export interface ConsoleSession {
   /** The CSRF token every POST of this session must carry (form field `csrf` or header x-csrf-token). */
@@ -45,7 +45,8 @@ export function sameSecret(a: string, b: string): boolean {
  * without a shared session table, and nobody can read or forge it. HttpOnly, SameSite=Strict.
  */
 export function openSession(services: Services, reply: FastifyReply): ConsoleSession {
-  const session: ConsoleSession = { csrf: randomToken(), expiresAt: services.clock.now().getTime() + SESSION_TTL_MS };
+  const ttlMs = sessionTtlMs(services);
+  const session: ConsoleSession = { csrf: randomToken(), expiresAt: services.clock.now().getTime() + ttlMs };
   const sealed: Sealed = { c: session.csrf, e: session.expiresAt, t: tokenTag(services) };
   const secure = consoleSecure(services);
   reply.setCookie(cookieName(secure), services.secrets.encrypt(JSON.stringify(sealed)), {
@@ -53,7 +54,7 @@ export function openSession(services: Services, reply: FastifyReply): ConsoleSes
     httpOnly: true,
     sameSite: 'strict',
     secure,
-    maxAge: SESSION_TTL_MS / 1000,
+    maxAge: ttlMs / 1000,
   });
   return session;
 }

@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.ts';
-import { SESSION_TTL_MS } from '../../src/console/session.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { cookiesOf, signIn } from './session.ts';
 
@@ -49,8 +48,30 @@ describe('console sign-in and session', () => {
     const tampered = `${name}=${value.slice(0, at)}${value[at] === 'A' ? 'B' : 'A'}${value.slice(at + 1)}`;
     expect((await get('/console/fleet', tampered)).headers.location).toBe('/console/sign-in');
 
-    clock.set(clock.now().getTime() + SESSION_TTL_MS + 1);
+    // CONSOLE_SESSION_MINUTES' default: 480 minutes.
+    clock.set(clock.now().getTime() + 8 * 3_600_000 - 1000);
+    expect((await get('/console/fleet', cookie)).statusCode).toBe(200);
+    clock.set(clock.now().getTime() + 1001);
     expect((await get('/console/fleet', cookie)).headers.location).toBe('/console/sign-in');
+  });
+
+  it('ends a session after CONSOLE_SESSION_MINUTES, cookie and all', async () => {
+    const clock = new ManualClock();
+    t = await createTestApp({ clock, env: { CONSOLE_SESSION_MINUTES: '2' } });
+    const form = await get('/console/sign-in');
+    const csrf = /name="csrf" value="([^"]+)"/.exec(form.body)![1]!;
+    const res = await t.app.inject({ method: 'POST', url: '/console/sign-in', headers: { cookie: cookiesOf(form.headers['set-cookie']).join('; ') }, payload: { csrf, token: 'test-admin-token' } });
+    const session = ([] as string[]).concat(res.headers['set-cookie'] ?? []).find((c) => c.startsWith('cvd_console='))!;
+    // The browser drops the cookie when the server stops accepting it.
+    expect(session).toMatch(/; Max-Age=120(;|$)/);
+    const cookie = session.split(';')[0]!;
+
+    clock.set(clock.now().getTime() + 119_000);
+    expect((await get('/console/fleet', cookie)).statusCode).toBe(200);
+    clock.set(clock.now().getTime() + 1_000);
+    expect((await get('/console/fleet', cookie)).headers.location).toBe('/console/sign-in');
+    const post = await t.app.inject({ method: 'POST', url: '/console/consumers', headers: { cookie }, payload: { csrf, name: 'too late' } });
+    expect(post.statusCode).toBe(401);
   });
 
   it('counts failed sign-ins toward the failed-authentication throttle shared with the admin API', async () => {
