@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { pageHeaders } from '../../consent/pages/headers.ts';
+import { singleValues } from '../../http/single-value.ts';
 import { renderMessagePage } from '../../consent/pages/message-page.ts';
 import type { RouteOptions } from '../../routes/route-options.ts';
 import type { Services } from '../../services.ts';
@@ -15,7 +16,8 @@ export default async function demoRoutes(app: FastifyInstance, opts: RouteOption
   const { services } = opts;
   const { portalUrl } = services.config;
   app.get<{ Querystring: Record<string, unknown> }>('/demo/callback', { schema: { hide: true } }, async (request, reply) => {
-    const [code, consentId, error, description] = ['code', 'consent_id', 'error', 'error_description'].map((name) => single(request.query[name]));
+    // A parameter given twice (RFC 6749 §3.1 forbids it in a redirect; this page shows what arrived): the first counts.
+    const { code, consent_id: consentId, error, error_description: description } = singleValues(request.query, ['code', 'consent_id', 'error', 'error_description']);
     const paragraphs = error
       ? [`The consent flow ended with error "${error}": ${description ?? ''}`, consentId ? `Consent id: ${consentId}` : 'No consent was stored.']
       : [
@@ -29,15 +31,6 @@ export default async function demoRoutes(app: FastifyInstance, opts: RouteOption
       .headers(pageHeaders(null))
       .send(renderMessagePage({ title: error ? 'Consent not given' : 'Consent given (demo consumer)', paragraphs, alert: Boolean(error) }));
   });
-}
-
-/**
- * One value of a query parameter: a parameter given twice arrives as an array (RFC 6749 §3.1 forbids
- * it in a redirect, but this page only shows what arrived), so the first string counts.
- */
-function single(value: unknown): string | undefined {
-  const first = Array.isArray(value) ? value[0] : value;
-  return typeof first === 'string' ? first : undefined;
 }
 
 /**
