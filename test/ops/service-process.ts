@@ -114,10 +114,10 @@ export function startService(name: string, opts: StartOptions): ServiceProcess {
 export async function startWorker(
   d: Deployment,
   procs: ServiceProcess[],
-  opts: { roles?: string; name?: string; readyStatus?: number } = {},
+  opts: { roles?: string; name?: string; readyStatus?: number; env?: Record<string, string> } = {},
 ): Promise<ServiceProcess> {
   const probe = await freePort();
-  const worker = startService(opts.name ?? 'worker', { env: d.env({ ROLES: opts.roles ?? 'pipeline', PROBE_PORT: String(probe) }) });
+  const worker = startService(opts.name ?? 'worker', { env: d.env({ ...opts.env, ROLES: opts.roles ?? 'pipeline', PROBE_PORT: String(probe) }) });
   procs.push(worker);
   await waitForHttp(`http://127.0.0.1:${probe}/ready`, opts.readyStatus ?? 200, 30_000, worker);
   return worker;

@@ -60,15 +60,17 @@ describe('a harmonize worker killed mid-batch', () => {
       child.kill('SIGKILL');
       expect(await services.store.dataPoints.count()).toBe(stage === 'after-store' ? MESSAGES * ITEMS_PER_MESSAGE : 0);
 
-      worker = startHarmonizeWorker(services, { lockDuration: 1000, stalledInterval: 300 });
-      await waitFor(async () => (await completedJobs(services)).length === 1, 20_000, 'the batch to complete');
+      // The dead worker's lock (1 s) runs out and the next stalled check (300 ms) hands its batch
+      // over; the survivor's own lock is long, so a busy machine cannot make the batch stall twice.
+      worker = startHarmonizeWorker(services, { lockDuration: 30_000, stalledInterval: 300 });
+      await waitFor(async () => (await completedJobs(services)).length === 1, 40_000, 'the batch to complete');
       const [job] = await completedJobs(services);
       expect(job?.stalledCounter).toBe(1);
       expect(await services.store.dataPoints.count()).toBe(MESSAGES * ITEMS_PER_MESSAGE);
       expect(await services.store.quarantine.count()).toBe(0);
       const history = await services.store.dataPoints.history({ vin: 'V1RTUALV1N0000001', item: 'mileage', limit: 1000 });
       expect(history.items).toHaveLength(MESSAGES);
-    }, 40_000);
+    }, 60_000);
   }
 });
 
