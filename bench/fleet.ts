@@ -11,17 +11,17 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import mqtt from 'mqtt';
-import { loadAdapterRegistry } from '../../src/adapters/registry.ts';
-import { loadCatalog } from '../../src/catalog/load.ts';
-import { systemClock } from '../../src/clock.ts';
-import { loadConfig } from '../../src/config.ts';
-import { createLogger } from '../../src/logger.ts';
-import { freePort } from '../../src/main/free-port.ts';
-import { defaultPaths } from '../../src/paths.ts';
-import { BoundedPublisher } from '../src/bounded-publisher.ts';
-import { sample } from '../src/sample.ts';
-import { loadScenarios } from '../src/scenario-load.ts';
-import { startSimulator } from '../src/start.ts';
+import { loadAdapterRegistry } from '../src/adapters/registry.ts';
+import { loadCatalog } from '../src/catalog/load.ts';
+import { systemClock } from '../src/clock.ts';
+import { loadConfig } from '../src/config.ts';
+import { createLogger } from '../src/logger.ts';
+import { freePort } from '../src/main/free-port.ts';
+import { defaultPaths } from '../src/paths.ts';
+import { BoundedPublisher } from '../simulator/src/bounded-publisher.ts';
+import { sample } from '../simulator/src/sample.ts';
+import { loadScenarios } from '../simulator/src/scenario-load.ts';
+import { startSimulator } from '../simulator/src/start.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 30);
 const env = {
