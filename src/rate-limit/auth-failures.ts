@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { clientKey } from '../consent/client-key.ts';
+import { clientKey } from './client-key.ts';
 import { sha256Hex } from '../crypto.ts';
 import { ApiError, apiErrors } from '../errors.ts';
 import type { Redis } from 'ioredis';

@@ -2,7 +2,7 @@ import { parseItem, parseList } from 'structured-headers';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { ManualClock } from '../../src/clock.ts';
-import { clientKey } from '../../src/consent/client-key.ts';
+import { clientKey } from '../../src/rate-limit/client-key.ts';
 import { loadConfig } from '../../src/config.ts';
 import { freePort } from '../../src/main/free-port.ts';
 import { createRedisClient } from '../../src/queues/redis.ts';

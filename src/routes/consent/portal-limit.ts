@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { clientKey } from '../../consent/client-key.ts';
+import { clientKey } from '../../rate-limit/client-key.ts';
 import { createFixedWindowLimiter, type FixedWindowLimiter } from '../../rate-limit/fixed-window.ts';
 import { rateLimitHeaders } from '../../rate-limit/headers.ts';
 import type { Services } from '../../services.ts';
