@@ -31,6 +31,11 @@ export function translateFilter(stage: AstNode, scope: Scope): Filter {
   return { predicate: translate(stage.expr, scope) };
 }
 
+/** Nodes whose value is never a sequence: literals, operators (and constructors, `[` giving a plain array). */
+const NEVER_A_SEQUENCE = new Set(['string', 'number', 'value', 'binary']);
+/** Nodes whose value is a child's, already unwrapped (unwrapping again changes nothing without keepArray). */
+const ALREADY_UNWRAPPED = new Set(['condition', 'block', 'bind']);
+
 /** A node as `evaluate` runs it: the node, then its predicates `[...]`, then sequence unwrapping. */
 export function translate(ast: AstNode, scope: Scope, statement = false): Node {
   checkProperties(ast);
@@ -40,7 +45,8 @@ export function translate(ast: AstNode, scope: Scope, statement = false): Node {
   const keepArray = ast.keepArray === true;
   const { max } = scope;
   if (filters.length === 0) {
-    if (ast.type === 'string' || ast.type === 'number' || ast.type === 'value') return core;
+    if (NEVER_A_SEQUENCE.has(ast.type) || (ast.type === 'unary' && ast.value !== '-')) return core;
+    if (!keepArray && ALREADY_UNWRAPPED.has(ast.type)) return core;
     return (input, env) => finish(core(input, env), keepArray);
   }
   return (input, env) => {
@@ -125,8 +131,9 @@ function translatePath(ast: AstNode, scope: Scope): Node {
   });
   if (steps.length === 0) throw new Unsupported('an empty path');
   const keepSingletonArray = ast.keepSingletonArray === true;
+  const plain = !keepSingletonArray && !ast.keepArray && !ast.predicate;
   const { max } = scope;
-  return (input, env) => evaluatePath(steps, keepSingletonArray, input, env, max);
+  return (input, env) => evaluatePath(steps, keepSingletonArray, plain, input, env, max);
 }
 
 function translateBinary(ast: AstNode, scope: Scope): Node {
