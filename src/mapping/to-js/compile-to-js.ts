@@ -4,9 +4,12 @@
  * The function returns the mapping's output for the well-typed common case and throws `Bail`
  * for anything it does not model exactly; the caller (../compile.ts) then evaluates that input
  * with the interpreter. How the limits keep their meaning (see mappings/README.md):
- * - maxDepth: the compiled code has no recursion (a mapping's function cannot be called from
- *   inside one: bail-out), so JSONata's depth is bounded by the mapping's shape; a mapping whose
- *   bound reaches maxDepth is not compiled.
+ * - maxDepth: the compiled code has no recursion (a mapping's function called from inside one
+ *   bails out, and the interpreter stops the recursion at maxDepth), so its depth is bounded by
+ *   the mapping's shape; a mapping whose bound reaches maxDepth is not compiled. The limit guards
+ *   against runaway recursion; the interpreter's count also grows with the items of constructors
+ *   it evaluates concurrently, so a limit below what a mapping needs interpreted (29 to 66 for
+ *   ours, 200 by default) fails every message interpreted and none compiled.
  * - maxSequence: every sequence built is measured; a longer one bails out (the interpreter
  *   raises D2015).
  * - timeoutMs: no ranges, no higher-order functions, no recursion: the work is bounded by the
