@@ -11,11 +11,11 @@ import { bail, Unsupported } from './bail.ts';
 import { BUILTINS, type Builtin } from './builtins.ts';
 import { arrayConstructor, objectConstructor } from './constructors.ts';
 import { Frame, Lambda, type Node } from './frame.ts';
-import { helperBuiltin } from './helpers.ts';
+import { helperBuiltin } from './helper-calls.ts';
 import { BINARY_OPERATORS } from './operators.ts';
 import { applyFilter, evaluatePath, type Filter, type Step } from './paths.ts';
 import type { Scope } from './scope.ts';
-import { finish, lookup as lookupName } from './sequence.ts';
+import { finish, isJsonataFunction, lookup as lookupName } from './sequence.ts';
 import { boolize, isNumeric, toBoolean } from './values.ts';
 
 function checkProperties(ast: AstNode): void {
@@ -206,6 +206,7 @@ function translateCall(ast: AstNode, scope: Scope): Node {
       // Only calls from outside any function: no recursion, so no runaway (MAPPING_MAX_DEPTH).
       if (env.inLambda) return bail(`$${name} called from a function`);
       const values = args.map((a) => a(input, env));
+      if (values.some(isJsonataFunction)) return bail('an argument JSONata takes for a function');
       const frame = new Frame(fn.env, true);
       for (let i = 0; i < fn.params.length; i++) frame.bind(fn.params[i]!, values[i]);
       return fn.body(fn.input, frame);
@@ -217,7 +218,11 @@ function translateCall(ast: AstNode, scope: Scope): Node {
   const { max } = scope;
   return (input, env) => {
     const values = new Array<unknown>(args.length);
-    for (let i = 0; i < args.length; i++) values[i] = args[i]!(input, env);
+    for (let i = 0; i < args.length; i++) {
+      values[i] = args[i]!(input, env);
+      // JSONata wraps an argument that looks like one of its functions (`_jsonata_lambda` in the data).
+      if (isJsonataFunction(values[i])) bail('an argument JSONata takes for a function');
+    }
     return builtin.call(values, max);
   };
 }

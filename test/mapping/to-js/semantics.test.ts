@@ -135,6 +135,8 @@ describe('cases handed to the interpreter, with its result or error', () => {
     ['( $f := function($v) { $g($v) }; $g := function($v) { $v }; $f(1) )', doc],
     ['( $f := function($v) { $v }; $f )', doc],
     ['( $x := 1; $x() )', doc],
+    ['( $f := function($v) { $v }; $f(o) )', { o: { _jsonata_lambda: true } }],
+    ['$count(o)', { o: { _jsonata_function: true } }],
   ] as const)('%s', (expr, input) => expectBailOut(expr, input));
 });
 
