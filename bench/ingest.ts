@@ -12,7 +12,8 @@
  * Settings: BENCH_STEP_S (measured seconds per rate, default 6), BENCH_RATES (messages/s,
  * default 250,500,1000,1500,2000,3000), BENCH_WORKERS (default 2), BENCH_CONNECTIONS (MQTT
  * publisher connections, default 8), PIPELINE_CONCURRENCY (default 2), REDIS_URL (default: a
- * private redis-server), BENCH_PROFILE (a directory: CPU profiles of the child processes).
+ * private redis-server), BENCH_PROFILE (a directory: CPU profiles of the child processes),
+ * MAPPING_COMPILER (default on; off: the workers run the JSONata interpreter, for comparison).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -56,6 +57,7 @@ async function main(): Promise<void> {
     SIMULATOR: 'off',
     MQTT_PORT: '0',
     PIPELINE_CONCURRENCY: process.env.PIPELINE_CONCURRENCY ?? '2',
+    MAPPING_COMPILER: process.env.MAPPING_COMPILER ?? 'on',
   };
   const config = loadConfig(env);
   const services = await createServices(config, createLogger({ level: 'warn', pretty: false }), redisUrl);
