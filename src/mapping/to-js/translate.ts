@@ -105,7 +105,7 @@ function translateCore(ast: AstNode, scope: Scope, statement: boolean): Node {
 function translateVariable(name: string, scope: Scope): Node {
   if (name === '') return (input) => (input && (input as { outerWrapper?: boolean }).outerWrapper ? (input as unknown[])[0] : input);
   if (name === '$') return (_input, env) => env.lookup('$');
-  if (JSONATA_FUNCTION_NAMES.has(name) || name in HELPERS) {
+  if (JSONATA_FUNCTION_NAMES.has(name) || Object.hasOwn(HELPERS, name)) {
     if (!scope.bound.has(name)) throw new Unsupported(`$${name} used as a value`);
     return (_input, env) => {
       const v = env.lookup(name);
@@ -212,7 +212,7 @@ function translateCall(ast: AstNode, scope: Scope): Node {
       return fn.body(fn.input, frame);
     };
   }
-  const builtin: Builtin | undefined = name in HELPERS ? helperBuiltin(name, HELPERS[name]!) : JSONATA_FUNCTION_NAMES.has(name) ? BUILTINS[name] : undefined;
+  const builtin: Builtin | undefined = Object.hasOwn(HELPERS, name) ? helperBuiltin(name, HELPERS[name]!) : JSONATA_FUNCTION_NAMES.has(name) ? BUILTINS[name] : undefined;
   if (!builtin) throw new Unsupported(`the function $${name}`);
   if (!builtin.arities.includes(args.length)) throw new Unsupported(`$${name} with ${args.length} arguments`);
   const { max } = scope;
