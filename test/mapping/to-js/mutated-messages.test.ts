@@ -98,8 +98,8 @@ describe.each([...baseMessages()].map(([file, messages]) => [file.slice(MAPPINGS
             expect(await outcome(e.compiled, input)).toEqual(await outcome(e.interpreted, input));
           },
         ),
-        { numRuns: 400 },
+        { numRuns: Number(process.env.RUNS ?? 400) },
       );
-    });
+    }, 120_000);
   },
 );
