@@ -47,6 +47,10 @@ const expr: fc.Arbitrary<string> = fc.letrec<{ e: string }>((tie) => ({
     fc.tuple(tie('e'), tie('e')).map(([x, p]) => `$round(${x}, ${p})`),
     fc.tuple(tie('e'), tie('e')).map(([x, y]) => `($v := ${x}; ${y})`),
     fc.tuple(tie('e'), tie('e'), tie('e')).map(([body, arg, after]) => `($f := function($v) { ${body} }; $f(${arg}) ${after === '1' ? '' : '& ""'})`),
+    fc.tuple(tie('e'), tie('e'), tie('e')).map(([body, x, y]) => `($f := function($v, $w) { ${body} }; (${x}).$f($, ${y}))`),
+    fc.tuple(tie('e'), tie('e')).map(([x, y]) => `(${x}).{ "k": ${y}, $string($) & "s": 1 }`),
+    fc.tuple(tie('e'), tie('e')).map(([x, y]) => `$keys(${x}).($lookup(${y}, $))`),
+    fc.tuple(tie('e'), tie('e')).map(([x, y]) => `[${x}, ${y}][$exists($)]`),
   ),
 })).e;
 
