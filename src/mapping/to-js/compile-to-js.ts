@@ -59,6 +59,7 @@ export function translateMapping(tree: object, limits: TranslationLimits): Trans
     };
   } catch (err) {
     if (err instanceof Unsupported) return { ok: false, reason: `it uses ${err.message}` };
-    throw err;
+    // A syntax tree the translator did not expect: the mapping still loads, interpreted.
+    return { ok: false, reason: `the translator failed on it (${(err as Error).message})` };
   }
 }

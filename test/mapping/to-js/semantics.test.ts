@@ -186,6 +186,12 @@ describe('what runs interpreted', () => {
     expect(m.interpretedBecause).toMatch(reason);
   });
 
+  it('a syntax tree the translator does not expect: the mapping still loads, interpreted', () => {
+    const t = translateMapping({ type: 'block', expressions: [{ type: 'path' }] }, LIMITS);
+    expect(t).toMatchObject({ ok: false, reason: expect.stringMatching(/^it uses an empty path|^the translator failed/) });
+    expect(translateMapping({ type: 'unary', value: '{', lhs: [[null, null]] }, LIMITS)).toMatchObject({ ok: false, reason: expect.stringMatching(/^the translator failed/) });
+  });
+
   it('everywhere when MAPPING_COMPILER is off', () => {
     const m = compileMappingSource('t.jsonata', 's', LIMITS, { compiler: false });
     expect(m).toMatchObject({ engine: 'interpreted', interpretedBecause: 'MAPPING_COMPILER is off' });
