@@ -5,12 +5,14 @@ import { bullConnection } from '../src/queues/bull-connection.ts';
 import { benchMessage, benchVin } from './ingest-message.ts';
 
 /**
- * The mapping alone: the same compiled telemetry mapping evaluated in a loop on the same raw
- * messages (parsed once), on this one core. Messages per second.
+ * The mapping alone: the same telemetry mapping evaluated in a loop on the same raw messages
+ * (parsed once), on this one core, by the JSONata interpreter or compiled to JavaScript
+ * (src/mapping/to-js/). Messages per second.
  */
-export async function mappingAloneRate(mapping: CompiledMapping, seconds: number): Promise<number> {
+export async function mappingAloneRate(mapping: CompiledMapping, seconds: number, compiler: boolean): Promise<number> {
   // The same source compiled without the wall-clock limit: a GC pause must not end the baseline.
-  mapping = compileMappingSource(mapping.file, readFileSync(mapping.file, 'utf8'), { timeoutMs: 0, maxDepth: 200, maxSequence: 100_000 });
+  mapping = compileMappingSource(mapping.file, readFileSync(mapping.file, 'utf8'), { timeoutMs: 0, maxDepth: 200, maxSequence: 100_000 }, { compiler });
+  if (mapping.engine !== (compiler ? 'compiled' : 'interpreted')) throw new Error(`${mapping.file} runs ${mapping.engine}: ${mapping.interpretedBecause}`);
   const inputs = Array.from({ length: 200 }, (_, i) => JSON.parse(benchMessage(benchVin(i), Date.now() + i)) as unknown);
   const bindings = { receivedAt: new Date().toISOString(), messageType: 'telemetry' };
   for (let i = 0; i < 200; i++) await mapping.evaluate(inputs[i % inputs.length], bindings);

@@ -12,7 +12,8 @@
  * Settings: BENCH_STEP_S (measured seconds per rate, default 6), BENCH_RATES (messages/s,
  * default 250,500,1000,1500,2000,3000), BENCH_WORKERS (default 2), BENCH_CONNECTIONS (MQTT
  * publisher connections, default 8), PIPELINE_CONCURRENCY (default 2), REDIS_URL (default: a
- * private redis-server), BENCH_PROFILE (a directory: CPU profiles of the child processes).
+ * private redis-server), BENCH_PROFILE (a directory: CPU profiles of the child processes),
+ * MAPPING_COMPILER (default on; off: the workers run the JSONata interpreter, for comparison).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -56,14 +57,22 @@ async function main(): Promise<void> {
     SIMULATOR: 'off',
     MQTT_PORT: '0',
     PIPELINE_CONCURRENCY: process.env.PIPELINE_CONCURRENCY ?? '2',
+    MAPPING_COMPILER: process.env.MAPPING_COMPILER ?? 'on',
   };
   const config = loadConfig(env);
   const services = await createServices(config, createLogger({ level: 'warn', pretty: false }), redisUrl);
   const virtual = services.adapters.get('virtual')!;
 
   console.log(`bench:ingest  message: virtual telemetry (electric, full) = ${ITEMS_PER_MESSAGE} items; ${WORKERS} worker process(es), concurrency ${env.PIPELINE_CONCURRENCY}, batch ${config.PIPELINE_BATCH_SIZE}/${config.PIPELINE_BATCH_MAX_WAIT_MS} ms`);
-  const mapping = await mappingAloneRate(virtual.mappings.get('telemetry')!, 4);
-  console.log(`baseline  mapping alone (JSONata, one core): ${mapping.toFixed(0)} msg/s = ${(mapping * ITEMS_PER_MESSAGE).toFixed(0)} items/s (${(1e6 / mapping).toFixed(0)} µs/msg)`);
+  // Both engines on the same messages in the same run (a shared machine: compare the ratio, not the rates).
+  const telemetry = virtual.mappings.get('telemetry')!;
+  const interpreted = await mappingAloneRate(telemetry, 4, false);
+  const compiled = await mappingAloneRate(telemetry, 4, true);
+  const rate = (r: number) => `${r.toFixed(0)} msg/s = ${(r * ITEMS_PER_MESSAGE).toFixed(0)} items/s (${(1e6 / r).toFixed(1)} µs/msg)`;
+  console.log(`baseline  mapping alone (JSONata interpreter, one core): ${rate(interpreted)}`);
+  console.log(`baseline  mapping alone (compiled to JavaScript, one core): ${rate(compiled)}`);
+  const mapping = telemetry.engine === 'compiled' ? compiled : interpreted;
+  console.log(`baseline  compiled / interpreter: ${(compiled / interpreted).toFixed(1)}x (target >= 10x); the service runs the telemetry mapping ${telemetry.engine}`);
   const bull = await bullmqAloneRates(redisUrl, env.QUEUE_PREFIX, 20_000);
   console.log(`baseline  BullMQ alone: addBulk ${bull.addsPerS.toFixed(0)} jobs/s, empty worker (concurrency 100) ${bull.processedPerS.toFixed(0)} jobs/s`);
 
@@ -122,8 +131,8 @@ async function main(): Promise<void> {
   const halfResult = await step(half, STEP_S);
 
   console.log('\nsummary');
-  console.log(`  end to end max: ${best.msgs.toFixed(0)} msg/s = ${best.items.toFixed(0)} items/s (target ≥ 30000 items/s)`);
-  console.log(`  vs mapping alone on one core: ${((best.msgs / mapping) * 100).toFixed(0)} % (target ≥ 50 %)`);
+  console.log(`  end to end max: ${best.msgs.toFixed(0)} msg/s = ${best.items.toFixed(0)} items/s (target ≥ 100000 items/s with compiled mappings)`);
+  console.log(`  vs mapping alone on one core (${telemetry.engine}, as the service runs it): ${((best.msgs / mapping) * 100).toFixed(0)} % (target ≥ 50 %)`);
   console.log(`  vs BullMQ alone: ${((best.msgs / bull.processedPerS) * 100).toFixed(0)} % of its jobs/s (one job carries up to ${config.PIPELINE_BATCH_SIZE} messages)`);
   console.log(`  p99 at half the maximum: ${halfResult.p99} ms (target < 200 ms), p50 ${halfResult.p50} ms`);
 

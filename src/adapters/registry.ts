@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { formatAjvError } from '../catalog/ajv.ts';
-import { compileMappingFile, DEFAULT_LIMITS, type CompiledMapping, type MappingLimits } from '../mapping/compile.ts';
+import { compileMappingFile, DEFAULT_LIMITS, type CompiledMapping, type EngineOptions, type MappingLimits } from '../mapping/compile.ts';
 import { checkConflicts } from './conflicts.ts';
 import { AdapterLoadError } from './load-error.ts';
 import type { Adapter, AdapterManifest } from './manifest.ts';
@@ -23,6 +23,8 @@ export interface RegistryOptions {
   /** Default: `mappings/` beside the adapters folder. */
   mappingsDir?: string;
   limits?: MappingLimits;
+  /** MAPPING_COMPILER; default: compiled where the translator can. */
+  engine?: EngineOptions;
 }
 
 const validateManifest = new Ajv({ allErrors: true, strict: true, discriminator: true }).compile<AdapterManifest>(manifestSchema);
@@ -45,7 +47,7 @@ export async function loadAdapterRegistry(
     const dir = join(adaptersDir, entry.name);
     const file = join(dir, 'manifest.json');
     if (!existsSync(file)) throw new AdapterLoadError(file, 'is missing (every adapter folder needs a manifest.json)');
-    adapters.push(await loadAdapter(dir, file, entry.name, catalogItems, join(mappingsDir, entry.name), opts.limits ?? DEFAULT_LIMITS));
+    adapters.push(await loadAdapter(dir, file, entry.name, catalogItems, join(mappingsDir, entry.name), opts.limits ?? DEFAULT_LIMITS, opts.engine));
   }
   checkConflicts(adapters);
   return createRegistry(adapters);
@@ -58,6 +60,7 @@ async function loadAdapter(
   catalogItems: ReadonlySet<string>,
   mappingDir: string,
   limits: MappingLimits,
+  engine: EngineOptions | undefined,
 ): Promise<Adapter> {
   let json: unknown;
   try {
@@ -81,7 +84,7 @@ async function loadAdapter(
   for (const [type, { mapping }] of Object.entries(manifest.messageTypes)) {
     const mappingFile = join(mappingDir, mapping);
     try {
-      mappings.set(type, await compileMappingFile(mappingFile, limits));
+      mappings.set(type, await compileMappingFile(mappingFile, limits, engine));
     } catch (err) {
       throw new AdapterLoadError(file, `message type "${type}": ${(err as Error).message}`);
     }

@@ -10,6 +10,7 @@ export async function loadRegistry(ctx: CliContext): Promise<AdapterRegistry> {
   return loadAdapterRegistry(ctx.paths.adapters, new Set(catalog.list().map((e) => e.technicalName)), {
     mappingsDir: ctx.paths.mappings,
     limits: { timeoutMs: ctx.config.MAPPING_TIMEOUT_MS, maxDepth: ctx.config.MAPPING_MAX_DEPTH, maxSequence: 100_000 },
+    engine: { compiler: ctx.config.MAPPING_COMPILER === 'on' },
   });
 }
 

@@ -8,8 +8,8 @@ import type { Services } from '../services.ts';
 
 /**
  * The mapping playground's server side: the manufacturer's adapter with ONE mapping replaced by
- * the edited text, compiled under the same limits as every mapping (MAPPING_TIMEOUT_MS,
- * MAPPING_MAX_DEPTH), then the dry run or the manufacturer's cases on it. Nothing is written:
+ * the edited text, compiled under the same limits and engine as every mapping (MAPPING_TIMEOUT_MS,
+ * MAPPING_MAX_DEPTH, MAPPING_COMPILER), then the dry run or the manufacturer's cases on it. Nothing is written:
  * the registry the pipeline uses is never touched.
  */
 export type Edited = { ok: true; registry: AdapterRegistry } | { ok: false; compileError: string };
@@ -18,10 +18,10 @@ export function withEditedMapping(services: Services, manufacturer: string, mess
   const adapter = services.adapters.get(manufacturer);
   const current = adapter?.mappings.get(messageType);
   if (!adapter || !current) return undefined;
-  const { MAPPING_TIMEOUT_MS, MAPPING_MAX_DEPTH } = services.config;
+  const { MAPPING_TIMEOUT_MS, MAPPING_MAX_DEPTH, MAPPING_COMPILER } = services.config;
   let compiled;
   try {
-    compiled = compileMappingSource(current.file, source, { timeoutMs: MAPPING_TIMEOUT_MS, maxDepth: MAPPING_MAX_DEPTH, maxSequence: 100_000 });
+    compiled = compileMappingSource(current.file, source, { timeoutMs: MAPPING_TIMEOUT_MS, maxDepth: MAPPING_MAX_DEPTH, maxSequence: 100_000 }, { compiler: MAPPING_COMPILER === 'on' });
   } catch (err) {
     if (err instanceof MappingCompileError) return { ok: false, compileError: err.message.replace(current.file, `mappings/${manufacturer}/${basename(current.file)}`) };
     throw err;

@@ -17,6 +17,7 @@ import type { Services } from '../services.ts';
 import type { Store } from '../store/contract.ts';
 import { openStore } from '../store/open-store.ts';
 import { virtualVinOwnership } from '../../simulator/src/virtual-vins.ts';
+import { logMappingEngines } from './log-mapping-engines.ts';
 import { createQueueMetrics } from './queue-metrics.ts';
 
 export interface ServiceOverrides {
@@ -36,7 +37,9 @@ export async function createServices(config: Config, logger: Logger, redisUrl: s
   const adapters = await loadAdapterRegistry(paths.adapters, new Set(catalog.list().map((e) => e.technicalName)), {
     mappingsDir: paths.mappings,
     limits: { timeoutMs: config.MAPPING_TIMEOUT_MS, maxDepth: config.MAPPING_MAX_DEPTH, maxSequence: 100_000 },
+    engine: { compiler: config.MAPPING_COMPILER === 'on' },
   });
+  logMappingEngines(adapters, logger);
   checkOutsideClientSecrets(adapters.list());
   const rawStore = overrides.store ?? (await openStore(config));
   const redis = createRedisClient(redisUrl);

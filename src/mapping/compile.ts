@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { HELPERS } from './helpers.ts';
+import { translateMapping } from './to-js/compile-to-js.ts';
 
 /** Limits every evaluation runs under (MAPPING_TIMEOUT_MS, MAPPING_MAX_DEPTH); 0 switches one off. */
 export interface MappingLimits {
@@ -25,6 +26,18 @@ export interface CompiledMapping {
   version: string;
   /** Evaluates the mapping on one decoded raw message. Throws a JSONata error (with `code`). */
   evaluate(input: unknown, bindings: MappingBindings): Promise<unknown>;
+  /**
+   * `compiled`: translated to JavaScript (./to-js/), the interpreter taking over only the inputs
+   * the translation does not model exactly; `interpreted`: every input runs in the JSONata interpreter.
+   */
+  engine: 'compiled' | 'interpreted';
+  /** Why the mapping runs interpreted (absent when compiled). */
+  interpretedBecause?: string;
+}
+
+/** How a mapping is run: MAPPING_COMPILER (on by default). */
+export interface EngineOptions {
+  compiler: boolean;
 }
 
 /** Variables bound per evaluation, besides the helpers. */
@@ -48,7 +61,12 @@ export class MappingCompileError extends Error {
   }
 }
 
-export function compileMappingSource(file: string, source: string, limits: MappingLimits = DEFAULT_LIMITS): CompiledMapping {
+export function compileMappingSource(
+  file: string,
+  source: string,
+  limits: MappingLimits = DEFAULT_LIMITS,
+  options: EngineOptions = { compiler: true },
+): CompiledMapping {
   let expr: jsonata.Expression;
   try {
     // JSONata treats a limit of 0 as a limit; leave out what is switched off.
@@ -63,10 +81,30 @@ export function compileMappingSource(file: string, source: string, limits: Mappi
   }
   for (const [name, h] of Object.entries(HELPERS)) expr.registerFunction(name, h.impl, h.signature);
   const hash = createHash('sha256').update(source).digest('hex').slice(0, 12);
+  const version = `${basename(file)}@${hash}`;
+  const interpret = (input: unknown, bindings: MappingBindings): Promise<unknown> =>
+    expr.evaluate(input, { ...bindings }).catch((err: unknown) => Promise.reject(withLine(err, source)));
+  if (!options.compiler) return { file, version, evaluate: interpret, engine: 'interpreted', interpretedBecause: 'MAPPING_COMPILER is off' };
+  const translation = translateMapping(expr.ast(), limits);
+  if (!translation.ok) return { file, version, evaluate: interpret, engine: 'interpreted', interpretedBecause: translation.reason };
+  const { run } = translation;
   return {
     file,
-    version: `${basename(file)}@${hash}`,
-    evaluate: (input, bindings) => expr.evaluate(input, { ...bindings }).catch((err: unknown) => Promise.reject(withLine(err, source))),
+    version,
+    engine: 'compiled',
+    evaluate: (input, bindings) => {
+      const started = limits.timeoutMs > 0 ? performance.now() : 0;
+      let output: unknown;
+      try {
+        output = run(input, { ...bindings });
+      } catch {
+        // A case the compiled code does not model exactly (a bail-out): JSONata decides, errors included.
+        return interpret(input, bindings);
+      }
+      // Cannot run away (./to-js/compile-to-js.ts), but a run over the limit is the interpreter's to judge.
+      if (limits.timeoutMs > 0 && performance.now() - started > limits.timeoutMs) return interpret(input, bindings);
+      return Promise.resolve(output);
+    },
   };
 }
 
@@ -84,12 +122,12 @@ function withLine(err: unknown, source: string): unknown {
   return err;
 }
 
-export async function compileMappingFile(file: string, limits?: MappingLimits): Promise<CompiledMapping> {
+export async function compileMappingFile(file: string, limits?: MappingLimits, options?: EngineOptions): Promise<CompiledMapping> {
   let source: string;
   try {
     source = await readFile(file, 'utf8');
   } catch (err) {
     throw new MappingCompileError(file, `cannot be read (${(err as Error).message})`);
   }
-  return compileMappingSource(file, source, limits);
+  return compileMappingSource(file, source, limits, options);
 }
