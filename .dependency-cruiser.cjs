@@ -16,7 +16,7 @@ const layers = [
     name: 'domain',
     paths: [
       '^src/services[.]ts$',
-      '^src/(adapters|mapping|pipeline|consent|management|delivery|push|gdpr|provisioning|read-model|rate-limit|auth)/',
+      '^src/(adapters|mapping|mapping-cases|pipeline|consent|management|delivery|push|gdpr|provisioning|read-model|rate-limit|auth)/',
     ],
   },
   { name: 'ingest', paths: ['^src/ingest/'] },

@@ -1,7 +1,7 @@
 import { basename } from 'node:path';
 import type { Adapter } from '../adapters/manifest.ts';
 import type { AdapterRegistry } from '../adapters/registry.ts';
-import { listCaseFiles, runCase, type CaseResult } from '../mapping/cases.ts';
+import { listCaseFiles, runCase, type CaseResult } from '../mapping-cases/cases.ts';
 import { compileMappingSource, MappingCompileError } from '../mapping/compile.ts';
 import { dryRun, type DryRunResult } from '../pipeline/dry-run.ts';
 import type { Services } from '../services.ts';

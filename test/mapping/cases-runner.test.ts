@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAdapterRegistry, type AdapterRegistry } from '../../src/adapters/registry.ts';
 import type { Catalog } from '../../src/catalog/catalog.ts';
 import { loadCatalog } from '../../src/catalog/load.ts';
-import { runCase } from '../../src/mapping/cases.ts';
+import { runCase } from '../../src/mapping-cases/cases.ts';
 import { copyProject } from '../pipeline/harness.ts';
 
 /*

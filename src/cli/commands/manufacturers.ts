@@ -1,4 +1,4 @@
-import { listCaseFiles, runCase } from '../../mapping/cases.ts';
+import { listCaseFiles, runCase } from '../../mapping-cases/cases.ts';
 import { requiredString, stringList, UsageError, type CliArgs, type CliCommand, type CliContext } from '../command.ts';
 import { didYouMean, unknownNames } from '../did-you-mean.ts';
 import { loadRegistry } from '../project.ts';

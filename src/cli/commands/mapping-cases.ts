@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { listCaseFiles, runCase, type CaseResult } from '../../mapping/cases.ts';
-import { coverageMarkdown, coverageTable, withCoverage } from '../../mapping/coverage.ts';
+import { listCaseFiles, runCase, type CaseResult } from '../../mapping-cases/cases.ts';
+import { coverageMarkdown, coverageTable, withCoverage } from '../../mapping-cases/coverage.ts';
 import type { CliCommand, CliContext } from '../command.ts';
 import { knownManufacturer, loadRegistry } from '../project.ts';
 import { watchFolders } from '../watch.ts';

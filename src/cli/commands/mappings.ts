@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { adapterSecret } from '../../adapters/secrets.ts';
-import { explainFailure, parsedJson } from '../../mapping/explain.ts';
+import { explainFailure, parsedJson } from '../../mapping-cases/explain.ts';
 import { dryRun } from '../../pipeline/dry-run.ts';
 import { requiredString, UsageError, type CliCommand } from '../command.ts';
 import { didYouMean } from '../did-you-mean.ts';

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Adapter } from '../adapters/manifest.ts';
-import type { MappingBindings } from './compile.ts';
+import type { MappingBindings } from '../mapping/compile.ts';
 
 /**
  * Authoring aid for the mapping cases and the dry run: where a failed or invalid mapping went
