@@ -2,6 +2,7 @@ import jsonata from 'jsonata';
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
+import { metrics } from '../metrics/metrics.ts';
 import { HELPERS } from './helpers.ts';
 import { translateMapping } from './to-js/compile-to-js.ts';
 
@@ -88,6 +89,11 @@ export function compileMappingSource(
   const translation = translateMapping(expr.ast(), limits);
   if (!translation.ok) return { file, version, evaluate: interpret, engine: 'interpreted', interpretedBecause: translation.reason };
   const { run } = translation;
+  const handovers = metrics.mappingHandovers.labels(basename(file));
+  const handOver = (input: unknown, bindings: MappingBindings): Promise<unknown> => {
+    handovers.inc();
+    return interpret(input, bindings);
+  };
   return {
     file,
     version,
@@ -99,10 +105,10 @@ export function compileMappingSource(
         output = run(input, { ...bindings });
       } catch {
         // A case the compiled code does not model exactly (a bail-out): JSONata decides, errors included.
-        return interpret(input, bindings);
+        return handOver(input, bindings);
       }
       // Cannot run away (./to-js/compile-to-js.ts), but a run over the limit is the interpreter's to judge.
-      if (limits.timeoutMs > 0 && performance.now() - started > limits.timeoutMs) return interpret(input, bindings);
+      if (limits.timeoutMs > 0 && performance.now() - started > limits.timeoutMs) return handOver(input, bindings);
       return Promise.resolve(output);
     },
   };

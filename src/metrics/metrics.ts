@@ -35,6 +35,12 @@ export const metrics = {
     labelNames: ['manufacturer', 'reason'] as const,
     registers,
   }),
+  mappingHandovers: new Counter({
+    name: 'cvd_mapping_interpreter_handovers_total',
+    help: 'Inputs of a compiled mapping that the JSONata interpreter evaluated instead (a case the compiled code does not model exactly, or a run over MAPPING_TIMEOUT_MS), per mapping file. A steady rise means the mapping runs at the interpreter\'s speed for those messages.',
+    labelNames: ['mapping'] as const,
+    registers,
+  }),
   storeLatency: new Histogram({
     name: 'cvd_store_operation_seconds',
     help: 'Latency of store operations on the hot paths.',
