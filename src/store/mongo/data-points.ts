@@ -3,6 +3,7 @@ import type { DataPoint, DataPointRepo } from '../contract.ts';
 import { checkHistoryLimit, decodeHistoryCursor, encodeHistoryCursor } from '../history-cursor.ts';
 import { deleteInChunks } from './delete-in-chunks.ts';
 import { duplicateIndexes } from './errors.ts';
+import { BOUNDED } from './time-limits.ts';
 
 /**
  * A stored point: the contract's fields, the payload as JSON text, and `at`, the point's time as
@@ -143,7 +144,8 @@ export async function createMongoDataPointRepo(db: Db): Promise<DataPointRepo> {
       return deleteInChunks(history, { timestampMs: { $lt: cutoffMs } });
     },
     async count() {
-      return history.countDocuments({});
+      // Reads the whole history: bounded on the server.
+      return history.countDocuments({}, BOUNDED);
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { Collection, Document, Filter } from 'mongodb';
+import { BOUNDED } from './time-limits.ts';
 
 /** Retention and erasure delete this many documents per operation. */
 export const DELETE_CHUNK = 5000;
@@ -12,10 +13,12 @@ export const DELETE_CHUNK = 5000;
 export async function deleteInChunks<T extends Document>(coll: Collection<T>, filter: Filter<T>): Promise<number> {
   let total = 0;
   for (;;) {
-    const ids = (await coll.find(filter, { projection: { _id: 1 } }).limit(DELETE_CHUNK).toArray()).map((d) => d._id);
+    // Bounded on the server: a chunk that outlasts MAX_TIME_MS stops there (transient, retried)
+    // instead of running on after the client's socket timeout.
+    const ids = (await coll.find(filter, { projection: { _id: 1 }, ...BOUNDED }).limit(DELETE_CHUNK).toArray()).map((d) => d._id);
     // The filter again: a document changed since it was found (a quarantined message that
     // failed again) no longer matches and stays, as SQLite's single statement decides.
-    if (ids.length > 0) total += (await coll.deleteMany({ $and: [filter, { _id: { $in: ids } }] } as Filter<T>)).deletedCount;
+    if (ids.length > 0) total += (await coll.deleteMany({ $and: [filter, { _id: { $in: ids } }] } as Filter<T>, BOUNDED)).deletedCount;
     if (ids.length < DELETE_CHUNK) return total;
   }
 }

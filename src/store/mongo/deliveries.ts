@@ -3,6 +3,7 @@ import type { DeliveryRecord, DeliveryRepo } from '../contract.ts';
 import { IN_FLIGHT_STATUSES, MAX_STORED_ATTEMPTS } from '../contract/deliveries.ts';
 import { deleteInChunks } from './delete-in-chunks.ts';
 import { isDuplicateKey } from './errors.ts';
+import { BOUNDED } from './time-limits.ts';
 
 /**
  * `_id` is the transactionId: the primary key is the durable dedup of fan-out. The payload is
@@ -58,8 +59,9 @@ export async function createMongoDeliveryRepo(db: Db): Promise<DeliveryRepo> {
       if (q.since || q.until) {
         filter.createdAt = { ...(q.since ? { $gte: q.since } : {}), ...(q.until ? { $lt: q.until } : {}) };
       }
+      // Bounded: a kind filter is not in the index, so a rare kind walks the subscription's rows.
       const docs = await col
-        .find(filter)
+        .find(filter, BOUNDED)
         .sort({ createdAt: -1, _id: -1 })
         .limit(Math.max(1, Math.min(1000, q.limit)))
         .toArray();
@@ -79,7 +81,7 @@ export async function createMongoDeliveryRepo(db: Db): Promise<DeliveryRepo> {
         filter.$or = [{ updatedAt: { $gt: after.updatedAt } }, { updatedAt: after.updatedAt, _id: { $gt: after.transactionId } }];
       }
       const docs = await col
-        .find(filter)
+        .find(filter, BOUNDED)
         .sort({ updatedAt: 1, _id: 1 })
         .limit(Math.max(1, Math.min(1000, limit)))
         .toArray();

@@ -13,10 +13,13 @@ import { createMongoQuarantineRepo } from './quarantine.ts';
 import { createMongoSubscriptionRepo } from './subscriptions.ts';
 import { createMongoVehicleRepo } from './vehicles.ts';
 import { createMongoWebhookRepo } from './webhooks.ts';
+import { SOCKET_TIMEOUT_MS, WRITE_CONCERN_TIMEOUT_MS } from './time-limits.ts';
 
 /** The client options production relies on (reliability checklist H2); exported for a unit test. */
 export const MONGO_CLIENT_OPTIONS = {
-  writeConcern: { w: 'majority', journal: true },
+  // wtimeoutMS: a set without a majority answers a write concern error (transient) instead of
+  // holding the write until the socket timeout (src/store/mongo/time-limits.ts).
+  writeConcern: { w: 'majority', journal: true, wtimeoutMS: WRITE_CONCERN_TIMEOUT_MS },
   readConcern: { level: 'majority' },
   retryWrites: true,
   retryReads: true,
@@ -26,7 +29,7 @@ export const MONGO_CLIENT_OPTIONS = {
   // this long fails the operation as a network error, which the guard makes StoreUnavailableError
   // (503 + Retry-After, job retried). Longer than any single operation the service sends.
   connectTimeoutMS: 10_000,
-  socketTimeoutMS: 30_000,
+  socketTimeoutMS: SOCKET_TIMEOUT_MS,
 } as const;
 
 /** Every repository on this database; each factory creates its collection's indexes first. */

@@ -3,6 +3,7 @@ import type { QuarantinedMessage, QuarantineRepo } from '../contract.ts';
 import { checkQuarantineLimit, decodeQuarantineCursor, encodeQuarantineCursor } from '../quarantine-cursor.ts';
 import { deleteInChunks } from './delete-in-chunks.ts';
 import { isDuplicateKey, upsertRetrying } from './errors.ts';
+import { BOUNDED } from './time-limits.ts';
 
 type Doc = Omit<QuarantinedMessage, 'id'> & { _id: string };
 
@@ -67,7 +68,8 @@ export async function createMongoQuarantineRepo(db: Db): Promise<QuarantineRepo>
         and.push({ $or: [{ lastFailedAt: { $lt: c.lastFailedAt } }, { lastFailedAt: c.lastFailedAt, _id: { $lt: c.id } }] });
       }
       const docs = await col
-        .find(and.length ? { $and: and } : {})
+        // Bounded: a filter the index order does not serve (a rare code) walks the collection.
+        .find(and.length ? { $and: and } : {}, BOUNDED)
         .sort({ lastFailedAt: -1, _id: -1 })
         .limit(limit + 1)
         .toArray();
@@ -88,7 +90,8 @@ export async function createMongoQuarantineRepo(db: Db): Promise<QuarantineRepo>
       return col.estimatedDocumentCount();
     },
     async deleteByVin(vin) {
-      const res = await col.deleteMany({ $or: [{ vin }, { vin: null, raw: { $regex: literal(vin) } }] });
+      // The raw-text search reads every entry without a VIN: bounded, as a repeated erasure finishes it.
+      const res = await col.deleteMany({ $or: [{ vin }, { vin: null, raw: { $regex: literal(vin) } }] }, BOUNDED);
       return res.deletedCount;
     },
   };
