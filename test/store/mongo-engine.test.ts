@@ -1,11 +1,21 @@
 import { createRequire } from 'node:module';
-import { BSON, MongoBulkWriteError, MongoNetworkError, MongoNetworkTimeoutError, MongoServerError, MongoServerSelectionError } from 'mongodb';
+import {
+  BSON,
+  MongoBulkWriteError,
+  MongoNetworkError,
+  MongoNetworkTimeoutError,
+  MongoServerClosedError,
+  MongoServerError,
+  MongoServerSelectionError,
+  MongoWriteConcernError,
+} from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import { freePort } from '../../src/main/free-port.ts';
 import { DuplicateKeyError, StoreUnavailableError } from '../../src/store/contract.ts';
 import { guardRepo } from '../../src/store/guard-store.ts';
 import { duplicateIndexes, duplicateKeyError, isTransient, toStoreError, upsertRetrying } from '../../src/store/mongo/errors.ts';
 import { MONGO_CLIENT_OPTIONS, openMongoStore } from '../../src/store/mongo/open.ts';
+import { MAX_TIME_MS } from '../../src/store/mongo/time-limits.ts';
 import { quarantineUpsert } from '../../src/store/mongo/quarantine.ts';
 import { toDoc, toPoint } from '../../src/store/mongo/data-points.ts';
 import { toWebhookRecord, type WebhookDoc } from '../../src/store/mongo/webhooks.ts';
@@ -54,7 +64,7 @@ const nothingWritten = () =>
 
 describe('MongoDB engine without a server', () => {
   it('writes with majority and journaling, reads majority, retries writes (checklist H2)', () => {
-    expect(MONGO_CLIENT_OPTIONS.writeConcern).toEqual({ w: 'majority', journal: true });
+    expect(MONGO_CLIENT_OPTIONS.writeConcern).toMatchObject({ w: 'majority', journal: true });
     expect(MONGO_CLIENT_OPTIONS.readConcern).toEqual({ level: 'majority' });
     expect(MONGO_CLIENT_OPTIONS.retryWrites).toBe(true);
   });
@@ -64,6 +74,17 @@ describe('MongoDB engine without a server', () => {
     expect(MONGO_CLIENT_OPTIONS.connectTimeoutMS).toBeGreaterThan(0);
     // A socket timeout surfaces as a network error: transient, so the store answers 503.
     expect(toStoreError(new MongoNetworkTimeoutError('connection timed out'))).toBeInstanceOf(StoreUnavailableError);
+  });
+
+  it('lets the server end a slow scan or a majority wait before the client gives up on the socket', () => {
+    // Otherwise the client closes the socket, the server goes on, and the retry runs a second copy.
+    expect(MAX_TIME_MS).toBeLessThan(MONGO_CLIENT_OPTIONS.socketTimeoutMS);
+    expect(MONGO_CLIENT_OPTIONS.writeConcern.wtimeoutMS).toBeGreaterThan(0);
+    expect(MONGO_CLIENT_OPTIONS.writeConcern.wtimeoutMS).toBeLessThan(MONGO_CLIENT_OPTIONS.socketTimeoutMS);
+    // What the server then answers is transient: 503 and a retry, not a 500.
+    expect(toStoreError(new MongoServerError({ message: 'operation exceeded time limit', code: 50 }))).toBeInstanceOf(StoreUnavailableError);
+    const wtimeout = new MongoWriteConcernError({ ok: 1, n: 1, writeConcernError: { code: 64, errmsg: 'waiting for replication timed out' } });
+    expect(toStoreError(wtimeout)).toBeInstanceOf(StoreUnavailableError);
   });
 
   it('reads which documents of an unordered insert were refused as duplicates', () => {
@@ -101,6 +122,11 @@ describe('MongoDB engine without a server', () => {
     expect(isTransient(new MongoServerError({ message: 'E11000', code: 11000 }))).toBe(false);
     expect(isTransient(new MongoServerError({ message: 'bad value', code: 2 }))).toBe(false);
     expect(isTransient(new TypeError('x'))).toBe(false);
+    // mongos while a shard has no primary, or a shard that does not answer in time.
+    expect(isTransient(new MongoServerError({ message: 'Could not find host matching read preference', code: 133 }))).toBe(true);
+    expect(isTransient(new MongoServerError({ message: "Couldn't get a connection within the time limit", code: 202 }))).toBe(true);
+    // The driver's own word for a server dropped from the topology while an operation was on its way.
+    expect(isTransient(new MongoServerClosedError())).toBe(true);
   });
 
   it('names the unique index an E11000 hit by its key pattern', () => {

@@ -5,6 +5,7 @@ import {
   MongoNetworkError,
   MongoNotConnectedError,
   MongoOperationTimeoutError,
+  MongoServerClosedError,
   MongoServerError,
   MongoServerSelectionError,
   MongoTopologyClosedError,
@@ -18,9 +19,11 @@ const DUPLICATE_KEY_CODES = new Set([11000, 11001, 12582]);
 /**
  * Server codes that mean "not now" rather than "never": no primary, stepping down, shutting
  * down, network trouble on the server side, write concern not met in time. The same set the
- * driver treats as retryable, plus write-concern timeouts.
+ * driver treats as retryable, plus write-concern timeouts (64), maxTimeMS expired (50), and what
+ * mongos answers while a shard has no primary (133 FailedToSatisfyReadPreference) or does not
+ * answer in time (202 NetworkInterfaceExceededTimeLimit).
  */
-const TRANSIENT_CODES = new Set([6, 7, 50, 64, 89, 91, 134, 189, 262, 9001, 10058, 10107, 11600, 11602, 13435, 13436]);
+const TRANSIENT_CODES = new Set([6, 7, 50, 64, 89, 91, 133, 134, 189, 202, 262, 9001, 10058, 10107, 11600, 11602, 13435, 13436]);
 const TRANSIENT_LABELS = ['RetryableWriteError', 'ResetPool', 'TransientTransactionError', 'RetryableError', 'SystemOverloadedError'];
 
 export function isDuplicateKey(err: unknown): err is MongoServerError {
@@ -35,6 +38,9 @@ export function isTransient(err: unknown): boolean {
     err instanceof MongoTopologyClosedError ||
     err instanceof MongoNotConnectedError ||
     err instanceof MongoClientClosedError ||
+    // The server was removed from the topology (a reconfiguration, a failover) while the
+    // operation was being sent to it: the next one goes to the new primary.
+    err instanceof MongoServerClosedError ||
     err instanceof MongoOperationTimeoutError ||
     err instanceof MongoWriteConcernError
   ) {
