@@ -1,32 +1,25 @@
 import type { Db, Document } from 'mongodb';
 import type { ConsoleRepo, FleetQuery, FunnelRow } from '../contract.ts';
 import { fleetBounds, mergeVins } from '../fleet-page.ts';
-
-interface VinDoc {
-  vin: string;
-  manufacturer?: string | null;
-  receivedAt?: string;
-}
+import { addVinDoc, byManufacturer, type VinDoc, type VinSummary } from './fleet-fold.ts';
+import { BOUNDED } from './time-limits.ts';
 
 /**
  * The first `limit` distinct VINs of a collection in the page's range, with each one's newest
- * receivedAt and a manufacturer. Reads the collection in VIN order along its vin index and stops
+ * receivedAt and its manufacturer (src/store/mongo/fleet-fold.ts). Reads the collection in VIN order along its vin index and stops
  * at the first VIN past the page, so a page costs about (limit x items per vehicle) documents,
  * never the whole fleet (a $group would read every matching document first).
  */
-async function vinsOf(db: Db, name: string, q: FleetQuery, limit: number): Promise<Map<string, VinDoc>> {
+async function vinsOf(db: Db, name: string, q: FleetQuery, limit: number): Promise<Map<string, VinSummary>> {
   const b = fleetBounds(q);
   const vin: Document = { [b.inclusive ? '$gte' : '$gt']: b.from, ...(b.hi ? { $lt: b.hi } : {}) };
   const filter: Document = { vin, ...(q.manufacturer ? { manufacturer: q.manufacturer } : {}) };
-  const out = new Map<string, VinDoc>();
-  const cursor = db.collection<VinDoc>(name).find(filter, { projection: { _id: 0, vin: 1, manufacturer: 1, receivedAt: 1 } }).sort({ vin: 1 });
+  const out = new Map<string, VinSummary>();
+  // Bounded: with a manufacturer filter the walk along the vin index reads other makers' documents too.
+  const options = { projection: { _id: 0, vin: 1, manufacturer: 1, receivedAt: 1 }, ...BOUNDED };
+  const cursor = db.collection<VinDoc>(name).find(filter, options).sort({ vin: 1 });
   try {
-    for await (const d of cursor) {
-      const seen = out.get(d.vin);
-      if (!seen && out.size === limit) break;
-      if (!seen) out.set(d.vin, { vin: d.vin, manufacturer: d.manufacturer ?? null, ...(d.receivedAt ? { receivedAt: d.receivedAt } : {}) });
-      else if (d.receivedAt && (!seen.receivedAt || d.receivedAt > seen.receivedAt)) seen.receivedAt = d.receivedAt;
-    }
+    for await (const d of cursor) if (!addVinDoc(out, d, limit)) break;
   } finally {
     await cursor.close();
   }
@@ -63,11 +56,9 @@ export async function createMongoConsoleRepo(db: Db): Promise<ConsoleRepo> {
               revoked: count({ $eq: ['$state', 'REVOKED'] }),
             },
           },
-        ])
+        ], BOUNDED)
         .toArray();
-      return rows
-        .map(({ _id, ...r }) => ({ ...r, manufacturer: _id }))
-        .sort((a, b) => (a.manufacturer === null ? 1 : b.manufacturer === null ? -1 : a.manufacturer.localeCompare(b.manufacturer)));
+      return rows.map(({ _id, ...r }) => ({ ...r, manufacturer: _id })).sort(byManufacturer);
     },
   };
 }

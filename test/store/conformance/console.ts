@@ -60,6 +60,20 @@ const suite: ConformanceSuite = (open: StoreFactory) => {
       expect(byVin.get(vin(8))).toEqual({ vin: vin(8), manufacturer: null, lastReceivedAt: null });
     });
 
+    it('names the manufacturer of a vehicle activated without one in one subscription and with one in another', async () => {
+      const { store } = ctx;
+      // The first activation predates the adapter that claims the VIN; a later one knows it.
+      await activate(store, vin(1), null, 's-1');
+      await activate(store, vin(1), 'virtual', 's-2');
+      await activate(store, vin(2), 'virtual', 's-1');
+      await activate(store, vin(2), null, 's-2');
+      const page = await store.console.fleet({ limit: 10 });
+      expect(page.items).toEqual([
+        { vin: vin(1), manufacturer: 'virtual', lastReceivedAt: null },
+        { vin: vin(2), manufacturer: 'virtual', lastReceivedAt: null },
+      ]);
+    });
+
     it('filters by manufacturer and by VIN prefix', async () => {
       const { store } = ctx;
       await store.dataPoints.insertMany([point(vin(1), 'mileage', T0), point(vin(1, 'BOREALIS00'), 'mileage', T0, 'borealis')]);
@@ -95,6 +109,10 @@ const suite: ConformanceSuite = (open: StoreFactory) => {
         { manufacturer: null, started: 1, approvedAtPortal: 0, approvedAtManufacturer: 0, active: 0, revoked: 0 },
       ]);
       expect(await store.console.consentFunnel(at(40), at(50))).toEqual([]);
+      // Manufacturers in code-unit order (SQLite's BINARY collation), whatever their case.
+      await store.consents.create(activeConsentRecord(at(41), { ...base, vin: vin(11, 'ZETA000000'), manufacturer: 'Zeta' }));
+      await store.consents.create(activeConsentRecord(at(42), { ...base, vin: vin(12, 'ALPHA00000'), manufacturer: 'alpha' }));
+      expect((await store.console.consentFunnel(at(40), at(50))).map((r) => r.manufacturer)).toEqual(['Zeta', 'alpha']);
     });
   });
 };
