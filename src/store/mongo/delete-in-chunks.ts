@@ -13,8 +13,8 @@ export const DELETE_CHUNK = 5000;
 export async function deleteInChunks<T extends Document>(coll: Collection<T>, filter: Filter<T>): Promise<number> {
   let total = 0;
   for (;;) {
-    // Bounded on the server: a chunk that outlasts MAX_TIME_MS stops there (transient, retried)
-    // instead of running on after the client's socket timeout.
+    // Bounded on the server (src/store/mongo/time-limits.ts): a lookup that outlasts MAX_TIME_MS
+    // ends with a transient error; a chunk's delete stopped part-way leaves the rest to the next call.
     const ids = (await coll.find(filter, { projection: { _id: 1 }, ...BOUNDED }).limit(DELETE_CHUNK).toArray()).map((d) => d._id);
     // The filter again: a document changed since it was found (a quarantined message that
     // failed again) no longer matches and stays, as SQLite's single statement decides.

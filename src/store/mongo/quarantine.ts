@@ -90,8 +90,10 @@ export async function createMongoQuarantineRepo(db: Db): Promise<QuarantineRepo>
       return col.estimatedDocumentCount();
     },
     async deleteByVin(vin) {
-      // The raw-text search reads every entry without a VIN: bounded, as a repeated erasure finishes it.
-      const res = await col.deleteMany({ $or: [{ vin }, { vin: null, raw: { $regex: literal(vin) } }] }, BOUNDED);
+      // No maxTimeMS (src/store/mongo/time-limits.ts): the raw-text search reads every entry without
+      // a VIN, and an erasure stopped part-way would start that search over each time it is repeated.
+      // Past the socket timeout the server finishes the delete anyway; the repeated erasure finds it done.
+      const res = await col.deleteMany({ $or: [{ vin }, { vin: null, raw: { $regex: literal(vin) } }] });
       return res.deletedCount;
     },
   };

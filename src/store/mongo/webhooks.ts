@@ -40,9 +40,10 @@ export async function createMongoWebhookRepo(db: Db): Promise<WebhookRepo> {
     },
     async recordFailure(subscriptionId, at) {
       // An update pipeline keeps the start of a run of failures in one atomic write ($ifNull = COALESCE).
+      // $literal: inside a pipeline a string starting with `$` would be read as a field path.
       const doc = await col.findOneAndUpdate(
         { _id: subscriptionId },
-        [{ $set: { failingSince: { $ifNull: ['$failingSince', at] } } }],
+        [{ $set: { failingSince: { $ifNull: ['$failingSince', { $literal: at }] } } }],
         { returnDocument: 'after', projection: { failingSince: 1 } },
       );
       return doc ? doc.failingSince : null;
