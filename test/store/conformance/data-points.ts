@@ -91,6 +91,19 @@ const suite: ConformanceSuite = (open: StoreFactory) => {
       expect(JSON.parse(mileage!.payloadJson)).toEqual(p.payload);
     });
 
+    it('keeps payload keys that are operators or paths to a document database ($-prefixed, dotted)', async () => {
+      const { dataPoints } = ctx.store;
+      // Catalog payloads come from mappings, i.e. user data: their keys are not the engine's to refuse.
+      const payload = { $set: { 'a.b': 1 }, 'x.y': [{ $inc: 2 }], $: '$$ROOT', '': 'empty key' };
+      const p = { ...point(VIN, 'mileage', 1), payload };
+      expect(await dataPoints.insertMany([p])).toEqual([p]);
+      expect(await dataPoints.latest([VIN], ['mileage'])).toEqual([p]);
+      expect((await dataPoints.history({ vin: VIN, item: 'mileage', limit: 1 })).items).toEqual([p]);
+      const newer = { ...point(VIN, 'mileage', 2), payload: { ...payload, $set: { 'a.b': 2 } } };
+      await dataPoints.insertMany([newer]);
+      expect(JSON.parse((await dataPoints.latestPayloadsJson([VIN], ['mileage']))[0]!.payloadJson)).toEqual(newer.payload);
+    });
+
     it('never moves the latest value back when an older point arrives later', async () => {
       const { dataPoints } = ctx.store;
       await dataPoints.insertMany([point(VIN, 'mileage', 10)]);

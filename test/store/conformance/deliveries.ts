@@ -48,6 +48,13 @@ const suite: ConformanceSuite = (open) => {
       expect(await store.deliveries.get('tx-2')).toBeNull();
     });
 
+    it('keeps a payload whose keys are operators or paths to a document database', async () => {
+      const payload = { $set: { 'a.b': 1 }, 'x.y': [{ $inc: 2 }], receivedAt: '2026-02-25T06:13:20.000Z' };
+      expect(await store.deliveries.insertIfAbsent(delivery('tx-1', { payload }))).toBe(true);
+      expect((await store.deliveries.get('tx-1'))?.payload).toEqual(payload);
+      expect((await store.deliveries.list({ subscriptionId: 'sub-1', limit: 10 }))[0]?.payload).toEqual(payload);
+    });
+
     it('appends attempts atomically with their outcome, keeping the newest ones', async () => {
       await store.deliveries.insertIfAbsent(delivery('tx-1'));
       const ok = await store.deliveries.recordAttempt('tx-1', attempt(1), {

@@ -78,6 +78,23 @@ const suite: ConformanceSuite = (open: StoreFactory) => {
       await expect(q.list({}, 10, 'not-a-cursor')).rejects.toThrow(RangeError);
     });
 
+    it('pages entries that failed at the same instant by id, newest id first, none lost or repeated', async () => {
+      const q = ctx.store.quarantine;
+      // A redelivered batch quarantines many messages with the one receivedAt they share.
+      const ids = ['m3', 'm1', 'm5', 'm2', 'm4'];
+      for (const id of ids) await q.put(entry(id, 7));
+      await q.put(entry('later', 8));
+      await q.put(entry('earlier', 6));
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await q.list({}, 2, cursor);
+        seen.push(...page.items.map((m) => m.id));
+        cursor = page.nextCursor ?? undefined;
+      } while (cursor);
+      expect(seen).toEqual(['later', 'm5', 'm4', 'm3', 'm2', 'm1', 'earlier']);
+    });
+
     it('removes entries by id', async () => {
       const q = ctx.store.quarantine;
       await q.put(entry('a', 1));
