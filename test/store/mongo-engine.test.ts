@@ -104,6 +104,13 @@ describe('MongoDB engine without a server', () => {
     expect(() => duplicateIndexes(plain)).toThrow(plain);
   });
 
+  it('treats a batch cut short by a step-down as an outage, even when an E11000 comes first', () => {
+    // Operation 0 was there already; operations 1 and 2 could not run once the primary stepped down.
+    const cutShort = bulkError(3, [{ index: 0, code: 11000 }, { index: 1, code: 11602 }, { index: 2, code: 11602 }]);
+    expect(() => duplicateIndexes(cutShort)).toThrow(cutShort);
+    expect(toStoreError(cutShort)).toBeInstanceOf(StoreUnavailableError);
+  });
+
   it('sees an outage through the MongoBulkWriteError that insertMany and bulkWrite wrap it in', () => {
     // lib/bulk/common.js executeCommands: a batch that failed with anything but a write concern
     // error is rethrown as new MongoBulkWriteError(thrownError, <result so far>).

@@ -10,6 +10,8 @@ import {
   MongoServerSelectionError,
   MongoTopologyClosedError,
   MongoWriteConcernError,
+  type OneOrMore,
+  type WriteError,
 } from 'mongodb';
 import { DuplicateKeyError, StoreUnavailableError } from '../contract/errors.ts';
 
@@ -54,6 +56,10 @@ export function isTransient(err: unknown): boolean {
   if (err instanceof MongoBulkWriteError && err.errorResponse instanceof Error && err.errorResponse !== err) {
     return isTransient(err.errorResponse);
   }
+  // An unordered batch that the server cut short (a step-down between two of its operations)
+  // reports the operations it could not run as write errors with an outage's code, possibly after
+  // an E11000: the error's own code is the first write error's, so look at every one.
+  if (err instanceof MongoBulkWriteError && writeErrorsOf(err).some((w) => TRANSIENT_CODES.has(Number(w.code)))) return true;
   if (!(err instanceof MongoError)) return false;
   return TRANSIENT_LABELS.some((label) => err.hasErrorLabel(label)) || TRANSIENT_CODES.has(Number(err.code));
 }
@@ -74,6 +80,14 @@ export function toStoreError(err: unknown): unknown {
   return isTransient(err) ? new StoreUnavailableError(err) : err;
 }
 
+/** A bulk write error's write errors as a list (the driver's type allows one or many). */
+function writeErrorsOf(err: MongoBulkWriteError): readonly WriteError[] {
+  const { writeErrors } = err;
+  return isList(writeErrors) ? writeErrors : [writeErrors];
+}
+
+const isList = (w: OneOrMore<WriteError>): w is readonly WriteError[] => Array.isArray(w);
+
 /**
  * The indexes of a bulk write's operations that a unique index refused. Any other failure
  * (another write error, a missed write concern, a network error) is rethrown: only "already
@@ -81,7 +95,7 @@ export function toStoreError(err: unknown): unknown {
  */
 export function duplicateIndexes(err: unknown): Set<number> {
   if (!(err instanceof MongoBulkWriteError) || err.result?.getWriteConcernError()) throw err;
-  const writeErrors = Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors];
+  const writeErrors = writeErrorsOf(err);
   if (writeErrors.length === 0 || writeErrors.some((w) => !DUPLICATE_KEY_CODES.has(Number(w.code)))) throw err;
   return new Set(writeErrors.map((w) => w.index));
 }
