@@ -3,6 +3,7 @@ import type { DataPoint, DataPointRepo, LatestPayloadJson } from '../contract.ts
 import { checkHistoryLimit, decodeHistoryCursor, encodeHistoryCursor } from '../history-cursor.ts';
 import { deleteInChunks } from './delete-in-chunks.ts';
 import { fromJson, toJson } from './json-column.ts';
+import { createWriteLockWaiter } from './write-lock.ts';
 
 interface PointRow {
   vin: string;
@@ -64,9 +65,13 @@ const toPoint = (r: PointRow): DataPoint => ({
 
 type PointParams = [string, string, number, string, string, string, string];
 
-/** SQLite engine of the DataPointRepo. Creates its own tables and indexes. */
-export function createSqliteDataPointRepo(db: Database.Database): DataPointRepo {
+/**
+ * SQLite engine of the DataPointRepo. Creates its own tables and indexes. `busyTimeoutMs` is
+ * how long a write waits for another process's write lock (SQLITE_BUSY_TIMEOUT_MS).
+ */
+export function createSqliteDataPointRepo(db: Database.Database, busyTimeoutMs: number): DataPointRepo {
   db.exec(SCHEMA);
+  const whenWritable = createWriteLockWaiter(db, busyTimeoutMs);
   // DO NOTHING only for the dedup key (unlike OR IGNORE, a NOT NULL violation still fails).
   const insertHistory = db.prepare<PointParams>(
     `INSERT INTO data_points (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -141,9 +146,9 @@ export function createSqliteDataPointRepo(db: Database.Database): DataPointRepo 
   return {
     async insertMany(points) {
       if (points.length === 0) return [];
-      // IMMEDIATE takes the write lock up front, so a second process waits (busy_timeout)
-      // instead of failing on a lock upgrade.
-      return insertTx.immediate(points);
+      // IMMEDIATE takes the write lock up front, so a second process waits instead of failing
+      // on a lock upgrade; it waits on the event loop, harmonizing meanwhile (./write-lock.ts).
+      return whenWritable(() => insertTx.immediate(points));
     },
     async latest(vins, items) {
       if (vins.length === 0 || items.length === 0) return [];
