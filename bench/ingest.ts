@@ -11,7 +11,7 @@
  *
  * Settings: BENCH_STORE_MESSAGES (messages each writer of the store-alone baseline writes,
  * default 10,000), BENCH_STEP_S (measured seconds per rate, default 6), BENCH_RATES (messages/s,
- * default 250,500,1000,1500,2000,3000), BENCH_WORKERS (default 2), BENCH_CONNECTIONS (MQTT
+ * default 250,500,1000,1500,2000,2500,3000,3500,4000), BENCH_WORKERS (default 2), BENCH_CONNECTIONS (MQTT
  * publisher connections, default 8), PIPELINE_CONCURRENCY (default 2), REDIS_URL (default: a
  * private redis-server), BENCH_PROFILE (a directory: CPU profiles of the child processes),
  * MAPPING_COMPILER (default on; off: the workers run the JSONata interpreter, for comparison).
@@ -31,7 +31,7 @@ import { bullmqAloneRates, mappingAloneRate, storeAloneRate } from './ingest-bas
 import { ITEMS_PER_MESSAGE } from './ingest-message.ts';
 
 const STEP_S = Number(process.env.BENCH_STEP_S ?? 6);
-const RATES = (process.env.BENCH_RATES ?? '250,500,1000,1500,2000,3000').split(',').map(Number);
+const RATES = (process.env.BENCH_RATES ?? '250,500,1000,1500,2000,2500,3000,3500,4000').split(',').map(Number);
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 2);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8);
 const STORE_MESSAGES = Number(process.env.BENCH_STORE_MESSAGES ?? 10_000);

@@ -114,20 +114,12 @@ export function createSqliteDataPointRepo(db: Database.Database, busyTimeoutMs: 
   );
   const countHistory = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM data_points');
 
-  const insertTx = db.transaction((points: DataPoint[]): DataPoint[] => {
+  const insertTx = db.transaction((points: DataPoint[], rows: PointParams[]): DataPoint[] => {
     const fresh: DataPoint[] = [];
     // Only the newest new point per (vin, item) can move latest: one upsert per pair, not per point.
     const newest = new Map<string, PointParams>();
-    for (const p of points) {
-      const row: PointParams = [
-        p.vin,
-        p.item,
-        p.timestampMs,
-        toJson(p.payload),
-        p.manufacturer,
-        p.mappingVersion,
-        p.receivedAt,
-      ];
+    for (const [i, p] of points.entries()) {
+      const row = rows[i]!;
       // A point already in history was already offered to latest when it first arrived.
       if (insertHistory.run(...row).changes === 0) continue;
       fresh.push(p);
@@ -148,7 +140,9 @@ export function createSqliteDataPointRepo(db: Database.Database, busyTimeoutMs: 
       if (points.length === 0) return [];
       // IMMEDIATE takes the write lock up front, so a second process waits instead of failing
       // on a lock upgrade; it waits on the event loop, harmonizing meanwhile (./write-lock.ts).
-      return whenWritable(() => insertTx.immediate(points));
+      // Serialized before the write lock is taken: the other process writes meanwhile.
+      const rows = points.map((p): PointParams => [p.vin, p.item, p.timestampMs, toJson(p.payload), p.manufacturer, p.mappingVersion, p.receivedAt]);
+      return whenWritable(() => insertTx.immediate(points, rows));
     },
     async latest(vins, items) {
       if (vins.length === 0 || items.length === 0) return [];
