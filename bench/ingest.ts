@@ -10,8 +10,9 @@
  * worker`) harmonize, one more process publishes.
  *
  * Settings: BENCH_STORE_MESSAGES (messages each writer of the store-alone baseline writes,
- * default 10,000), BENCH_STEP_S (measured seconds per rate, default 6), BENCH_RATES (messages/s,
- * default 250,500,1000,1500,2000,2500,3000,3500,4000), BENCH_WORKERS (default 2), BENCH_CONNECTIONS (MQTT
+ * default 20,000: about as many points as the end-to-end steps store, since the store's rate
+ * falls as the file grows), BENCH_STEP_S (measured seconds per rate, default 6), BENCH_RATES
+ * (messages/s, default 250,500,1000,1500,2000,2500,3000,3500,4000), BENCH_WORKERS (default 2), BENCH_CONNECTIONS (MQTT
  * publisher connections, default 8), PIPELINE_CONCURRENCY (default 2), REDIS_URL (default: a
  * private redis-server), BENCH_PROFILE (a directory: CPU profiles of the child processes),
  * MAPPING_COMPILER (default on; off: the workers run the JSONata interpreter, for comparison).
@@ -34,7 +35,7 @@ const STEP_S = Number(process.env.BENCH_STEP_S ?? 6);
 const RATES = (process.env.BENCH_RATES ?? '250,500,1000,1500,2000,2500,3000,3500,4000').split(',').map(Number);
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 2);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8);
-const STORE_MESSAGES = Number(process.env.BENCH_STORE_MESSAGES ?? 10_000);
+const STORE_MESSAGES = Number(process.env.BENCH_STORE_MESSAGES ?? 20_000);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface WorkerTake { messages: number; items: number; latencies: number[] }
@@ -80,7 +81,9 @@ async function main(): Promise<void> {
   const storeOne = await storeAloneRate(env, 1, STORE_MESSAGES);
   const storeTwo = await storeAloneRate(env, 2, STORE_MESSAGES);
   const perS = (r: number) => `${r.toFixed(0)} items/s (${(r / ITEMS_PER_MESSAGE).toFixed(0)} msg/s)`;
-  console.log(`baseline  store alone (SQLite, insertMany of ${config.PIPELINE_BATCH_SIZE} messages): one process ${perS(storeOne)}, two processes at once ${perS(storeTwo)}`);
+  console.log(
+    `baseline  store alone (SQLite, insertMany of ${config.PIPELINE_BATCH_SIZE} messages, ${STORE_MESSAGES} messages per process into a fresh file): one process ${perS(storeOne)}, two processes at once ${perS(storeTwo)}`,
+  );
   // The store alone as the pipeline writes: one process per worker, sharing the file.
   const store = WORKERS > 1 ? storeTwo : storeOne;
 
