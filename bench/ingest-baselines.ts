@@ -1,8 +1,14 @@
 import { Queue, Worker } from 'bullmq';
-import { readFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../src/config.ts';
 import { compileMappingSource, type CompiledMapping } from '../src/mapping/compile.ts';
 import { bullConnection } from '../src/queues/bull-connection.ts';
-import { benchMessage, benchVin } from './ingest-message.ts';
+import { openStore } from '../src/store/open-store.ts';
+import { forkChild } from './bench-child.ts';
+import { benchMessage, benchVin, ITEMS_PER_MESSAGE } from './ingest-message.ts';
 
 /**
  * The mapping alone: the same telemetry mapping evaluated in a loop on the same raw messages
@@ -49,4 +55,31 @@ export async function bullmqAloneRates(redisUrl: string, prefix: string, jobs: n
   await queue.obliterate({ force: true });
   await queue.close();
   return { addsPerS, processedPerS };
+}
+
+/**
+ * The store alone: the data points the pipeline writes for the bench messages (mapped once,
+ * compiled, by each writer before the clock starts), written with `store.dataPoints.insertMany`
+ * in batches of PIPELINE_BATCH_SIZE messages, into a fresh SQLite file opened as the service
+ * opens it, by `writers` processes at once (bench/ingest-store-writer.ts), as the harmonize
+ * workers share the file. Data items per second over all writers, first start to last end.
+ */
+export async function storeAloneRate(env: Record<string, string>, writers: number, messagesPerWriter: number): Promise<number> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cvd-bench-store-'));
+  try {
+    const childEnv = { ...env, DATA_DIR: dataDir, STORE_MESSAGES: String(messagesPerWriter) };
+    // Created before the writers start, so they do not race to create the schema.
+    await (await openStore(loadConfig(childEnv))).close();
+    const children = await Promise.all(Array.from({ length: writers }, (_, i) => forkChild('ingest-store-writer.ts', { ...childEnv, WRITER_INDEX: String(i) })));
+    const done = (c: ChildProcess) => new Promise<{ items: number; startMs: number; endMs: number }>((resolve) => c.once('message', resolve));
+    const results = children.map(done);
+    for (const c of children) c.send({ cmd: 'go' });
+    const r = await Promise.all(results);
+    const items = r.reduce((a, x) => a + x.items, 0);
+    if (items !== writers * messagesPerWriter * ITEMS_PER_MESSAGE) throw new Error(`the store alone stored ${items} items, not ${writers * messagesPerWriter * ITEMS_PER_MESSAGE}`);
+    const seconds = (Math.max(...r.map((x) => x.endMs)) - Math.min(...r.map((x) => x.startMs))) / 1000;
+    return items / seconds;
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 }

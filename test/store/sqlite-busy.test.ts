@@ -52,3 +52,45 @@ describe('SQLite store: a held write lock', () => {
     expect((await store.consumers.get('c-1'))?.name).toBe('c');
   });
 });
+
+/**
+ * Harmonize workers in two processes take turns at the write lock. A batch waiting for it must
+ * not stop its process (the other jobs' mapping, lock renewals, probes go on), and must be
+ * stored as soon as the lock is free, or reported unavailable after busy_timeout as any write.
+ */
+describe('SQLite store: a data point batch waiting for the write lock', () => {
+  const stores = tempSqliteStores('cvd-busy-wait-');
+  const point = { vin: VIN, item: 'mileage', timestampMs: Date.parse(AT), payload: { value: 1, unit: 'km', timestamp: AT }, manufacturer: 'virtual', mappingVersion: 'v1', receivedAt: AT };
+
+  it('leaves the event loop free while it waits, and is stored once the lock is released', async () => {
+    const { file, store } = stores.open({ busyTimeoutMs: 5000 });
+    const holder = stores.holdWriteLock(file);
+    const write = store.dataPoints.insertMany([point]);
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 5);
+    await new Promise((r) => setTimeout(r, 200));
+    clearInterval(ticker);
+    // A synchronous busy wait would have held the event loop for the whole 200 ms.
+    expect(ticks).toBeGreaterThan(10);
+    holder.exec('ROLLBACK');
+    expect(await write).toEqual([point]);
+    expect(await store.dataPoints.latest([VIN], ['mileage'])).toEqual([point]);
+  });
+
+  it('is StoreUnavailableError once busy_timeout has passed, and nothing of it is stored', async () => {
+    const { file, store } = stores.open({ busyTimeoutMs: 50 });
+    const holder = stores.holdWriteLock(file);
+    const started = performance.now();
+    await expect(store.dataPoints.insertMany([point])).rejects.toBeInstanceOf(StoreUnavailableError);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(45);
+    holder.exec('ROLLBACK');
+    holder.close();
+    expect(await store.dataPoints.count()).toBe(0);
+    // Other writes of the connection still wait busy_timeout for the lock, as configured.
+    const again = stores.holdWriteLock(file);
+    const t0 = performance.now();
+    await expect(store.dataPoints.deleteByVin(VIN)).rejects.toBeInstanceOf(StoreUnavailableError);
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(45);
+    again.exec('ROLLBACK');
+  });
+});

@@ -3,6 +3,7 @@ import type { DataPoint, DataPointRepo, LatestPayloadJson } from '../contract.ts
 import { checkHistoryLimit, decodeHistoryCursor, encodeHistoryCursor } from '../history-cursor.ts';
 import { deleteInChunks } from './delete-in-chunks.ts';
 import { fromJson, toJson } from './json-column.ts';
+import { createWriteLockWaiter } from './write-lock.ts';
 
 interface PointRow {
   vin: string;
@@ -64,9 +65,13 @@ const toPoint = (r: PointRow): DataPoint => ({
 
 type PointParams = [string, string, number, string, string, string, string];
 
-/** SQLite engine of the DataPointRepo. Creates its own tables and indexes. */
-export function createSqliteDataPointRepo(db: Database.Database): DataPointRepo {
+/**
+ * SQLite engine of the DataPointRepo. Creates its own tables and indexes. `busyTimeoutMs` is
+ * how long a write waits for another process's write lock (SQLITE_BUSY_TIMEOUT_MS).
+ */
+export function createSqliteDataPointRepo(db: Database.Database, busyTimeoutMs: number): DataPointRepo {
   db.exec(SCHEMA);
+  const whenWritable = createWriteLockWaiter(db, busyTimeoutMs);
   // DO NOTHING only for the dedup key (unlike OR IGNORE, a NOT NULL violation still fails).
   const insertHistory = db.prepare<PointParams>(
     `INSERT INTO data_points (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -109,20 +114,12 @@ export function createSqliteDataPointRepo(db: Database.Database): DataPointRepo 
   );
   const countHistory = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM data_points');
 
-  const insertTx = db.transaction((points: DataPoint[]): DataPoint[] => {
+  const insertTx = db.transaction((points: DataPoint[], rows: PointParams[]): DataPoint[] => {
     const fresh: DataPoint[] = [];
     // Only the newest new point per (vin, item) can move latest: one upsert per pair, not per point.
     const newest = new Map<string, PointParams>();
-    for (const p of points) {
-      const row: PointParams = [
-        p.vin,
-        p.item,
-        p.timestampMs,
-        toJson(p.payload),
-        p.manufacturer,
-        p.mappingVersion,
-        p.receivedAt,
-      ];
+    for (const [i, p] of points.entries()) {
+      const row = rows[i]!;
       // A point already in history was already offered to latest when it first arrived.
       if (insertHistory.run(...row).changes === 0) continue;
       fresh.push(p);
@@ -141,9 +138,11 @@ export function createSqliteDataPointRepo(db: Database.Database): DataPointRepo 
   return {
     async insertMany(points) {
       if (points.length === 0) return [];
-      // IMMEDIATE takes the write lock up front, so a second process waits (busy_timeout)
-      // instead of failing on a lock upgrade.
-      return insertTx.immediate(points);
+      // IMMEDIATE takes the write lock up front, so a second process waits instead of failing
+      // on a lock upgrade; it waits on the event loop, harmonizing meanwhile (./write-lock.ts).
+      // Serialized before the write lock is taken: the other process writes meanwhile.
+      const rows = points.map((p): PointParams => [p.vin, p.item, p.timestampMs, toJson(p.payload), p.manufacturer, p.mappingVersion, p.receivedAt]);
+      return whenWritable(() => insertTx.immediate(points, rows));
     },
     async latest(vins, items) {
       if (vins.length === 0 || items.length === 0) return [];

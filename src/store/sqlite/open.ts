@@ -30,7 +30,8 @@ export function openSqliteStore(file: string, opts: { busyTimeoutMs?: number; er
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
-  db.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? 5000}`);
+  const busyTimeoutMs = opts.busyTimeoutMs ?? 5000;
+  db.pragma(`busy_timeout = ${busyTimeoutMs}`);
   // Deleted content is overwritten with zeros (GDPR erasure must not leave VINs in free pages);
   // the unused space inside pages is cleared by purgeErased's VACUUM.
   db.pragma('secure_delete = ON');
@@ -43,7 +44,7 @@ export function openSqliteStore(file: string, opts: { busyTimeoutMs?: number; er
         subscriptions: createSqliteSubscriptionRepo(db),
         vehicles: createSqliteVehicleRepo(db),
         consents: createSqliteConsentRepo(db),
-        dataPoints: createSqliteDataPointRepo(db),
+        dataPoints: createSqliteDataPointRepo(db, busyTimeoutMs),
         quarantine: createSqliteQuarantineRepo(db),
         webhooks: createSqliteWebhookRepo(db),
         deliveries: createSqliteDeliveryRepo(db),
