@@ -1,4 +1,4 @@
-import { freePort } from '../../src/main/free-port.ts';
+import { freePort } from '../helpers/free-port.ts';
 import { addConsumer, createTestApp, type TestApp, type TestAppOptions, type TestConsumer } from '../helpers/app.ts';
 
 /**

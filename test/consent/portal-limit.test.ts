@@ -4,7 +4,7 @@ import { buildApp } from '../../src/app.ts';
 import { ManualClock } from '../../src/clock.ts';
 import { clientKey } from '../../src/rate-limit/client-key.ts';
 import { loadConfig } from '../../src/config.ts';
-import { freePort } from '../../src/main/free-port.ts';
+import { freePort } from '../helpers/free-port.ts';
 import { createRedisClient } from '../../src/queues/redis.ts';
 import { addConsumer, createTestApp, type TestApp, type TestConsumer } from '../helpers/app.ts';
 import { createTestServices, type TestServices } from '../helpers/services.ts';

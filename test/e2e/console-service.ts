@@ -8,7 +8,7 @@ import { startConsoleSampler } from '../../src/console/samples.ts';
 import { startActivationWorkers } from '../../src/management/start.ts';
 import { startHarmonizeWorker } from '../../src/pipeline/worker.ts';
 import { startPushWorkers } from '../../src/push/start.ts';
-import { freePort } from '../../src/main/free-port.ts';
+import { freePort } from '../helpers/free-port.ts';
 import type { Running } from '../../src/running.ts';
 import { closeServices, createServices } from '../../src/main/create-services.ts';
 import { defaultPaths } from '../../src/paths.ts';

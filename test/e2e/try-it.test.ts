@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, verifyWebhook, type CvdClient, type VehicleDataPush } from '../../clients/typescript/src/index.ts';
-import { freePort } from '../../src/main/free-port.ts';
+import { freePort } from '../helpers/free-port.ts';
 import { Browser } from '../consent/harness.ts';
 import { startReceiver, type Receiver } from '../push/helpers.ts';
 import { ROOT, startService, type ServiceProcess } from '../ops/service-process.ts';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bullConnection } from '../../src/queues/bull-connection.ts';
 import { HARMONIZE_QUEUE } from '../../src/queues/harmonize-job.ts';
-import { freePort } from '../../src/main/free-port.ts';
+import { freePort } from '../helpers/free-port.ts';
 import { startPrivateRedis, type PrivateRedis } from '../../src/main/private-redis.ts';
 import type { Store } from '../../src/store/contract.ts';
 import { ITEMS_PER_TELEMETRY, telemetryBody } from '../ops/raw-messages.ts';

@@ -8,7 +8,7 @@ import { transactionId } from '../../src/push/transaction-id.ts';
 import { createUpdateThrottle } from '../../src/push/update-throttle.ts';
 import type { DeliveryRecord } from '../../src/store/contract.ts';
 import { addConsumer, createTestApp, type TestApp, type TestConsumer } from '../helpers/app.ts';
-import { freePort } from '../../src/main/free-port.ts';
+import { freePort } from '../helpers/free-port.ts';
 import { scanRedis } from './scan.ts';
 import { seedActivation, seedConsent } from './seed.ts';
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRedisClient } from '../../src/queues/redis.ts';
-import { freePort } from '../../src/main/free-port.ts';
+import { freePort } from '../helpers/free-port.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 
 describe('/health and /ready', () => {

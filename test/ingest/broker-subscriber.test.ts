@@ -2,7 +2,7 @@ import mqtt, { type MqttClient } from 'mqtt';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startExternalSubscriber } from '../../src/ingest/broker-subscriber.ts';
 import { buildApp } from '../../src/app.ts';
-import { freePort } from '../../src/main/free-port.ts';
+import { freePort } from '../helpers/free-port.ts';
 import { startPrivateRedis, type PrivateRedis } from '../../src/main/private-redis.ts';
 import { electricTelemetryOf, fixture, startHarness, waitFor, type Harness } from '../pipeline/harness.ts';
 import { startMosquitto, type PrivateMosquitto } from '../pipeline/mosquitto.ts';

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { signBody } from '../../src/ingest/signature.ts';
 import { adapterSecret } from '../../src/adapters/secrets.ts';
 import { startHarmonizeWorker } from '../../src/pipeline/worker.ts';
-import { freePort } from '../../src/main/free-port.ts';
+import { freePort } from '../helpers/free-port.ts';
 import type { Running } from '../../src/running.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { fixture, harmonizeJobCount, harmonizeJobCounts, waitFor } from '../pipeline/harness.ts';

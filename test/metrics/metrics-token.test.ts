@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import { freePort } from '../../src/main/free-port.ts';
+import { freePort } from '../helpers/free-port.ts';
 import { startProbeServer } from '../../src/main/probe-server.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 

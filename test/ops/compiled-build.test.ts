@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { freePort } from '../../src/main/free-port.ts';
+import { freePort } from '../helpers/free-port.ts';
 import { addConsumer, type TestConsumer } from '../helpers/app.ts';
 import { createTestServices, type TestServices } from '../helpers/services.ts';
 import { deployment, type Deployment } from './service-env.ts';

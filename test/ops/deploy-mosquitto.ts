@@ -2,7 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
-import { canConnect, freePort } from '../../src/main/free-port.ts';
+import { canConnect, freePort } from '../helpers/free-port.ts';
 import { ROOT } from './service-process.ts';
 
 export interface DeployMosquitto {

@@ -5,7 +5,7 @@ import { createIngest } from '../../src/pipeline/ingest.ts';
 import { bullConnection } from '../../src/queues/bull-connection.ts';
 import { HARMONIZE_QUEUE } from '../../src/queues/harmonize-job.ts';
 import { startHarmonizeWorker } from '../../src/pipeline/worker.ts';
-import { freePort } from '../../src/main/free-port.ts';
+import { freePort } from '../helpers/free-port.ts';
 import type { Running } from '../../src/running.ts';
 import { createTestServices, type TestServices } from '../helpers/services.ts';
 import { ITEMS_PER_TELEMETRY, telemetryMessages } from './raw-messages.ts';
@@ -123,9 +123,11 @@ describe('graceful shutdown on SIGTERM', () => {
   }, 120_000);
 
   it('exits 1 once SHUTDOWN_TIMEOUT_MS has passed, even while a job still runs', async () => {
-    // Four batch jobs of 500 messages, one at a time: each runs for well over 300 ms.
-    const COUNT = 2_000;
-    d = deployment(inject('redisUrl'), { PIPELINE_BATCH_SIZE: String(COUNT / 4), PIPELINE_CONCURRENCY: '1', SHUTDOWN_TIMEOUT_MS: '300' });
+    // Four batch jobs of 2,000 messages (60,000 points each), one at a time: each runs for well
+    // over the 100 ms allowed, even with the mappings compiled (500 messages once took 300 ms and
+    // no longer do).
+    const COUNT = 8_000;
+    d = deployment(inject('redisUrl'), { PIPELINE_BATCH_SIZE: String(COUNT / 4), PIPELINE_CONCURRENCY: '1', SHUTDOWN_TIMEOUT_MS: '100' });
     t = await createTestServices({ env: d.env() });
     const worker = await startWorker(d, procs);
     const queue = await batchRunning(t, COUNT);

@@ -7,7 +7,7 @@ import { ACTIVATION_QUEUE } from '../../src/queues/activation-job.ts';
 import { bullConnection } from '../../src/queues/bull-connection.ts';
 import { HARMONIZE_QUEUE } from '../../src/queues/harmonize-job.ts';
 import { PUSH_QUEUE } from '../../src/queues/push-job.ts';
-import { freePort } from '../../src/main/free-port.ts';
+import { freePort } from '../helpers/free-port.ts';
 import { startPrivateRedis, type PrivateRedis } from '../../src/main/private-redis.ts';
 import type { Store } from '../../src/store/contract.ts';
 import { borealisRecord, borealisRequest, deployment, POINTS_PER_BOREALIS_RECORD, type Deployment } from './service-env.ts';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signBody } from '../../src/ingest/signature.ts';
-import { freePort } from '../../src/main/free-port.ts';
+import { freePort } from '../helpers/free-port.ts';
 import { startPrivateRedis, type PrivateRedis } from '../../src/main/private-redis.ts';
 import type { Store } from '../../src/store/contract.ts';
 import { openStore } from '../../src/store/open-store.ts';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { freePort } from '../../src/main/free-port.ts';
+import { freePort } from '../helpers/free-port.ts';
 import { deployment, type Deployment } from './service-env.ts';
 import { startService, startWorker, type ServiceProcess } from './service-process.ts';
 

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { freePort } from '../../src/main/free-port.ts';
+import { freePort } from '../helpers/free-port.ts';
 import { defaultPaths } from '../../src/paths.ts';
 import type { Deployment } from './service-env.ts';
 

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { freePort } from '../../src/main/free-port.ts';
+import { freePort } from '../helpers/free-port.ts';
 import { addConsumer, type TestConsumer } from '../helpers/app.ts';
 import { createTestServices, type TestServices } from '../helpers/services.ts';
 import { seedConsent, startReceiver, type Receiver } from '../push/helpers.ts';

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { canConnect, freePort } from '../../src/main/free-port.ts';
+import { canConnect, freePort } from '../helpers/free-port.ts';
 
 export interface PrivateMosquitto {
   url: string;

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { verifyWebhook, type VehicleDataPush } from '../../clients/typescript/src/index.ts';
 import { ManualClock } from '../../src/clock.ts';
-import { freePort } from '../../src/main/free-port.ts';
+import { freePort } from '../helpers/free-port.ts';
 import { addConsumer, createTestApp, type TestApp, type TestConsumer } from '../helpers/app.ts';
 import { startReceiver, type Receiver } from './helpers.ts';
 

@@ -10,7 +10,7 @@ import { loadCatalog } from '../../src/catalog/load.ts';
 import { ManualClock } from '../../src/clock.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
-import { freePort } from '../../src/main/free-port.ts';
+import { freePort } from '../helpers/free-port.ts';
 import type { Running } from '../../src/running.ts';
 import { defaultPaths } from '../../src/paths.ts';
 import { BoundedPublisher } from '../../simulator/src/bounded-publisher.ts';

@@ -10,7 +10,7 @@ import {
   MongoWriteConcernError,
 } from 'mongodb';
 import { describe, expect, it } from 'vitest';
-import { freePort } from '../../src/main/free-port.ts';
+import { freePort } from '../helpers/free-port.ts';
 import { DuplicateKeyError, StoreUnavailableError } from '../../src/store/contract.ts';
 import { guardRepo } from '../../src/store/guard-store.ts';
 import { duplicateIndexes, duplicateKeyError, isTransient, toStoreError, upsertRetrying } from '../../src/store/mongo/errors.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { freePort } from '../../../src/main/free-port.ts';
+import { freePort } from '../../helpers/free-port.ts';
 import type { Store } from '../../../src/store/contract.ts';
 import { giveConsent, type Consumer } from '../../ops/consent-over-http.ts';
 import { deployment, type Deployment } from '../../ops/service-env.ts';

@@ -7,7 +7,7 @@ import { createPollApiClient } from '../../../src/ingest/poll/api-client.ts';
 import { pollVehicle, type PollDeps } from '../../../src/ingest/poll/poll-vehicle.ts';
 import { createApiRateLimiter } from '../../../src/ingest/poll/rate-limiter.ts';
 import type { NextPoll } from '../../../src/ingest/poll/schedule.ts';
-import { freePort } from '../../../src/main/free-port.ts';
+import { freePort } from '../../helpers/free-port.ts';
 import { createTestServices, type TestServices } from '../../helpers/services.ts';
 import { Queue } from 'bullmq';
 import { bullConnection } from '../../../src/queues/bull-connection.ts';
