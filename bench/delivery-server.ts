@@ -11,7 +11,8 @@ import { helloWorld } from './hello-world.ts';
  * - BENCH_SERVER=api: the service's HTTP front as an api process runs it (its own services, the
  *   store and Redis named by the JSON settings in BENCH_ENV, its own read model and rate-limit
  *   leases);
- * - BENCH_SERVER=hello: the Fastify hello-world of the baseline.
+ * - BENCH_SERVER=hello: the Fastify hello-world of the baseline, plus `POST /static` answering
+ *   BENCH_STATIC_BODY (a real delivery answer, as a constant) when it is given.
  * It listens on 127.0.0.1:BENCH_PORT, says so to the parent, and stops on `{ cmd: 'stop' }` or
  * when the parent goes away.
  */
@@ -23,6 +24,8 @@ if (process.env.BENCH_SERVER === 'api') {
   app = await buildApp(services);
 } else {
   app = helloWorld();
+  const staticBody = process.env.BENCH_STATIC_BODY;
+  if (staticBody) app.post('/static', async (_req, reply) => reply.type('application/json; charset=utf-8').send(staticBody));
 }
 await app.listen({ port: Number(process.env.BENCH_PORT), host: '127.0.0.1' });
 
