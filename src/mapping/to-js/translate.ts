@@ -25,7 +25,7 @@ function checkProperties(ast: AstNode): void {
   if (ast.signature !== undefined) throw new Unsupported('a function signature');
 }
 
-export function translateFilter(stage: AstNode, scope: Scope): Filter {
+function translateFilter(stage: AstNode, scope: Scope): Filter {
   if (stage.type !== 'filter' || !stage.expr) throw new Unsupported(`a ${stage.type} stage`);
   if (stage.expr.type === 'number') return { index: stage.expr.value as number };
   return { predicate: translate(stage.expr, scope) };
