@@ -3,7 +3,7 @@
 # Production runs compiled JavaScript with plain node: no TypeScript loader in the image.
 
 # Stage 1: compile src/ (and the simulator it mounts) to dist/ with the dev dependencies.
-FROM node:20-bookworm AS build
+FROM node:24-bookworm AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -13,9 +13,10 @@ COPY simulator/src ./simulator/src
 RUN npm run build
 
 # Stage 2: the runtime dependencies, the compiled code and the data the service reads at start
-# (catalog, adapters, mappings, scenarios, the console's browser files). The full image has the
-# compilers better-sqlite3 falls back to when no prebuilt binary fits.
-FROM node:20-bookworm
+# (catalog, adapters, mappings, scenarios, the console's browser files). better-sqlite3 13 ships
+# Node-API binaries for linux-x64 and linux-arm64 in its package, so the slim image needs no
+# compiler (with better-sqlite3 12 it did, and the full image carried one).
+FROM node:24-bookworm-slim
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund
