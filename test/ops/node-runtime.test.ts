@@ -12,8 +12,8 @@ import { eventually, startService, waitForHttp, type ServiceProcess } from './se
  * erasure (whose SQLite rewrite runs in a worker thread, with its own connection), a SIGTERM,
  * and a clean exit: code 0, no signal.
  */
-const VIN_KEPT = 'BRLSNODERUNTIME01';
-const VIN_ERASED = 'BRLSNODERUNTIME02';
+const VIN_KEPT = 'BRLSRUNT1ME000001';
+const VIN_ERASED = 'BRLSRUNT1ME000002';
 const ADMIN = 'ops-admin-token-0001';
 
 describe(`the service on this Node (${process.version})`, () => {
