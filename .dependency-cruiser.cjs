@@ -54,7 +54,6 @@ const config = {
   options: {
     doNotFollow: { path: 'node_modules' },
     exclude: { path: '(^|/)(test|bench|dist|[.]tmp)/|[.]test[.]ts$' },
-    tsPreCompilationDeps: true,
     parser: 'swc',
     tsConfig: { fileName: 'tsconfig.json' },
   },

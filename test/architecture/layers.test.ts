@@ -10,7 +10,7 @@ const run = promisify(execFile);
 const ROOT = projectRoot();
 const CONFIG = join(ROOT, '.dependency-cruiser.cjs');
 const KNOWN = join(ROOT, '.dependency-cruiser-known-violations.json');
-const DEPCRUISE = join(ROOT, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruise.mjs');
+const DEPCRUISE = join(ROOT, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruiser.mjs');
 
 interface Violation {
   from: string;
