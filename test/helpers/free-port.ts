@@ -2,11 +2,15 @@ import { createServer } from 'node:net';
 
 export { canConnect } from '../../src/main/free-port.ts';
 
-/** Ports below Linux's ephemeral range (32768–60999) and macOS's (49152–65535). */
-const BASE = 20_000;
-/** Each vitest worker draws from a block of its own. */
-const BLOCK = 1_000;
+/**
+ * Ports below Linux's ephemeral range (32768–60999) and macOS's (49152–65535). Two suites run
+ * side by side on one machine (two checkouts) each take their own range: TEST_PORT_BASE and
+ * TEST_PORT_SPAN (default 20000 and 12000).
+ */
+const BASE = Number(process.env.TEST_PORT_BASE ?? 20_000);
 const BLOCKS = 12;
+/** Each vitest worker draws from a block of its own. */
+const BLOCK = Math.floor(Number(process.env.TEST_PORT_SPAN ?? 12_000) / BLOCKS);
 
 const pool = Math.max(1, Number(process.env.VITEST_POOL_ID ?? 1));
 let next = Math.floor(Math.random() * BLOCK);
