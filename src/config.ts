@@ -87,6 +87,37 @@ const oneOf =
     return raw as T;
   };
 
+/**
+ * REDIS_CLUSTER_NODES: the seeds of a Redis Cluster, each `host:port` or a
+ * `redis[s]://[user:password@]host:port` URL; one scheme and one set of credentials for all.
+ * A cluster has only database 0, so a URL naming another is refused here rather than ignored.
+ */
+const clusterSeeds: Parser<string[] | undefined> = (raw, name) => {
+  const parts = raw.split(',').map((p) => p.trim()).filter(Boolean);
+  if (parts.length === 0) return undefined;
+  const access = new Set<string>();
+  for (const p of parts) {
+    if (!p.includes('://')) {
+      if (!/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/.test(p)) throw new ConfigError(name, `must list host:port seeds (or redis:// URLs), got "${p}"`);
+      continue;
+    }
+    let u: URL;
+    try {
+      u = new URL(p);
+    } catch {
+      throw new ConfigError(name, `must list host:port seeds (or redis:// URLs), got "${p}"`);
+    }
+    if (u.protocol !== 'redis:' && u.protocol !== 'rediss:') throw new ConfigError(name, `must use redis: or rediss:, got "${u.protocol}"`);
+    const db = u.pathname.replace(/^\//, '');
+    if (db !== '' && db !== '0') {
+      throw new ConfigError(name, `names database ${db} in "${u.host}": a Redis Cluster has only database 0 (drop "/${db}"; QUEUE_PREFIX keeps installations apart)`);
+    }
+    access.add(`${u.protocol}${u.username}:${u.password}`);
+  }
+  if (access.size > 1) throw new ConfigError(name, 'must use one scheme (redis: or rediss:) and one user and password for every seed');
+  return parts;
+};
+
 const intList: Parser<number[]> = (raw, name) => {
   const parts = raw.split(',').map((p) => p.trim());
   if (parts.length === 0 || parts.some((p) => !/^\d+$/.test(p))) {
@@ -212,7 +243,12 @@ export const DEFINITIONS = {
   DEMO_SEED: def('', optionalBool, 'On an empty store, create a demo consumer subscribed to every item and print its API key once, on stdout (a deployed process\'s log). Default: on only for the local try-out, when neither REDIS_URL nor MONGO_URL is set.'),
   // --- Redis and queues
   REDIS_URL: def('', url(['redis:', 'rediss:']), 'Redis for BullMQ and rate limits. Default: a private redis-server started from PATH.'),
-  QUEUE_PREFIX: def('cvd', str, 'Prefix of every BullMQ and rate-limit key in Redis.'),
+  REDIS_CLUSTER_NODES: def('', clusterSeeds, 'Use a Redis Cluster: comma-separated host:port seeds (or redis[s]://user:password@host:port URLs, database 0 only). Every connection (queues, workers, limiters, invalidations, the CLI) then goes to the cluster; REDIS_URL must be unset (docs/operations.md).'),
+  QUEUE_PREFIX: def('cvd', str, 'Prefix of every BullMQ and rate-limit key in Redis: a plain namespace (the hash tags that place keys on a cluster are added per queue and partition).'),
+  HARMONIZE_PARTITIONS: def('1', int(1, 256), 'Harmonize queues (partitions): a raw message goes to the one its VIN hashes to, so one vehicle stays in order; pipeline workers consume every partition. On a Redis Cluster each partition can live on another master (docs/operations.md).'),
+  PUSH_PARTITIONS: def('1', int(1, 256), 'Push delivery queues (partitions): a delivery goes to the one its VIN hashes to; push workers consume every partition.'),
+  REDIS_WAIT_REPLICAS: def('0', int(0, 16), 'Before an acknowledgement of work that lives only in Redis (PUBACK, the 202 of an ingest, replay or activation), wait until this many replicas of the owning master have it (Redis WAIT); refused (503, no PUBACK) when they do not within REDIS_WAIT_TIMEOUT_MS. 0: acknowledged once the master has it (a failover may lose the last writes, docs/operations.md).'),
+  REDIS_WAIT_TIMEOUT_MS: def('1000', int(1, 60_000), 'Longest an acknowledgement waits for REDIS_WAIT_REPLICAS replicas.'),
   PIPELINE_CONCURRENCY: def('4', int(1, 1000), 'Harmonization jobs a pipeline worker runs at once.'),
   PIPELINE_BATCH_SIZE: def('200', int(1, 10000), 'Raw messages per queued batch job.'),
   INGEST_MAX_RECORDS: def('1000', int(1, 1_000_000), 'Most records one signed HTTP ingest request (POST /ingest/v1/<manufacturer>) may carry; a request with more gets 413 and nothing of it is queued. Bounds the work one request can cause whatever the size of each record.'),
@@ -314,7 +350,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const cfg = out as Config;
   // The seed prints a working API key on stdout, which is the log of a deployed process: by
   // default only the local try-out (private Redis, embedded SQLite) gets it.
-  cfg.DEMO_SEED = (out.DEMO_SEED as boolean | undefined) ?? (cfg.REDIS_URL === undefined && cfg.MONGO_URL === undefined);
+  if (cfg.REDIS_CLUSTER_NODES !== undefined && cfg.REDIS_URL !== undefined) {
+    throw new ConfigError('REDIS_CLUSTER_NODES', 'and REDIS_URL are both set: set REDIS_CLUSTER_NODES for a Redis Cluster, REDIS_URL for one Redis server');
+  }
+  cfg.DEMO_SEED = (out.DEMO_SEED as boolean | undefined) ?? (cfg.REDIS_URL === undefined && cfg.REDIS_CLUSTER_NODES === undefined && cfg.MONGO_URL === undefined);
   // The try-out's consumer runs its receiver on localhost: there webhooks may target it. A
   // deployment (or a process with DEMO_SEED=false) keeps the SSRF guard closed unless told.
   cfg.PUSH_ALLOW_PRIVATE_TARGETS = (out.PUSH_ALLOW_PRIVATE_TARGETS as boolean | undefined) ?? cfg.DEMO_SEED;

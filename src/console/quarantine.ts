@@ -9,6 +9,7 @@ import type { Services } from '../services.ts';
 import { QUARANTINE_CODES, type QuarantineCode, type QuarantinedMessage, type QuarantineFilter } from '../store/contract/quarantine.ts';
 import { formOf } from './auth.ts';
 import { query, sendPage, when } from './page.ts';
+import { CONSOLE_REPROCESS_RUN } from '../queues/keys.ts';
 
 const PAGE_SIZE = 50;
 /** A reprocess run is remembered this long, for its outcome page. */
@@ -26,7 +27,7 @@ function toFilter(services: Services, q: { manufacturer?: unknown; code?: unknow
   return { ...(manufacturer ? { manufacturer } : {}), ...(code ? { code } : {}) };
 }
 
-const runKey = (services: Services, token: string) => `${services.config.QUEUE_PREFIX}:console:reprocess:${token}`;
+const runKey = (services: Services, token: string) => CONSOLE_REPROCESS_RUN.key(services.config.QUEUE_PREFIX, token);
 
 /** Every id matching the filter, newest failure first, up to MAX_REPROCESS (the admin API's bound). */
 async function idsOf(services: Services, filter: QuarantineFilter): Promise<string[]> {

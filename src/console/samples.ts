@@ -4,11 +4,13 @@ import { startPeriodic } from '../periodic.ts';
 import type { ScrapeGauges } from '../metrics/gauges.ts';
 import type { Running } from '../running.ts';
 import type { Services } from '../services.ts';
+import { CONSOLE_SAMPLES } from '../queues/keys.ts';
 
 /**
  * The pipeline view's history, kept in Redis so that every API process draws the same picture.
  *
- * One hash per minute (`<QUEUE_PREFIX>:console:samples:<minute start, epoch ms>`), expiring two
+ * One hash per minute (`<QUEUE_PREFIX>:console:{<QUEUE_PREFIX>.console-samples}:<minute start, epoch
+ * ms>`, all in one hash slot so the view reads the hour in one pipeline), expiring two
  * hours after it starts (the view shows one hour). Counters are per process (each API, pipeline
  * or broker process counts what it did), so EACH process adds its own increases since its last
  * flush to the current minute (HINCRBY): no leader, nothing counted twice, nothing lost when a
@@ -20,7 +22,7 @@ export const MINUTE_MS = 60_000;
 export const KEPT_MINUTES = 60;
 const TTL_S = 2 * 60 * 60;
 
-export const sampleKey = (services: Services, minuteMs: number) => `${services.config.QUEUE_PREFIX}:console:samples:${minuteMs}`;
+export const sampleKey = (services: Services, minuteMs: number) => CONSOLE_SAMPLES.key(services.config.QUEUE_PREFIX, minuteMs);
 
 /** The counters the pipeline view charts, and how a series is named from a counter's labels. */
 const COUNTERS: [string, Counter<string>, (labels: Record<string, unknown>) => string][] = [

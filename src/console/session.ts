@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { timingSafeEqual } from 'node:crypto';
 import { randomToken, sha256Hex } from '../crypto.ts';
 import type { Services } from '../services.ts';
+import { CONSOLE_SIGNED_OUT } from '../queues/keys.ts';
 
 /** How long a session lasts (CONSOLE_SESSION_MINUTES: a working day by default); then the operator signs in again. */
 const sessionTtlMs = (services: Services) => services.config.CONSOLE_SESSION_MINUTES * 60_000;
@@ -30,7 +31,7 @@ export function cookieName(secure: boolean): string {
 }
 
 const tokenTag = (services: Services) => sha256Hex(`console:${services.config.ADMIN_TOKEN ?? ''}`).slice(0, 16);
-const signedOutKey = (services: Services, cookie: string) => `${services.config.QUEUE_PREFIX}:console:out:${sha256Hex(cookie)}`;
+const signedOutKey = (services: Services, cookie: string) => CONSOLE_SIGNED_OUT.key(services.config.QUEUE_PREFIX, sha256Hex(cookie));
 
 /** Equal strings, compared in constant time. */
 export function sameSecret(a: string, b: string): boolean {

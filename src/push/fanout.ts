@@ -1,7 +1,7 @@
 import type { Services } from '../services.ts';
 import type { DataPoint, DeliveryRecord, Subscription, WebhookRecord } from '../store/contract.ts';
 import type { PushFanoutEnqueuer } from './fanout-contract.ts';
-import { createPushQueue, type PushQueue } from './queue.ts';
+import { createPushQueue, type PushJobRef, type PushQueue } from './queue.ts';
 import { transactionId } from './transaction-id.ts';
 import { createUpdateThrottle } from './update-throttle.ts';
 import { createWatchList, type Watcher } from './watch-list.ts';
@@ -126,11 +126,11 @@ export function createFanout(services: Pick<Services, 'catalog' | 'clock' | 'con
       ).filter((r): r is DeliveryRecord => r !== null);
       // Issued together, the inserts share one store commit.
       const inserted = await Promise.all(rows.map((r) => store.deliveries.insertIfAbsent(r)));
-      const jobs: { transactionId: string }[] = [];
+      const jobs: PushJobRef[] = [];
       for (const [i, row] of rows.entries()) {
         const status = inserted[i] ? row.status : (await store.deliveries.get(row.transactionId))?.status;
         // A row left PENDING by an earlier, interrupted hand-over still needs its job.
-        if (status === 'PENDING') jobs.push({ transactionId: row.transactionId });
+        if (status === 'PENDING') jobs.push({ transactionId: row.transactionId, vin: row.vin });
         if (inserted[i]) {
           logger.debug({ transactionId: row.transactionId, item: row.item, kind: row.kind, vehicle: secrets.pseudonym(row.vin) }, 'push fan-out');
         }

@@ -48,7 +48,7 @@ export function startPushReconciler(services: Pick<Services, 'clock' | 'config' 
       }
       return;
     }
-    if (await queue.requeue(d.transactionId)) result.requeued++;
+    if (await queue.requeue(d)) result.requeued++;
   }
 
   async function run(closing: () => boolean): Promise<ReconcileResult> {

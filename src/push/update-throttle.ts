@@ -1,4 +1,5 @@
 import type { Services } from '../services.ts';
+import { PUSH_THROTTLE } from '../queues/keys.ts';
 
 /**
  * Admits an update push only when the point is at least `intervalMs` of data time after the
@@ -28,7 +29,7 @@ export function createUpdateThrottle(services: Pick<Services, 'config' | 'redis'
   return {
     async admit(subscriptionId, vin, item, timestampMs, intervalMs, transactionId) {
       // The key holds a pseudonym, never the VIN (reliability checklist K6).
-      const key = `${config.QUEUE_PREFIX}:push:throttle:${subscriptionId}:${secrets.pseudonym(vin)}:${item}`;
+      const key = PUSH_THROTTLE.key(config.QUEUE_PREFIX, subscriptionId, secrets.pseudonym(vin), item);
       // Kept a good while past the interval in wall time; after it expires the next point passes.
       const ttlMs = 2 * intervalMs + 3_600_000;
       const admitted = await redis.eval(SCRIPT, 1, key, timestampMs, intervalMs, transactionId, ttlMs);

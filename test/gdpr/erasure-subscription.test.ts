@@ -1,7 +1,6 @@
-import { Queue } from 'bullmq';
+import type { QueueName } from '../../src/queues/keys.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTIVATION_QUEUE } from '../../src/queues/activation-job.ts';
-import { bullConnection } from '../../src/queues/bull-connection.ts';
 import { createPushQueue } from '../../src/push/queue.ts';
 import { PUSH_QUEUE } from '../../src/queues/push-job.ts';
 import { transactionId } from '../../src/push/transaction-id.ts';
@@ -11,6 +10,7 @@ import { addConsumer, createTestApp, type TestApp, type TestConsumer } from '../
 import { freePort } from '../helpers/free-port.ts';
 import { scanRedis } from './scan.ts';
 import { seedActivation, seedConsent } from './seed.ts';
+import { openTestQueue } from '../helpers/queues.ts';
 
 const X = 'BRLAU1EV0N1000001';
 const ADMIN = { authorization: 'Bearer test-admin-token' };
@@ -44,8 +44,8 @@ describe('GDPR erasure of a VIN in one subscription', () => {
     };
   };
 
-  async function jobCount(name: string): Promise<number> {
-    const queue = new Queue(name, { connection: bullConnection(t.services.redisUrl, 'worker'), prefix: t.services.config.QUEUE_PREFIX });
+  async function jobCount(name: QueueName): Promise<number> {
+    const queue = openTestQueue({ redisUrl: t.services.redisUrl, prefix: t.services.config.QUEUE_PREFIX }, name);
     try {
       return Object.values(await queue.getJobCounts()).reduce((x, y) => x + y, 0);
     } finally {
@@ -68,7 +68,7 @@ describe('GDPR erasure of a VIN in one subscription', () => {
       await seedConsent(services, c.consumerId, c.subscriptionId, X);
       const d = delivery(c.subscriptionId);
       await services.store.deliveries.insertIfAbsent(d);
-      await push.add([{ transactionId: d.transactionId }]);
+      await push.add([{ transactionId: d.transactionId, vin: X }]);
       await throttle.admit(c.subscriptionId, X, 'mileage', 1, 60_000, d.transactionId);
       const read = await t.app.inject({
         method: 'POST',

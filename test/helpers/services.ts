@@ -12,6 +12,8 @@ import type { Paths } from '../../src/paths.ts';
 import type { Services } from '../../src/services.ts';
 import type { Store } from '../../src/store/contract.ts';
 import { openStore } from '../../src/store/open-store.ts';
+import { redisAddressOf } from '../../src/queues/redis.ts';
+import { redisEnv } from './redis-env.ts';
 
 export interface TestServices {
   services: Services;
@@ -39,7 +41,7 @@ export async function createTestServices(
   const dataDir = mkdtempSync(join(tmpdir(), 'cvd-test-'));
   const config: Config = loadConfig({
     DATA_DIR: dataDir,
-    REDIS_URL: opts.privateRedisUrl === undefined ? inject('redisUrl') : '',
+    ...(opts.privateRedisUrl === undefined ? redisEnv(inject('redisUrl')) : { REDIS_URL: '' }),
     QUEUE_PREFIX: `t${randomUUID().slice(0, 8)}`,
     ADMIN_TOKEN: 'test-admin-token',
     LOG_LEVEL: 'debug',
@@ -66,7 +68,7 @@ export async function createTestServices(
     },
   });
   const logger = createLogger({ level: config.LOG_LEVEL, pretty: false, destination });
-  const services = await createServices(config, logger, opts.privateRedisUrl ?? config.REDIS_URL!, {
+  const services = await createServices(config, logger, opts.privateRedisUrl ?? redisAddressOf(config)!, {
     clock: opts.clock ?? new ManualClock(),
     ...(opts.paths ? { paths: opts.paths } : {}),
     ...(opts.wrapStore ? { store: opts.wrapStore(await openStore(config)) } : {}),

@@ -29,7 +29,8 @@ describe('fixed-window limiter leases', () => {
     await server.stop();
   });
 
-  const key = () => `test:${randomUUID()}`;
+  // One hash tag: counters of one call share a slot, as the service's keys do (src/queues/keys.ts).
+  const key = () => `test:{leases}:${randomUUID()}`;
 
   /** Lua scripts Redis has run so far (the limiter's EVALSHA, or EVAL the first time). */
   async function luaCalls(): Promise<number> {

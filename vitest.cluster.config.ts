@@ -1,0 +1,27 @@
+import { configDefaults, defineConfig } from 'vitest/config';
+import base from './vitest.config.ts';
+
+/**
+ * `npm run test:cluster`: the suites that touch Redis, against a local Redis Cluster of six
+ * redis-servers that test/global-setup.ts starts (TEST_REDIS_CLUSTER=1; or REDIS_CLUSTER_NODES
+ * names one), plus the cluster's own tests (test/cluster/: failover, erasure on every master,
+ * invalidation traffic). CI runs it after the main suite (.ci/run).
+ */
+export default defineConfig({
+  test: {
+    ...base.test,
+    include: [
+      'test/queues/**/*.test.ts',
+      'test/pipeline/**/*.test.ts',
+      'test/push/**/*.test.ts',
+      'test/rate-limit/**/*.test.ts',
+      'test/read-model/**/*.test.ts',
+      'test/gdpr/**/*.test.ts',
+      'test/console/**/*.test.ts',
+      'test/ops/**/*.test.ts',
+      'test/cluster/**/*.test.ts',
+    ],
+    exclude: [...configDefaults.exclude],
+    reporters: ['default', ['json', { outputFile: 'test-results/vitest-cluster.json' }]],
+  },
+});
