@@ -5,6 +5,7 @@ import { createHarmonizeQueue } from './queue.ts';
 import type { RawMessage } from '../domain/raw-message.ts';
 import { renewingQueue, type RenewingQueue } from '../queues/renewing-queue.ts';
 import { harmonizePartition } from './partition-key.ts';
+import { isClusterAddress } from '../queues/redis.ts';
 
 /** Where adapters hand raw messages over: a batcher in front of each harmonize partition. */
 export interface Ingest {
@@ -15,7 +16,11 @@ export interface Ingest {
   close(): Promise<void>;
 }
 
-const READY_TIMEOUT_MS = 500;
+/**
+ * How long a publisher's acknowledgement waits for this producer's first connection. A
+ * cluster's takes a few round trips more (the seeds, the slot map, then the masters).
+ */
+const readyTimeoutMs = (redisUrl: string) => (isClusterAddress(redisUrl) ? 2000 : 500);
 
 /** One partition's producer queue and the batcher in front of it. */
 interface Partition {
@@ -38,7 +43,7 @@ export function createIngest(services: Pick<Services, 'adapters' | 'config' | 's
       if (ready) return;
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error('the queue (Redis) is not reachable')), READY_TIMEOUT_MS);
+        timer = setTimeout(() => reject(new Error('the queue (Redis) is not reachable')), readyTimeoutMs(services.redisUrl));
       });
       try {
         await Promise.race([queue.current().waitUntilReady(), timeout]);

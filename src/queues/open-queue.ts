@@ -45,6 +45,8 @@ export function partitionNames(home: QueueHome, queue: QueueName, partitions: nu
  * through a failover of the master.
  */
 class OwnedQueue extends Queue<unknown, unknown, string> {
+  private shut = false;
+
   constructor(
     name: string,
     opts: ConstructorParameters<typeof Queue<unknown, unknown, string>>[1],
@@ -55,18 +57,21 @@ class OwnedQueue extends Queue<unknown, unknown, string> {
   }
 
   override async add(name: string, data: unknown, opts?: JobsOptions): Promise<Job<unknown, unknown, string>> {
+    this.refuseWhenShut();
     const job = await super.add(name, data, opts);
     await this.replicated();
     return job;
   }
 
   override async addBulk(jobs: { name: string; data: unknown; opts?: BulkJobOptions }[]): Promise<Job<unknown, unknown, string>[]> {
+    this.refuseWhenShut();
     const added = await super.addBulk(jobs);
     await this.replicated();
     return added;
   }
 
   override async close(): Promise<void> {
+    this.shut = true;
     try {
       await super.close();
     } finally {
@@ -75,11 +80,20 @@ class OwnedQueue extends Queue<unknown, unknown, string> {
   }
 
   override async disconnect(): Promise<void> {
+    this.shut = true;
     try {
       await super.disconnect();
     } finally {
       this.connection.disconnect();
     }
+  }
+
+  /**
+   * A closed queue refuses at once: a cluster connection closed while it was still being set up
+   * would leave an add waiting for ever on the set-up that never ends.
+   */
+  private refuseWhenShut(): void {
+    if (this.shut) throw new Error('Connection is closed.');
   }
 
   private async replicated(): Promise<void> {

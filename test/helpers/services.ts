@@ -41,7 +41,8 @@ export async function createTestServices(
   const dataDir = mkdtempSync(join(tmpdir(), 'cvd-test-'));
   const config: Config = loadConfig({
     DATA_DIR: dataDir,
-    ...(opts.privateRedisUrl === undefined ? redisEnv(inject('redisUrl')) : { REDIS_URL: '' }),
+    // The suite's Redis, unless the test brings its own (a private one, or REDIS_URL in `env`).
+    ...(opts.privateRedisUrl !== undefined ? { REDIS_URL: '' } : opts.env?.REDIS_URL ? { REDIS_CLUSTER_NODES: '' } : redisEnv(inject('redisUrl'))),
     QUEUE_PREFIX: `t${randomUUID().slice(0, 8)}`,
     ADMIN_TOKEN: 'test-admin-token',
     LOG_LEVEL: 'debug',

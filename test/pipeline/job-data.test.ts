@@ -1,3 +1,4 @@
+import { keysOf } from '../helpers/redis-keys.ts';
 import { Job, Queue } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createIngest } from '../../src/pipeline/ingest.ts';
@@ -40,13 +41,7 @@ describe('harmonize jobs in Redis', () => {
     expect(counts.completed).toBeLessThanOrEqual(100);
     expect(counts.failed).toBe(0);
 
-    const keys: string[] = [];
-    let cursor = '0';
-    do {
-      const [next, found] = await services.redis.scan(cursor, 'MATCH', `${services.config.QUEUE_PREFIX}:*`, 'COUNT', '1000');
-      cursor = next;
-      keys.push(...found);
-    } while (cursor !== '0');
+    const keys = await keysOf(services.redis, `${services.config.QUEUE_PREFIX}:*`);
     expect(keys.length).toBeGreaterThan(0);
     let dump = '';
     for (const key of keys) {
