@@ -120,6 +120,11 @@ export function clusterOptions(address: Extract<RedisAddress, { kind: 'cluster' 
     ...(enableOfflineQueue === undefined ? {} : { enableOfflineQueue }),
     ...(lazyConnect === undefined ? {} : { lazyConnect }),
     clusterRetryStrategy: (times: number) => Math.min(250 * times, 2000),
+    // No CLUSTER INFO check before `ready`: a client connecting while a master fails over
+    // (cluster_state:fail) reconnects then, and the promise of its connect() never settles, so
+    // a BullMQ worker started at that moment never starts (seen in test/cluster/failover.test.ts).
+    // Without it, commands meet CLUSTERDOWN and are retried like any during a failover.
+    enableReadyCheck: false,
     redisOptions: { ...address.options, ...nodeOptions, ...nodeExtra },
   };
 }

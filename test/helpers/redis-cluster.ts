@@ -10,6 +10,8 @@ import { freePort } from './free-port.ts';
 export interface ClusterNode {
   port: number;
   server: PrivateRedis;
+  /** Its redis-server arguments, to start it again as it was. */
+  args: string[];
 }
 
 export interface LocalRedisCluster {
@@ -20,7 +22,11 @@ export interface LocalRedisCluster {
   masterOfSlot(slot: number): Promise<number>;
   /** Ports of the current masters. */
   masters(): Promise<number[]>;
-  /** Waits until every node that runs agrees the cluster is ok, every slot served. */
+  /** SIGKILLs a node (no shutdown, no last write): a crash. */
+  kill(port: number): Promise<void>;
+  /** Starts a killed node again on its port, with its data and cluster config (it rejoins, as a replica if it was failed over). */
+  restart(port: number): Promise<void>;
+  /** Waits until every node that runs agrees the cluster is ok, every slot served, and every replica is in sync. */
   waitHealthy(timeoutMs?: number): Promise<void>;
   stop(): Promise<void>;
 }
@@ -42,9 +48,7 @@ export async function startRedisCluster(opts: { masters?: number; replicas?: num
     for (let i = 0; i < masters * (1 + replicas); i++) {
       const port = await freePort();
       const bus = await freePort();
-      const server = await startPrivateRedis({
-        port,
-        args: [
+      const args = [
           '--cluster-enabled', 'yes',
           '--cluster-port', String(bus),
           '--cluster-config-file', join(dir, `nodes-${port}.conf`),
@@ -55,9 +59,8 @@ export async function startRedisCluster(opts: { masters?: number; replicas?: num
           '--appendfilename', `appendonly-${port}.aof`,
           '--appenddirname', `aof-${port}`,
           '--appendfsync', 'everysec',
-        ],
-      });
-      nodes.push({ port, server });
+      ];
+      nodes.push({ port, server: await startPrivateRedis({ port, args }), args });
     }
     const seeds = nodes.map((n) => `127.0.0.1:${n.port}`);
     const create = spawnSync('redis-cli', ['--cluster', 'create', ...seeds, '--cluster-replicas', String(replicas), '--cluster-yes'], { encoding: 'utf8' });
@@ -114,7 +117,10 @@ function handle(nodes: ClusterNode[], seeds: string[], dir: string): LocalRedisC
           running().map((n) =>
             ask(n.port, async (r) => {
               const info = (await r.call('CLUSTER', 'INFO')) as string;
-              return /cluster_state:ok/.test(info) && /cluster_slots_ok:16384/.test(info);
+              // A replica counts once it has synchronised with its master: a WAIT then has it.
+              const replication = await r.info('replication');
+              const replicaReady = !/role:slave/.test(replication) || (/master_link_status:up/.test(replication) && /master_sync_in_progress:0/.test(replication));
+              return /cluster_state:ok/.test(info) && /cluster_slots_ok:16384/.test(info) && replicaReady;
             }).catch(() => false),
           ),
         );
@@ -123,6 +129,16 @@ function handle(nodes: ClusterNode[], seeds: string[], dir: string): LocalRedisC
         await new Promise((r) => setTimeout(r, 100));
       }
     },
+    async kill(port) {
+      const node = nodes.find((n) => n.port === port)!;
+      const exited = new Promise<void>((resolve) => node.server.process.once('exit', () => resolve()));
+      node.server.process.kill('SIGKILL');
+      await exited;
+    },
+    async restart(port) {
+      const node = nodes.find((n) => n.port === port)!;
+      node.server = await startPrivateRedis({ port, args: node.args });
+    },
     async stop() {
       await Promise.all(nodes.map((n) => n.server.stop()));
       rmSync(dir, { recursive: true, force: true });
@@ -130,9 +146,3 @@ function handle(nodes: ClusterNode[], seeds: string[], dir: string): LocalRedisC
   };
 }
 
-/** A process's pid, for a test that SIGKILLs a node. */
-export function pidOf(node: ClusterNode): number {
-  const pid = node.server.process.pid;
-  if (pid === undefined) throw new Error(`redis-server on ${node.port} has no pid`);
-  return pid;
-}
