@@ -18,7 +18,12 @@ export default defineConfig({
       'test/read-model/**/*.test.ts',
       'test/gdpr/**/*.test.ts',
       'test/console/**/*.test.ts',
-      'test/ops/**/*.test.ts',
+      // The ops tests whose service processes share the suite's Redis; the others bring a
+      // Redis of their own (scale-out, redis-startup) or test no Redis behaviour (the compiled
+      // build, the Node runtime, busy ports, lifecycle): run once, in the main suite.
+      'test/ops/graceful-shutdown.test.ts',
+      'test/ops/single-roles.test.ts',
+      'test/ops/secret-key-agreement.test.ts',
       'test/cluster/**/*.test.ts',
     ],
     exclude: [...configDefaults.exclude],

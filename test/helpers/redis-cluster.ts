@@ -66,7 +66,15 @@ export async function startRedisCluster(opts: { masters?: number; replicas?: num
     const create = spawnSync('redis-cli', ['--cluster', 'create', ...seeds, '--cluster-replicas', String(replicas), '--cluster-yes'], { encoding: 'utf8' });
     if (create.status !== 0) throw new Error(`redis-cli --cluster create failed: ${create.stdout}\n${create.stderr}`);
     const cluster = handle(nodes, seeds, dir);
+    // A test process that dies (or is killed) leaves no redis-server behind.
+    const killAll = () => nodes.forEach((n) => n.server.process.kill('SIGKILL'));
+    process.once('exit', killAll);
     await cluster.waitHealthy(30_000);
+    const stop = cluster.stop;
+    cluster.stop = async () => {
+      process.removeListener('exit', killAll);
+      await stop();
+    };
     return cluster;
   } catch (err) {
     await Promise.all(nodes.map((n) => n.server.stop()));

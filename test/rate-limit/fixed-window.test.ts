@@ -33,6 +33,8 @@ describe('fixed-window limiter in Redis', () => {
   it('holds across processes: two clients on the same Redis share the counter', async () => {
     const second = createRedisClient(t.services.redisUrl);
     try {
+      // Connected first: a limiter fails open when Redis takes longer than 250 ms (a busy machine).
+      await second.ping();
       const a = createFixedWindowLimiter(t.services.redis, clock, t.services.logger);
       const b = createFixedWindowLimiter(second, clock, t.services.logger);
       const k = key();
