@@ -240,7 +240,7 @@ export const DEFINITIONS = {
   METRICS_TOKEN: def('', optionalStr, 'Bearer token (at least 16 characters) that /metrics then requires, on PORT and PROBE_PORT. Unset: /metrics is open; keep it off the public port (docs/operations.md).'),
   DATA_DIR: def('./data', str, 'Where the embedded store, the private Redis and other local state live.'),
   SECRET_KEY: def('', optionalStr, 'Key (at least 32 characters) that encrypts stored secrets and pseudonymises VINs in logs. Default: generated once into DATA_DIR/secret.key.'),
-  DEMO_SEED: def('', optionalBool, 'On an empty store, create a demo consumer subscribed to every item and print its API key once, on stdout (a deployed process\'s log). Default: on only for the local try-out, when neither REDIS_URL nor MONGO_URL is set.'),
+  DEMO_SEED: def('', optionalBool, 'On an empty store, create a demo consumer subscribed to every item and print its API key once, on stdout (a deployed process\'s log). Default: on only for the local try-out, when neither REDIS_URL (nor REDIS_CLUSTER_NODES) nor MONGO_URL is set.'),
   // --- Redis and queues
   REDIS_URL: def('', url(['redis:', 'rediss:']), 'Redis for BullMQ and rate limits. Default: a private redis-server started from PATH.'),
   REDIS_CLUSTER_NODES: def('', clusterSeeds, 'Use a Redis Cluster: comma-separated host:port seeds (or redis[s]://user:password@host:port URLs, database 0 only). Every connection (queues, workers, limiters, invalidations, the CLI) then goes to the cluster; REDIS_URL must be unset (docs/operations.md).'),
@@ -249,7 +249,7 @@ export const DEFINITIONS = {
   PUSH_PARTITIONS: def('1', int(1, 256), 'Push delivery queues (partitions): a delivery goes to the one its VIN hashes to; push workers consume every partition.'),
   REDIS_WAIT_REPLICAS: def('0', int(0, 16), 'Before an acknowledgement of work that lives only in Redis (PUBACK, the 202 of an ingest, replay or activation), wait until this many replicas of the owning master have it (Redis WAIT); refused (503, no PUBACK) when they do not within REDIS_WAIT_TIMEOUT_MS. 0: acknowledged once the master has it (a failover may lose the last writes, docs/operations.md).'),
   REDIS_WAIT_TIMEOUT_MS: def('1000', int(1, 60_000), 'Longest an acknowledgement waits for REDIS_WAIT_REPLICAS replicas.'),
-  PIPELINE_CONCURRENCY: def('4', int(1, 1000), 'Harmonization jobs a pipeline worker runs at once.'),
+  PIPELINE_CONCURRENCY: def('4', int(1, 1000), 'Harmonization jobs a pipeline process runs at once (shared out over the HARMONIZE_PARTITIONS).'),
   PIPELINE_BATCH_SIZE: def('200', int(1, 10000), 'Raw messages per queued batch job.'),
   INGEST_MAX_RECORDS: def('1000', int(1, 1_000_000), 'Most records one signed HTTP ingest request (POST /ingest/v1/<manufacturer>) may carry; a request with more gets 413 and nothing of it is queued. Bounds the work one request can cause whatever the size of each record.'),
   INGEST_MAX_FUTURE_S: def('300', int(1), 'A message whose data is stamped more than this after it was received is quarantined (TIME_IN_FUTURE): the latest value only moves forward, so one reading from a wrong vehicle clock would stay the latest for ever. Raise it for a simulator running ahead of real time (SIM_CLOCK scaled).'),
@@ -320,7 +320,7 @@ export const DEFINITIONS = {
   PUSH_RETRY_SCHEDULE_S: def('5,300,1800,7200,18000,36000,36000', intList, 'Delays between webhook attempts (about a day in all).'),
   PUSH_TIMEOUT_MS: def('10000', int(100), 'Timeout of one webhook request.'),
   PUSH_DISABLE_AFTER_S: def('86400', int(1), 'A webhook failing without a success for this long is disabled.'),
-  PUSH_CONCURRENCY: def('50', int(1, 1000), 'Webhook requests a push worker sends at once.'),
+  PUSH_CONCURRENCY: def('50', int(1, 1000), 'Webhook requests a push process sends at once (shared out over the PUSH_PARTITIONS).'),
   PUSH_SECRET_OVERLAP_S: def('86400', int(0), 'After a signing-secret rotation, how long the previous secret still signs (both signatures are sent).'),
   PUSH_RECONCILE_AFTER_S: def('600', int(1), 'A delivery still pending this long after its last change (or retrying this long past its due attempt) is looked up in the push queue, and given a fresh job if it has lost its own (Redis data lost).'),
   PUSH_RECONCILE_INTERVAL_S: def('60', int(1), 'How often each push process looks for deliveries that lost their queue job.'),
@@ -330,7 +330,7 @@ export const DEFINITIONS = {
 type Definitions = typeof DEFINITIONS;
 type Parsed = { [K in keyof Definitions]: ReturnType<Definitions[K]['parse']> };
 export type Config = Omit<Parsed, 'DEMO_SEED' | 'PUSH_ALLOW_PRIVATE_TARGETS'> & {
-  /** Resolved: the explicit setting, else on only without REDIS_URL and MONGO_URL. */
+  /** Resolved: the explicit setting, else on only without REDIS_URL, REDIS_CLUSTER_NODES and MONGO_URL. */
   DEMO_SEED: boolean;
   /** Resolved: the explicit setting, else DEMO_SEED (the try-out). */
   PUSH_ALLOW_PRIVATE_TARGETS: boolean;
