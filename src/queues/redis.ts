@@ -115,11 +115,12 @@ export function redisOptions(url: string, purpose: RedisPurpose): RedisOptions {
  */
 export function clusterOptions(address: Extract<RedisAddress, { kind: 'cluster' }>, purpose: RedisPurpose, extra: Partial<RedisOptions> = {}): ClusterOptions {
   const { enableOfflineQueue, ...nodeOptions } = purposeOptions(purpose);
-  const { lazyConnect, ...nodeExtra } = extra;
+  const { lazyConnect, retryStrategy, ...nodeExtra } = extra;
   return {
     ...(enableOfflineQueue === undefined ? {} : { enableOfflineQueue }),
     ...(lazyConnect === undefined ? {} : { lazyConnect }),
-    clusterRetryStrategy: (times: number) => Math.min(250 * times, 2000),
+    // A caller's retry strategy (a CLI's single attempt) is the whole cluster's.
+    clusterRetryStrategy: retryStrategy ?? ((times: number) => Math.min(250 * times, 2000)),
     // No CLUSTER INFO check before `ready`: a client connecting while a master fails over
     // (cluster_state:fail) reconnects then, and the promise of its connect() never settles, so
     // a BullMQ worker started at that moment never starts (seen in test/cluster/failover.test.ts).
