@@ -90,8 +90,8 @@ export async function startPollWorkers(
     intervalMs: config.POLL_RECONCILE_INTERVAL_S * 1000,
     logger,
     failure: 'poll reconcile failed; trying again at the next interval',
-    run: async () => {
-      const added = await reconcilePolls(services, schedule);
+    run: async (closing) => {
+      const added = await reconcilePolls(services, schedule, { closing });
       if (added > 0) logger.info({ added }, 'poll jobs added for activated vehicles');
       return added;
     },
