@@ -1,5 +1,6 @@
 import { startExternalSubscriber } from '../ingest/broker-subscriber.ts';
 import { startEmbeddedBroker } from '../ingest/embedded-broker.ts';
+import { subscribes } from '../ingest/subscriber-identity.ts';
 import { startConsoleSampler } from '../console/samples.ts';
 import { startPollWorkers } from '../ingest/poll/start.ts';
 import { startRetention } from '../gdpr/retention.ts';
@@ -61,9 +62,10 @@ export async function startRoles(services: Services, opts: StartRolesOptions = {
   const brokerUrl = mqttUrl ?? `mqtt://127.0.0.1:${config.MQTT_PORT}`;
   if (roles.has('pipeline')) {
     add(...(await startPipeline(services)));
-    // With an external broker (MQTT_URL) the subscriber feeds the queue; with the embedded one
-    // no subscriber is needed: the broker queues each publish itself before acknowledging it.
-    if (config.MQTT_URL && config.MQTT_SUBSCRIBER === 'on') add(await startExternalSubscriber(services, brokerUrl));
+    // With an external broker (MQTT_URL) the subscriber feeds the queue (every process of a
+    // share group, or the one MQTT_SUBSCRIBER=on); with the embedded one no subscriber is
+    // needed: the broker queues each publish itself before acknowledging it.
+    if (subscribes(config)) add(await startExternalSubscriber(services, brokerUrl));
     add(...(await startActivationWorkers(services)));
     // Polled manufacturers: their vehicles' APIs are polled by the pipeline role's workers.
     add(...(await startPollWorkers(services)));
