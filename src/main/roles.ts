@@ -7,6 +7,8 @@ import { startRetention } from '../gdpr/retention.ts';
 import { startActivationWorkers } from '../management/start.ts';
 import { startPipeline } from '../pipeline/start.ts';
 import { startPushWorkers } from '../push/start.ts';
+import { createInstallationSchedule } from '../queues/installation-schedule.ts';
+import { queueHome } from '../queues/open-queue.ts';
 import type { Services } from '../services.ts';
 import { startSimulator } from '../../simulator/src/start.ts';
 import { drainAndClose } from './drain-http.ts';
@@ -61,6 +63,10 @@ export async function startRoles(services: Services, opts: StartRolesOptions = {
   }
   const brokerUrl = mqttUrl ?? `mqtt://127.0.0.1:${config.MQTT_PORT}`;
   if (roles.has('pipeline')) {
+    // Housekeeping (retention, the poll reconciler) runs once per interval for the whole
+    // installation, in whichever pipeline process is free; closed after the jobs that use it.
+    const housekeeping = createInstallationSchedule(queueHome(services), 'pipeline', logger);
+    add(housekeeping);
     add(...(await startPipeline(services)));
     // With an external broker (MQTT_URL) the subscriber feeds the queue (every process of a
     // share group, or the one MQTT_SUBSCRIBER=on); with the embedded one no subscriber is
@@ -68,12 +74,15 @@ export async function startRoles(services: Services, opts: StartRolesOptions = {
     if (subscribes(config)) add(await startExternalSubscriber(services, brokerUrl));
     add(...(await startActivationWorkers(services)));
     // Polled manufacturers: their vehicles' APIs are polled by the pipeline role's workers.
-    add(...(await startPollWorkers(services)));
-    // History retention (GDPR storage limitation) belongs to the pipeline role; several
-    // processes running it only repeat an idempotent range delete.
-    add(startRetention(services));
+    add(...(await startPollWorkers(services, { scheduler: housekeeping })));
+    // History retention (GDPR storage limitation) belongs to the pipeline role.
+    add(startRetention(services, { scheduler: housekeeping }));
   }
-  if (roles.has('push')) add(...(await startPushWorkers(services)));
+  if (roles.has('push')) {
+    const housekeeping = createInstallationSchedule(queueHome(services), 'push', logger);
+    add(housekeeping);
+    add(...(await startPushWorkers(services, { scheduler: housekeeping })));
+  }
   // The simulator is a manufacturer, not the service: it must log in with the virtual
   // manufacturer's credentials, and mqtt.js lets credentials in the URL (MQTT_URL carries the
   // service's own `ingest` user) override the ones it is given.

@@ -79,6 +79,12 @@ export const metrics = {
     labelNames: ['state'] as const,
     registers,
   }),
+  housekeepingRuns: new Counter({
+    name: 'cvd_housekeeping_runs_total',
+    help: 'Runs of an installation-wide housekeeping job (history retention, poll reconciler, push reconciler) in this process; summed over the processes, one per interval.',
+    labelNames: ['job'] as const,
+    registers,
+  }),
   queueDepth: new Gauge({
     name: 'cvd_queue_jobs',
     help: 'Jobs per BullMQ queue and state, read at scrape time.',
