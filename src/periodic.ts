@@ -1,4 +1,5 @@
 import type { Logger } from './logger.ts';
+import { metrics } from './metrics/metrics.ts';
 import type { Running } from './running.ts';
 
 export interface Periodic<T> extends Running {
@@ -37,6 +38,7 @@ export function startPeriodic<T>(opts: {
   let closed = false;
   const runOnce = (): Promise<T> => {
     if (running) return running;
+    metrics.periodicRuns.inc({ job: opts.name });
     const p = opts.run(() => closed).finally(() => {
       if (running === p) running = undefined;
     });

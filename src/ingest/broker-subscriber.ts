@@ -137,6 +137,7 @@ export async function startExternalSubscriber(
     // deliver every message twice.
     client.subscribe(filters.subscribe, { qos: 1 }, (err) => {
       if (err) return logger.error({ err: err.message }, 'subscribing on the external MQTT broker failed');
+      logger.info({ filters: filters.subscribe }, 'subscribed on the external MQTT broker');
       members?.joined(sessionEndsAt()).catch((e: unknown) => logger.warn({ err: (e as Error).message }, 'could not record the share group member in Redis'));
     });
     if (filters.unsubscribe.length > 0) client.unsubscribe(filters.unsubscribe, () => {});
@@ -201,6 +202,7 @@ export async function startExternalSubscriber(
     }
     await settle(deadline);
     await end();
+    logger.info({ clientId, shareGroup: group ?? null }, 'disconnected from the external MQTT broker; the session is kept, and the broker queues for it until it is back');
   }
 
   return {

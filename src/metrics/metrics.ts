@@ -79,9 +79,9 @@ export const metrics = {
     labelNames: ['state'] as const,
     registers,
   }),
-  housekeepingRuns: new Counter({
-    name: 'cvd_housekeeping_runs_total',
-    help: 'Runs of an installation-wide housekeeping job (history retention, poll reconciler, push reconciler) in this process; summed over the processes, one per interval.',
+  periodicRuns: new Counter({
+    name: 'cvd_periodic_runs_total',
+    help: 'Runs of a periodic job in this process. history-retention, poll-reconcile and push-reconciler run once per interval for the whole installation (summed over the processes: one per interval); console-sampler in every process.',
     labelNames: ['job'] as const,
     registers,
   }),

@@ -1,6 +1,5 @@
 import { Worker, type Job } from 'bullmq';
 import type { Logger } from '../logger.ts';
-import { metrics } from '../metrics/metrics.ts';
 import type { PeriodicScheduler } from '../periodic.ts';
 import type { Running } from '../running.ts';
 import { bullConnection } from './bull-connection.ts';
@@ -46,7 +45,6 @@ export function createInstallationSchedule(
     if (!tick) return 'not registered here';
     const active = await queue.getActive();
     if (active.some((j) => j.name === job.name && j.id !== job.id && j.timestamp < job.timestamp)) return 'skipped: the previous run is still going';
-    metrics.housekeepingRuns.inc({ job: job.name });
     logger.debug({ job: job.name }, 'housekeeping job runs');
     await tick();
     return 'ran';
