@@ -249,7 +249,7 @@ export const DEFINITIONS = {
   MQTT_SUBSCRIBER: def('on', oneOf(['on', 'off', 'auto'] as const), 'With MQTT_URL: subscribe to the external broker in this process. auto (what the npm worker scripts use unless told): on with MQTT_SHARE_GROUP, off without (then exactly one process subscribes).'),
   MQTT_SHARE_GROUP: def('', optionalStr, 'With MQTT_URL: subscribe through the MQTT 5 shared subscription $share/<group>/<topic filter>, so every pipeline process subscribes and the broker spreads the stream over them (docs/operations.md). Unset: plain subscriptions, exactly one subscribing process.'),
   MQTT_SESSION_EXPIRY_S: def('604800', int(0, 4294967295), 'How long the external broker keeps the subscriber\'s session, and the messages it queues for it, after the subscriber disconnected without leaving (a crash, or the last member of the share group stopping): a week. 0: no session survives a disconnect.'),
-  MQTT_RECEIVE_MAXIMUM: def('', optionalInt(1, 65535), 'Most QoS 1 messages the broker sends the subscriber before their PUBACK (MQTT 5 Receive Maximum); each is acknowledged once the batch holding it is queued. Default: twice PIPELINE_BATCH_SIZE (at most 65535), so a batch fills while the previous one is being queued.'),
+  MQTT_RECEIVE_MAXIMUM: def('', optionalInt(1, 65535), 'Most QoS 1 messages the broker sends the subscriber before their PUBACK (MQTT 5 Receive Maximum); each is acknowledged once the batch holding it is queued. Default: twice PIPELINE_BATCH_SIZE, so a batch fills while the previous one is being queued.'),
   // --- Mapping
   MAPPING_TIMEOUT_MS: def('1000', int(1, 60000), 'Longest one mapping evaluation may run (wall clock: generous, since a loaded machine or a GC pause can stall a 1 ms mapping for 100 ms).'),
   MAPPING_MAX_DEPTH: def('200', int(1, 10000), 'Deepest recursion one mapping evaluation may reach.'),
@@ -297,7 +297,7 @@ export const DEFINITIONS = {
 type Definitions = typeof DEFINITIONS;
 type Parsed = { [K in keyof Definitions]: ReturnType<Definitions[K]['parse']> };
 export type Config = Omit<Parsed, 'DEMO_SEED' | 'PUSH_ALLOW_PRIVATE_TARGETS' | 'MQTT_RECEIVE_MAXIMUM'> & {
-  /** Resolved: the explicit setting, else twice PIPELINE_BATCH_SIZE (at most 65535). */
+  /** Resolved: the explicit setting, else twice PIPELINE_BATCH_SIZE. */
   MQTT_RECEIVE_MAXIMUM: number;
   /** Resolved: the explicit setting, else on only without REDIS_URL and MONGO_URL. */
   DEMO_SEED: boolean;
@@ -337,7 +337,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (cfg.MQTT_SHARE_GROUP !== undefined && !/^[^/+#]+$/.test(cfg.MQTT_SHARE_GROUP)) {
     throw new ConfigError('MQTT_SHARE_GROUP', 'may not contain "/", "+" or "#"');
   }
-  cfg.MQTT_RECEIVE_MAXIMUM = (out.MQTT_RECEIVE_MAXIMUM as number | undefined) ?? Math.min(65535, 2 * cfg.PIPELINE_BATCH_SIZE);
+  cfg.MQTT_RECEIVE_MAXIMUM = (out.MQTT_RECEIVE_MAXIMUM as number | undefined) ?? 2 * cfg.PIPELINE_BATCH_SIZE;
   if (!/^[A-Za-z0-9_-]+$/.test(cfg.QUEUE_PREFIX)) {
     throw new ConfigError('QUEUE_PREFIX', 'may hold only letters, digits, "_" and "-"');
   }
