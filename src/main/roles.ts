@@ -54,6 +54,7 @@ export async function startRoles(services: Services, opts: StartRolesOptions = {
   // sample the shared gauges (src/console/samples.ts).
   add(startConsoleSampler(services, roles.has('api') ? { gauges: services.gauges } : {}));
   if (!roles.has('api') && config.PROBE_PORT > 0) add(await listenOn('PROBE_PORT', config.PROBE_PORT, () => startProbeServer(services)));
+  const jobRetention = { completedS: config.JOB_RETENTION_COMPLETED_S, failedS: config.JOB_RETENTION_FAILED_S };
   let mqttUrl = config.MQTT_URL;
   if (roles.has('broker') && !config.MQTT_URL) {
     const broker = await listenOn('MQTT_PORT', config.MQTT_PORT, () => startEmbeddedBroker(services));
@@ -65,7 +66,7 @@ export async function startRoles(services: Services, opts: StartRolesOptions = {
   if (roles.has('pipeline')) {
     // Housekeeping (retention, the poll reconciler) runs once per interval for the whole
     // installation, in whichever pipeline process is free; closed after the jobs that use it.
-    const housekeeping = createInstallationSchedule(queueHome(services), 'pipeline', logger);
+    const housekeeping = createInstallationSchedule(queueHome(services), 'pipeline', logger, jobRetention);
     add(housekeeping);
     add(...(await startPipeline(services)));
     // With an external broker (MQTT_URL) the subscriber feeds the queue (every process of a
@@ -79,7 +80,7 @@ export async function startRoles(services: Services, opts: StartRolesOptions = {
     add(startRetention(services, { scheduler: housekeeping }));
   }
   if (roles.has('push')) {
-    const housekeeping = createInstallationSchedule(queueHome(services), 'push', logger);
+    const housekeeping = createInstallationSchedule(queueHome(services), 'push', logger, jobRetention);
     add(housekeeping);
     add(...(await startPushWorkers(services, { scheduler: housekeeping })));
   }

@@ -12,6 +12,17 @@ export function housekeepingQueueName(role: HousekeepingRole): string {
   return `${role}-housekeeping`;
 }
 
+/** How long a run's job stays in Redis: JOB_RETENTION_COMPLETED_S, JOB_RETENTION_FAILED_S. */
+export interface JobRetention {
+  completedS: number;
+  failedS: number;
+}
+
+/** The options of every housekeeping run's job: one attempt, kept no longer than the settings. */
+export function housekeepingJobOptions(retention: JobRetention) {
+  return { attempts: 1, removeOnComplete: { age: retention.completedS }, removeOnFail: { age: retention.failedS } };
+}
+
 /** Between two tries to set a job's schedule while Redis does not answer. */
 const RETRY_MS = 2000;
 
@@ -31,6 +42,7 @@ export function createInstallationSchedule(
   home: QueueHome,
   role: HousekeepingRole,
   logger: Logger,
+  retention: JobRetention,
 ): PeriodicScheduler & Running {
   const name = housekeepingQueueName(role);
   const queue = openQueue(name, home, { onError: (err) => logger.debug({ err: err.message }, `${name} queue error`) });
@@ -62,7 +74,7 @@ export function createInstallationSchedule(
   };
 
   const schedule = (job: string, everyMs: number): Promise<unknown> =>
-    queue.upsertJobScheduler(job, { every: everyMs }, { name: job, data: {}, opts: { attempts: 1, removeOnComplete: 100, removeOnFail: 100 } });
+    queue.upsertJobScheduler(job, { every: everyMs }, { name: job, data: {}, opts: housekeepingJobOptions(retention) });
 
   return {
     name,

@@ -21,7 +21,7 @@ describe('the installation-wide schedule', () => {
 
   function processes(prefix: string, n: number, intervalMs: number, run: (i: number) => Promise<void>): Periodic<void>[] {
     return Array.from({ length: n }, (_, i) => {
-      const scheduler = createInstallationSchedule({ redisUrl: inject('redisUrl'), prefix }, 'pipeline', logger);
+      const scheduler = createInstallationSchedule({ redisUrl: inject('redisUrl'), prefix }, 'pipeline', logger, { completedS: 60, failedS: 60 });
       const job = startPeriodic({ name: 'history-retention', intervalMs, logger, failure: 'failed', run: () => run(i), scheduler });
       running.push(scheduler, job);
       return job;
