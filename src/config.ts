@@ -245,8 +245,11 @@ export const DEFINITIONS = {
   MQTT_HOST: def('127.0.0.1', str, 'Listen address of the embedded broker.'),
   MQTT_PORT: def('11883', int(0, 65535), 'Port of the embedded broker (not 1883, so it never collides with a local Mosquitto).'),
   MQTT_MAX_PAYLOAD_BYTES: def('262144', int(64), 'Largest accepted MQTT payload.'),
-  MQTT_CLIENT_ID: def('', optionalStr, 'Client id of the subscriber on an external broker (MQTT_URL); a persistent session is kept under it. Default: <QUEUE_PREFIX>-ingest.'),
-  MQTT_SUBSCRIBER: def('on', oneOf(['on', 'off'] as const), 'With MQTT_URL: subscribe to the external broker in this process (exactly one process should; `npm run worker` turns it off).'),
+  MQTT_CLIENT_ID: def('', optionalStr, 'Client id of the subscriber on an external broker (MQTT_URL); the broker keeps a persistent session under it, so it must be unique and stay the same across restarts. Default: <QUEUE_PREFIX>-ingest; with MQTT_SHARE_GROUP, <QUEUE_PREFIX>-<host name>-<port> (PORT with the api role, else PROBE_PORT; the process id when neither is listened on, which is not stable: set one).'),
+  MQTT_SUBSCRIBER: def('on', oneOf(['on', 'off', 'auto'] as const), 'With MQTT_URL: subscribe to the external broker in this process. auto (what the npm worker scripts use unless told): on with MQTT_SHARE_GROUP, off without (then exactly one process subscribes).'),
+  MQTT_SHARE_GROUP: def('', optionalStr, 'With MQTT_URL: subscribe through the MQTT 5 shared subscription $share/<group>/<topic filter>, so every pipeline process subscribes and the broker spreads the stream over them (docs/operations.md). Unset: plain subscriptions, exactly one subscribing process.'),
+  MQTT_SESSION_EXPIRY_S: def('604800', int(0, 4294967295), 'How long the external broker keeps the subscriber\'s session, and the messages it queues for it, after the subscriber disconnected without leaving (a crash, or the last member of the share group stopping): a week. 0: no session survives a disconnect.'),
+  MQTT_RECEIVE_MAXIMUM: def('', optionalInt(1, 65535), 'Most QoS 1 messages the broker sends the subscriber before their PUBACK (MQTT 5 Receive Maximum); each is acknowledged once the batch holding it is queued. Default: twice PIPELINE_BATCH_SIZE, so a batch fills while the previous one is being queued.'),
   // --- Mapping
   MAPPING_TIMEOUT_MS: def('1000', int(1, 60000), 'Longest one mapping evaluation may run (wall clock: generous, since a loaded machine or a GC pause can stall a 1 ms mapping for 100 ms).'),
   MAPPING_MAX_DEPTH: def('200', int(1, 10000), 'Deepest recursion one mapping evaluation may reach.'),
@@ -293,7 +296,9 @@ export const DEFINITIONS = {
 
 type Definitions = typeof DEFINITIONS;
 type Parsed = { [K in keyof Definitions]: ReturnType<Definitions[K]['parse']> };
-export type Config = Omit<Parsed, 'DEMO_SEED' | 'PUSH_ALLOW_PRIVATE_TARGETS'> & {
+export type Config = Omit<Parsed, 'DEMO_SEED' | 'PUSH_ALLOW_PRIVATE_TARGETS' | 'MQTT_RECEIVE_MAXIMUM'> & {
+  /** Resolved: the explicit setting, else twice PIPELINE_BATCH_SIZE. */
+  MQTT_RECEIVE_MAXIMUM: number;
   /** Resolved: the explicit setting, else on only without REDIS_URL and MONGO_URL. */
   DEMO_SEED: boolean;
   /** Resolved: the explicit setting, else DEMO_SEED (the try-out). */
@@ -328,6 +333,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (cfg.METRICS_TOKEN !== undefined && cfg.METRICS_TOKEN.length < 16) {
     throw new ConfigError('METRICS_TOKEN', 'must be at least 16 characters long (or unset, to leave /metrics open)');
   }
+  // A share name may not hold the filter's separators or wildcards (MQTT 5, 4.8.2).
+  if (cfg.MQTT_SHARE_GROUP !== undefined && !/^[^/+#]+$/.test(cfg.MQTT_SHARE_GROUP)) {
+    throw new ConfigError('MQTT_SHARE_GROUP', 'may not contain "/", "+" or "#"');
+  }
+  cfg.MQTT_RECEIVE_MAXIMUM = (out.MQTT_RECEIVE_MAXIMUM as number | undefined) ?? 2 * cfg.PIPELINE_BATCH_SIZE;
   if (!/^[A-Za-z0-9_-]+$/.test(cfg.QUEUE_PREFIX)) {
     throw new ConfigError('QUEUE_PREFIX', 'may hold only letters, digits, "_" and "-"');
   }

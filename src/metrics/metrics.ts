@@ -79,6 +79,12 @@ export const metrics = {
     labelNames: ['state'] as const,
     registers,
   }),
+  periodicRuns: new Counter({
+    name: 'cvd_periodic_runs_total',
+    help: 'Runs of a periodic job in this process. history-retention, poll-reconcile and push-reconciler run once per interval for the whole installation (summed over the processes: one per interval); console-sampler in every process.',
+    labelNames: ['job'] as const,
+    registers,
+  }),
   queueDepth: new Gauge({
     name: 'cvd_queue_jobs',
     help: 'Jobs per BullMQ queue and state, read at scrape time.',

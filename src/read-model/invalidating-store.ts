@@ -49,6 +49,8 @@ const vehicleEffects: Effects<VehicleRepo> = {
   get: null,
   getMany: null,
   listBySubscription: null,
+  pageBySubscription: null,
+  pageActivated: null,
   listByVin: null,
   transition: ([subscriptionId]) => access(subscriptionId),
   deleteByVin: all,

@@ -87,6 +87,7 @@ export async function recordScenario(): Promise<ExamplesFile> {
       return (list as { status: string }[]).filter((v) => v.status === 'ACTIVATED').length === 2;
     }, 'two ACTIVATED vehicles');
     await r.call({ op: 'listVehicles', name: 'activated', method: 'GET', path: '/management/v1/vehicles', headers: h, status: 200 });
+    await r.call({ op: 'listVehicles', name: 'page', method: 'GET', path: '/management/v1/vehicles', query: { limit: '1' }, headers: h, status: 200 });
     await r.call({ op: 'getVehicle', name: 'activated', method: 'GET', path: `/management/v1/vehicles/${VIN1}`, headers: h, status: 200 });
     await r.call({ op: 'getVehicle', name: 'notInSubscription', method: 'GET', path: `/management/v1/vehicles/${UNKNOWN_VIN}`, headers: h, status: 404 });
 

@@ -48,11 +48,34 @@ export const putSchema = {
   },
 } as const;
 
+/** What the bare list call answers (a client written before paging keeps working): its first page. */
+export const FIRST_PAGE_SIZE = 1000;
+
 export const listSchema = {
   summary: "The subscription's vehicles and their activation status",
   tags: ['management'],
   security,
-  response: { 200: { type: 'array', items: vehicle }, ...errors },
+  querystring: {
+    type: 'object',
+    properties: {
+      limit: { type: 'string', pattern: '^[0-9]{1,4}$', description: 'Page size, 1 to 1000 (default 100). Given (or with `cursor`), the answer is a page `{items, nextCursor}`.' },
+      cursor: { type: 'string', maxLength: 500, description: 'The `nextCursor` of the previous page.' },
+    },
+  },
+  response: {
+    200: {
+      description: `Without \`limit\` and \`cursor\`: an array of the first ${FIRST_PAGE_SIZE} vehicles, as before paging existed, with a \`Link: <...>; rel="next"\` header when more follow. With either: a page \`{items, nextCursor}\`, like the other lists.`,
+      anyOf: [
+        { type: 'array', items: vehicle },
+        {
+          type: 'object',
+          properties: { items: { type: 'array', items: vehicle }, nextCursor: { type: ['string', 'null'], description: 'Pass it back as `cursor` for the next page; null on the last.' } },
+          required: ['items', 'nextCursor'],
+        },
+      ],
+    },
+    ...errors,
+  },
 } as const;
 
 export const getSchema = {

@@ -4258,14 +4258,19 @@ export interface operations {
     };
     listVehicles: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page size, 1 to 1000 (default 100). Given (or with `cursor`), the answer is a page `{items, nextCursor}`. */
+                limit?: string;
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Without `limit` and `cursor`: an array of the first 1000 vehicles, as before paging existed, with a `Link: <...>; rel="next"` header when more follow. With either: a page `{items, nextCursor}`, like the other lists. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4279,7 +4284,19 @@ export interface operations {
                         manufacturer: string | null;
                         /** Format: date-time */
                         updatedAt: string;
-                    }[];
+                    }[] | {
+                        items: {
+                            vin: string;
+                            /** @enum {string} */
+                            status: "PENDING_ACTIVATION" | "ACTIVATED" | "INCAPABLE" | "PENDING_DEACTIVATION" | "DEACTIVATED";
+                            /** @description Adapter id of the manufacturer, null when no adapter claims the VIN. */
+                            manufacturer: string | null;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                        /** @description Pass it back as `cursor` for the next page; null on the last. */
+                        nextCursor: string | null;
+                    };
                 };
             };
             /** @description The error body of every failed request. */
