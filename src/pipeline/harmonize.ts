@@ -121,11 +121,13 @@ function validateOutput(
   const candidates: Candidate[] = [];
   const declared = new Set(adapter.manifest.items);
   let vin: string | null = null;
-  for (const g of groups) {
-    const group = g as { vin?: unknown; items?: unknown } | null;
-    if (typeof group !== 'object' || group === null || typeof group.vin !== 'string' || typeof group.items !== 'object' || group.items === null || Array.isArray(group.items)) {
-      return fail('OUTPUT_INVALID', 'the mapping output must be {"vin": string, "items": {...}} or a list of them');
+  for (const [index, g] of groups.entries()) {
+    const problem = outputShapeProblem(g);
+    if (problem) {
+      const where = groups.length > 1 ? `element ${index} of the mapping output` : 'the mapping output';
+      return fail('OUTPUT_INVALID', `${where} ${problem}; a mapping returns {"vin": string, "items": {...}} or a list of them`);
     }
+    const group = g as { vin: string; items: Record<string, unknown> };
     const groupVin = group.vin;
     vin = groupVin;
     // Stored under anything else, the data could never be asked for (delivery answers such a
@@ -171,6 +173,26 @@ function validateOutput(
     return { ...analysed, candidates, failure: { code: 'TIME_IN_FUTURE', reason } };
   }
   return { ...analysed, candidates };
+}
+
+/**
+ * What is wrong with one element of a mapping's output, in the words a data engineer needs
+ * (a missing `vin` is the commonest slip: a field renamed in the raw format), or null.
+ */
+function outputShapeProblem(g: unknown): string | null {
+  if (typeof g !== 'object' || g === null || Array.isArray(g)) return `is ${describe(g)}, not an object`;
+  const group = g as { vin?: unknown; items?: unknown };
+  if (group.vin === undefined || group.vin === null) return `has no "vin"${group.vin === null ? ' (it is null)' : ''} (the expression for it found nothing in the raw message?)`;
+  if (typeof group.vin !== 'string') return `has a "vin" that is ${describe(group.vin)}, not a string`;
+  if (group.items === undefined || group.items === null) return 'has no "items"';
+  if (typeof group.items !== 'object' || Array.isArray(group.items)) return `has "items" that is ${describe(group.items)}, not an object of catalog items`;
+  return null;
+}
+
+function describe(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  return typeof v === 'object' ? 'an object' : `a ${typeof v} (${JSON.stringify(v)?.slice(0, 40)})`;
 }
 
 /** The data points of a successful analysis, with their provenance. */
