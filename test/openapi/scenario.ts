@@ -41,6 +41,11 @@ export async function recordScenario(): Promise<ExamplesFile> {
     await r.call({ op: 'listDataItems', name: 'pushItems', method: 'GET', path: '/catalog/v1/data-items', query: { deliveryMethod: 'push' }, status: 200 });
     await r.call({ op: 'getDataItem', name: 'batteryvoltage', method: 'GET', path: '/catalog/v1/data-items/batteryvoltage', status: 200 });
     await r.call({ op: 'getDataItem', name: 'unknownItem', method: 'GET', path: '/catalog/v1/data-items/warpdrive', status: 404 });
+    await r.call({ op: 'listManufacturers', name: 'manufacturers', method: 'GET', path: '/catalog/v1/manufacturers', status: 200 });
+    await r.call({ op: 'listManufacturers', name: 'supplyingCharginghistory', method: 'GET', path: '/catalog/v1/manufacturers', query: { dataItem: 'charginghistory' }, status: 200 });
+    await r.call({ op: 'listManufacturers', name: 'unknownItem', method: 'GET', path: '/catalog/v1/manufacturers', query: { dataItem: 'warpdrive' }, status: 400 });
+    await r.call({ op: 'getManufacturer', name: 'virtual', method: 'GET', path: '/catalog/v1/manufacturers/virtual', status: 200 });
+    await r.call({ op: 'getManufacturer', name: 'unknownManufacturer', method: 'GET', path: '/catalog/v1/manufacturers/no-such-maker', status: 404 });
 
     // The operator creates the consumer, a second key, and the subscription.
     const consumer = await r.call({ op: 'createConsumer', name: 'created', method: 'POST', path: '/admin/v1/consumers', headers: admin, body: { name: 'Fleet App GmbH' }, status: 201 });
@@ -107,6 +112,10 @@ export async function recordScenario(): Promise<ExamplesFile> {
       const answer = (await res.json()) as { inVehicleData: { response?: Record<string, { dataPoint?: unknown }> }[] };
       return Object.values(answer.inVehicleData[0]?.response ?? {}).every((x) => x.dataPoint);
     }, 'the data of V1RTUALV1N0000001');
+
+    // What the combustion car supplies of the subscription's items, and what has arrived.
+    await r.call({ op: 'getVehicleCapabilities', name: 'combustionCar', method: 'GET', path: `/management/v1/vehicles/${VIN1}/capabilities`, headers: h, status: 200 });
+    await r.call({ op: 'getVehicleCapabilities', name: 'notInSubscription', method: 'GET', path: `/management/v1/vehicles/${UNKNOWN_VIN}/capabilities`, headers: h, status: 404 });
 
     // Pull: one consented vehicle, one whose consent will be withdrawn, a malformed VIN.
     await r.call({ op: 'deliverInVehicle', name: 'latestData', method: 'POST', path: '/delivery/v1/in-vehicle', headers: h, body: inVehicle([VIN1, 'V1RTUALV1N00000IO'], ['batteryvoltage', 'mileage', 'fuellevel', 'sochighlevel', 'accidentautomatic']), status: 200 });

@@ -16,6 +16,11 @@ export const OPERATIONS: Record<string, OperationInfo> = {
   'GET /catalog/v1/data-items': { operationId: 'listDataItems', description: 'Public, no key. Each entry has the spec 2.1 fields, the JSON Schema of its payload, `deliveryMethod` (`pull` or `push`), `version` and `updatedAt`.' },
   'GET /catalog/v1/data-items/{technicalName}': { operationId: 'getDataItem', description: 'Public, no key. 404 for a name the catalog does not know.' },
   'POST /admin/v1/consumers': { operationId: 'createConsumer', description: 'The API key is shown once, in this answer; only its hash is stored.' },
+  'GET /catalog/v1/manufacturers': {
+    operationId: 'listManufacturers',
+    description: 'Public, no key. Every connected manufacturer with its VIN prefixes and the catalog items it supplies; a vehicle may supply fewer (GET /management/v1/vehicles/{vin}/capabilities).',
+  },
+  'GET /catalog/v1/manufacturers/{manufacturer}': { operationId: 'getManufacturer', description: 'Public, no key. 404 for an id no connected manufacturer has.' },
   'GET /admin/v1/consumers': { operationId: 'listConsumers', description: 'Every consumer with the number of its active API keys.' },
   'GET /admin/v1/consumers/{consumerId}': { operationId: 'getConsumer', description: 'One consumer; 404 for an unknown id.' },
   'POST /admin/v1/consumers/{consumerId}/api-keys': { operationId: 'createApiKey', description: 'The new key is shown once, in this answer. Older keys keep working until revoked.' },
@@ -45,6 +50,7 @@ export const OPERATIONS: Record<string, OperationInfo> = {
   'PUT /management/v1/vehicles': { operationId: 'changeVehicles' },
   'GET /management/v1/vehicles': { operationId: 'listVehicles', description: 'Every VIN of the subscription with its status: PENDING_ACTIVATION, ACTIVATED, INCAPABLE, PENDING_DEACTIVATION or DEACTIVATED.' },
   'GET /management/v1/vehicles/{vin}': { operationId: 'getVehicle', description: '404 for a VIN that is not in the subscription (also when it is in another consumer’s).' },
+  'GET /management/v1/vehicles/{vin}/capabilities': { operationId: 'getVehicleCapabilities' },
   'POST /management/v1/manufacturers/{manufacturer}/activation-callback': {
     operationId: 'activationCallback',
     description: 'Called by a manufacturer whose activations are confirmed by callback (e.g. borealis), signed with HMAC-SHA256 in the header its manifest names, like its HTTP ingest.',

@@ -772,6 +772,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/catalog/v1/manufacturers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the connected manufacturers and the catalog items each supplies
+         * @description Public, no key. Every connected manufacturer with its VIN prefixes and the catalog items it supplies; a vehicle may supply fewer (GET /management/v1/vehicles/{vin}/capabilities).
+         */
+        get: operations["listManufacturers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/catalog/v1/manufacturers/{manufacturer}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One connected manufacturer and the catalog items it supplies
+         * @description Public, no key. 404 for an id no connected manufacturer has.
+         */
+        get: operations["getManufacturer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/vehicles/{vin}/capabilities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Which of the subscription’s data items one vehicle supplies, and which it has sent
+         * @description For each data item of the subscription: `supplied`, whether the vehicle can send it at all (its manufacturer supplies the item, and says this vehicle has it: a combustion car has no `sochighlevel`); delivery answers an item that is not supplied with `CAR.VE.910`, one that is supplied but has no data yet with `CAR.VE.908`. `received` and `lastTimestamp` follow the rules of delivery: only for an ACTIVATED vehicle with an active consent; otherwise `receivedUnknown` says why, with the vehicle-level code delivery would answer. 404 for a VIN that is not in the subscription. GET /catalog/v1/manufacturers lists what each manufacturer supplies, before any vehicle is activated.
+         */
+        get: operations["getVehicleCapabilities"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     vehicleData: {
@@ -6956,6 +7016,305 @@ export interface operations {
                 };
             };
             /** @description Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.503` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.503";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+        };
+    };
+    listManufacturers: {
+        parameters: {
+            query?: {
+                /** @description A catalog item (technicalName): only the manufacturers that supply it. 400 for a name the catalog does not know. */
+                dataItem?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The manufacturer id that vehicle management answers in `manufacturer`. */
+                        id: string;
+                        /** @description Display name. */
+                        name: string;
+                        /** @description The VIN prefixes (WMI or longer) whose vehicles this manufacturer connects. */
+                        vinPrefixes: string[];
+                        /** @description Catalog items (technicalName) this manufacturer supplies, sorted. A vehicle may supply fewer (a combustion car no `sochighlevel`): GET /management/v1/vehicles/{vin}/capabilities says which. */
+                        dataItems: string[];
+                    }[];
+                };
+            };
+            /** @description The error body of api-contract section 1. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.400` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.400";
+                        reasonText: string;
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description Internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.500` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.500";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+        };
+    };
+    getManufacturer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example virtual */
+                manufacturer: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The manufacturer id that vehicle management answers in `manufacturer`. */
+                        id: string;
+                        /** @description Display name. */
+                        name: string;
+                        /** @description The VIN prefixes (WMI or longer) whose vehicles this manufacturer connects. */
+                        vinPrefixes: string[];
+                        /** @description Catalog items (technicalName) this manufacturer supplies, sorted. A vehicle may supply fewer (a combustion car no `sochighlevel`): GET /management/v1/vehicles/{vin}/capabilities says which. */
+                        dataItems: string[];
+                    };
+                };
+            };
+            /** @description The error body of api-contract section 1. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.404` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.404";
+                        reasonText: string;
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description Internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.500` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.500";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+        };
+    };
+    getVehicleCapabilities: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example V1RTUALV1N0000001 */
+                vin: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        vin: string;
+                        /** @description Adapter id of the manufacturer, null when no adapter claims the VIN. */
+                        manufacturer: string | null;
+                        /** @enum {string} */
+                        status: "PENDING_ACTIVATION" | "ACTIVATED" | "INCAPABLE" | "PENDING_DEACTIVATION" | "DEACTIVATED";
+                        dataItems: {
+                            technicalName: string;
+                            /** @enum {string} */
+                            deliveryMethod: "pull" | "push";
+                            supplied: boolean;
+                            /** @description Data of the item has arrived for the vehicle. Absent when `receivedUnknown` is given. */
+                            received?: boolean;
+                            /**
+                             * Format: date-time
+                             * @description Time of the latest point (the vehicle’s time, else reception), when `received`.
+                             */
+                            lastTimestamp?: string;
+                        }[];
+                        /** @description Why `received` is not given: CAR.VE.903 (not ACTIVATED), CAR.VE.905 (no active consent) or CAR.VE.907 (provider-side failure). */
+                        receivedUnknown?: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.400` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.400";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.401` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.401";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.404` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.404";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.429` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.429";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description Internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.500` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.500";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
             503: {
                 headers: {
                     [name: string]: unknown;
