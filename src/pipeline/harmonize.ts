@@ -22,6 +22,11 @@ export interface Analysis {
   vin: string | null;
   candidates: Candidate[];
   failure?: { code: QuarantineCode; reason: string };
+  /**
+   * Set with a SCHEMA_VIOLATION when the manifest says `invalidItems: quarantine-items` and
+   * some candidates are valid: those may be stored, and only the others are quarantined.
+   */
+  storesValid?: true;
 }
 
 /** Deeper than this, a mapping's output is refused (MAPPING_LIMIT). */
@@ -160,13 +165,18 @@ function validateOutput(
   const analysed = { mappingVersion, vin };
   if (candidates.length === 0) return fail('OUTPUT_INVALID', 'the mapping produced no item', vin);
   const bad = candidates.filter((c) => c.errors.length > 0);
-  if (bad.length > 0) {
-    const reason = bad.flatMap((c) => c.errors.map((e) => `${c.item}: ${e}`)).join('; ');
-    return { ...analysed, candidates, failure: { code: 'SCHEMA_VIOLATION', reason: reason.length > 4000 ? `${reason.slice(0, 3997)}...` : reason } };
-  }
+  const good = bad.length === 0 ? candidates : candidates.filter((c) => c.errors.length === 0);
   // The latest value only moves forward: one point from a clock years ahead would stay the
-  // latest for ever, every correct reading after it kept in history only.
-  const early = candidates.find((c) => (pointTime(c.payload) ?? 0) > clock.receivedMs + clock.maxFutureMs);
+  // latest for ever, every correct reading after it kept in history only. The message's clock
+  // is wrong for all its items, so this fails the whole message even where items could fail alone.
+  const early = bad.length === 0 || adapter.manifest.invalidItems === 'quarantine-items' ? good.find((c) => (pointTime(c.payload) ?? 0) > clock.receivedMs + clock.maxFutureMs) : undefined;
+  if (bad.length > 0 && !early) {
+    const partial = adapter.manifest.invalidItems === 'quarantine-items' && good.length > 0;
+    const listed = bad.flatMap((c) => c.errors.map((e) => `${c.item}: ${e}`)).join('; ');
+    const text = partial ? `${bad.length} of ${candidates.length} items quarantined (the other ${good.length} were stored): ${listed}` : listed;
+    const reason = text.length > 4000 ? `${text.slice(0, 3997)}...` : text;
+    return { ...analysed, candidates, failure: { code: 'SCHEMA_VIOLATION', reason }, ...(partial ? { storesValid: true as const } : {}) };
+  }
   if (early) {
     const at = new Date(pointTime(early.payload)!).toISOString();
     const reason = `${early.item}: ${at} is more than ${clock.maxFutureMs / 1000} s after the message was received (INGEST_MAX_FUTURE_S)`;
@@ -195,10 +205,11 @@ function describe(v: unknown): string {
   return typeof v === 'object' ? 'an object' : `a ${typeof v} (${JSON.stringify(v)?.slice(0, 40)})`;
 }
 
-/** The data points of a successful analysis, with their provenance. */
+/** The data points of a successful analysis (or the valid items of one that {@link Analysis.storesValid}), with their provenance. */
 export function toDataPoints(adapter: Adapter, analysis: Analysis, msg: RawMessage): DataPoint[] {
   const fallback = Date.parse(msg.receivedAt);
-  return analysis.candidates.map((c) => ({
+  const candidates = analysis.storesValid ? analysis.candidates.filter((c) => c.errors.length === 0) : analysis.candidates;
+  return candidates.map((c) => ({
     vin: c.vin,
     item: c.item,
     timestampMs: pointTime(c.payload) ?? fallback,
