@@ -79,6 +79,16 @@ export async function recordScenario(): Promise<ExamplesFile> {
     await r.call({ op: 'putWebhook', name: 'registered', method: 'PUT', path: '/push/v1/webhook', headers: h, body: { url: receiver.url, items: ['batteryvoltage'], minIntervalSeconds: 3600, notices: ['vehicle.data_erased', 'consent.revoked'] }, status: 200 });
     await r.call({ op: 'putWebhook', name: 'itemNotInSubscription', method: 'PUT', path: '/push/v1/webhook', headers: h, body: { url: receiver.url, items: ['tirepressure'] }, status: 400 });
     await r.call({ op: 'putWebhook', name: 'notJson', method: 'PUT', path: '/push/v1/webhook', headers: { ...h, 'content-type': 'text/plain' }, raw: 'url=x', status: 415 });
+    // A second endpoint: only the crash events, signed with its own secret.
+    await r.call({ op: 'putWebhookEndpoint', name: 'registered', method: 'PUT', path: '/push/v1/webhooks/alerts', headers: h, body: { url: receiver.url, events: ['accidentautomatic'] }, status: 200 });
+    await r.call({ op: 'putWebhookEndpoint', name: 'eventNotInSubscription', method: 'PUT', path: '/push/v1/webhooks/alerts', headers: h, body: { url: receiver.url, events: ['mileage'] }, status: 400 });
+    await r.call({ op: 'getWebhookEndpoint', name: 'alerts', method: 'GET', path: '/push/v1/webhooks/alerts', headers: h, status: 200 });
+    await r.call({ op: 'getWebhookEndpoint', name: 'none', method: 'GET', path: '/push/v1/webhooks/nope', headers: h, status: 404 });
+    await r.call({ op: 'listWebhookEndpoints', name: 'two', method: 'GET', path: '/push/v1/webhooks', headers: h, status: 200 });
+    await r.call({ op: 'sendWebhookEndpointTestEvent', name: 'received', method: 'POST', path: '/push/v1/webhooks/alerts/test', headers: h, status: 200 });
+    await r.call({ op: 'rotateWebhookEndpointSecret', name: 'rotated', method: 'POST', path: '/push/v1/webhooks/alerts/rotate-secret', headers: h, status: 200 });
+    await r.call({ op: 'deleteWebhookEndpoint', name: 'deleted', method: 'DELETE', path: '/push/v1/webhooks/alerts', headers: h, status: 204 });
+    await r.call({ op: 'deleteWebhookEndpoint', name: 'none', method: 'DELETE', path: '/push/v1/webhooks/alerts', headers: h, status: 404 });
     // A test event: the receiver answers at once (its body is empty).
     await r.call({ op: 'sendWebhookTestEvent', name: 'received', method: 'POST', path: '/push/v1/webhook/test', headers: h, status: 200 });
 
