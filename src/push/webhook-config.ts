@@ -35,7 +35,8 @@ export interface PutWebhookAnswer {
 }
 
 /**
- * Registers or replaces the subscription's webhook (PUT /push/v1/webhook). The authorization
+ * Registers or replaces one webhook endpoint of the subscription (PUT /push/v1/webhook: the
+ * default one; PUT /push/v1/webhooks/{endpointId}). The authorization
  * must be a valid HTTP header value, the URL passes the SSRF check, and listed items must be
  * pull items of the subscription (push items are sent anyway); `notices` opts in to our
  * notices, absent means none. A first registration creates a signing secret; a
