@@ -15,7 +15,20 @@ export function suppliedItems(services: Pick<Services, 'adapters' | 'vehicleItem
   const adapter = services.adapters.get(manufacturer);
   if (!adapter) return null;
   const own = services.vehicleItems(manufacturer, vin);
-  return own ? new Set(adapter.manifest.items.filter((i) => own.has(i))) : manifestItems(adapter);
+  return own ? ownItems(adapter, own) : manifestItems(adapter);
+}
+
+/**
+ * The manifest's items the vehicle has, made once per (adapter, vehicle set): the simulated
+ * manufacturer hands out one set per scenario, shared by its fleet copies.
+ */
+const ownSets = new WeakMap<Adapter, WeakMap<ReadonlySet<string>, ReadonlySet<string>>>();
+function ownItems(adapter: Adapter, own: ReadonlySet<string>): ReadonlySet<string> {
+  let byOwn = ownSets.get(adapter);
+  if (!byOwn) ownSets.set(adapter, (byOwn = new WeakMap()));
+  let set = byOwn.get(own);
+  if (!set) byOwn.set(own, (set = new Set(adapter.manifest.items.filter((i) => own.has(i)))));
+  return set;
 }
 
 /** The manifest's items as a set, made once per adapter (delivery asks for every vehicle). */
@@ -51,9 +64,10 @@ export interface VehicleCapabilities {
 }
 
 /**
- * The capabilities of one of the subscription's vehicles, for the subscription's items:
- * whether each is supplied, and, under the same rules as delivery (ACTIVATED, and an active
- * consent when the legal basis is CONSENT), whether the vehicle has sent it.
+ * The capabilities of one of the subscription's vehicles, for the subscription's items. Under
+ * the same rules as delivery (ACTIVATED, and an active consent when the legal basis is
+ * CONSENT): whether this vehicle supplies each, and whether it has sent it; otherwise only
+ * whether its manufacturer supplies each, and why the rest is not told.
  */
 export async function vehicleCapabilities(
   services: Pick<Services, 'adapters' | 'catalog' | 'logger' | 'readModel' | 'vehicleItems'>,
@@ -61,14 +75,16 @@ export async function vehicleCapabilities(
   vin: string,
   manufacturer: string | null,
 ): Promise<VehicleCapabilities> {
-  const supplied = suppliedItems(services, manufacturer, vin);
+  const access = (await checkVehicleAccess(services, subscription, [vin], { limited: new Set(), retryAfterS: 0 })).get(vin);
+  // What this vehicle has (electric or not, say) is its data too: without the right to read it,
+  // only what its manufacturer supplies in general, the same for every vehicle of the make.
+  const supplied = access?.ok ? suppliedItems(services, manufacturer, vin) : suppliedItems({ ...services, vehicleItems: () => null }, manufacturer, vin);
   const items = subscription.dataItems.filter((i) => services.catalog.get(i));
   const dataItems: ItemCapability[] = items.map((technicalName) => ({
     technicalName,
     deliveryMethod: services.catalog.get(technicalName)!.deliveryMethod,
     supplied: supplied?.has(technicalName) ?? false,
   }));
-  const access = (await checkVehicleAccess(services, subscription, [vin], { limited: new Set(), retryAfterS: 0 })).get(vin);
   if (!access?.ok) return { vin, manufacturer, dataItems, receivedUnknown: vehicleError[access?.code ?? 'CAR.VE.907'] };
   let payloads: Map<string, string>;
   try {

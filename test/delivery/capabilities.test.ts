@@ -81,7 +81,7 @@ describe('a vehicle’s capabilities', () => {
     });
   });
 
-  it('tells whether data arrived only under the rules of delivery; 404 outside the subscription', async () => {
+  it('tells what this vehicle has and whether data arrived only under the rules of delivery (else the manufacturer’s list); 404 outside the subscription', async () => {
     const noConsent = await addConsumer(t, { dataItems: ['batteryvoltage', 'sochighlevel'] });
     await setVehicle(t, noConsent, COMBUSTION);
     const res = await capabilities(COMBUSTION, noConsent.headers);
@@ -90,9 +90,10 @@ describe('a vehicle’s capabilities', () => {
       vin: COMBUSTION,
       manufacturer: 'virtual',
       status: 'ACTIVATED',
+      // Without consent, not even whether the car is electric: the virtual manufacturer supplies sochighlevel.
       dataItems: [
         { technicalName: 'batteryvoltage', deliveryMethod: 'pull', supplied: true },
-        { technicalName: 'sochighlevel', deliveryMethod: 'pull', supplied: false },
+        { technicalName: 'sochighlevel', deliveryMethod: 'pull', supplied: true },
       ],
       receivedUnknown: { code: 'CAR.VE.905', message: 'No active consent for this vehicle and subscription.' },
     });

@@ -73,7 +73,7 @@ export const capabilitiesSchema = {
   summary: 'Which of the subscription’s data items one vehicle supplies, and which it has sent',
   description:
     'For each data item of the subscription: `supplied`, whether the vehicle can send it at all (its manufacturer supplies the item, and says this vehicle has it: a combustion car has no `sochighlevel`); delivery answers an item that is not supplied with `CAR.VE.910`, one that is supplied but has no data yet with `CAR.VE.908`. ' +
-    '`received` and `lastTimestamp` follow the rules of delivery: only for an ACTIVATED vehicle with an active consent; otherwise `receivedUnknown` says why, with the vehicle-level code delivery would answer. 404 for a VIN that is not in the subscription. ' +
+    'What the vehicle has, `received` and `lastTimestamp` follow the rules of delivery: only for an ACTIVATED vehicle with an active consent; otherwise `supplied` is what the manufacturer supplies in general, and `receivedUnknown` says why, with the vehicle-level code delivery would answer. 404 for a VIN that is not in the subscription. ' +
     'GET /catalog/v1/manufacturers lists what each manufacturer supplies, before any vehicle is activated.',
   tags: ['management'],
   security,

@@ -146,22 +146,6 @@ export const deleteWebhookSchema = {
   response: { 204: { type: 'null' }, ...errors },
 } as const;
 
-export const rotateEndpointSecretSchema = {
-  summary: 'Rotate one webhook endpoint’s signing secret',
-  description: 'As POST /push/v1/webhook/rotate-secret, for this endpoint.',
-  tags,
-  security,
-  params: endpointParams,
-  response: {
-    200: {
-      type: 'object',
-      properties: { signingSecret: { type: 'string' }, previousSecretExpiresAt: { type: 'string' } },
-      required: ['signingSecret', 'previousSecretExpiresAt'],
-    },
-    ...errors,
-  },
-} as const;
-
 export const rotateSecretSchema = {
   summary: 'Rotate the signing secret',
   description: 'The new secret is shown only here. The previous one keeps signing until previousSecretExpiresAt: both signatures are sent, space-separated.',
@@ -175,6 +159,13 @@ export const rotateSecretSchema = {
     },
     ...errors,
   },
+} as const;
+
+export const rotateEndpointSecretSchema = {
+  ...rotateSecretSchema,
+  summary: 'Rotate one webhook endpoint’s signing secret',
+  description: 'As POST /push/v1/webhook/rotate-secret, for this endpoint.',
+  params: endpointParams,
 } as const;
 
 const delivery = {
