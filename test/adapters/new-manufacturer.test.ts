@@ -32,6 +32,7 @@ export const MANUFACTURER_DEPENDENT_TESTS = [
   'test/delivery/capabilities.test.ts',
   'test/openapi/document.test.ts',
   'test/openapi/examples.test.ts',
+  'test/security/authz-matrix.test.ts',
 ];
 
 /** What is copied: the project as a clone has it, without installed or generated folders. */
