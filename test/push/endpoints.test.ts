@@ -1,5 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
+import { queueNotices } from '../../src/push/notice-queue.ts';
+import { REVOCATION_NOTICE_TYPE } from '../../src/push/revocation-notice.ts';
 import { startPushHarness, type PushHarness } from './harness.ts';
 import { crashPoint, deliveryWithStatus, eventually, S08, startReceiver, type Receiver } from './helpers.ts';
 
@@ -114,5 +116,16 @@ describe('several webhook endpoints per subscription', () => {
     const eleventh = await put('e10', { url: h.receiver.url });
     expect(eleventh.statusCode).toBe(400);
     expect(eleventh.json().reasonText).toMatch(/at most 10 webhook endpoints/);
+  });
+
+  it('sends a notice to each endpoint that asked for its type, and only to those', async () => {
+    h = await startPushHarness({ workers: false });
+    expect((await put('privacy', { url: h.receiver.url, notices: ['consent.revoked'] })).statusCode).toBe(200);
+    expect((await put('erasures', { url: h.receiver.url, notices: ['vehicle.data_erased'] })).statusCode).toBe(200);
+    const at = new Date().toISOString();
+    const notice = { type: REVOCATION_NOTICE_TYPE, facts: { consentId: h.consentId, revokedAt: at, by: 'DATA_SUBJECT' } } as const;
+    const ids = await queueNotices(h.t.services, S08, [h.consumer.subscriptionId], notice, at, 'not queued');
+    expect(ids).toHaveLength(1);
+    expect(await h.t.services.store.deliveries.get(ids[0]!)).toMatchObject({ endpointId: 'privacy', kind: 'notice', item: 'consent.revoked', vin: '' });
   });
 });
