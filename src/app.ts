@@ -11,6 +11,7 @@ import { swaggerOptions } from './http/openapi/document.ts';
 import { requireJsonWhereBodySchema } from './http/json-only.ts';
 import { requestId } from './http/request-id.ts';
 import { requestLogOptions } from './http/request-log.ts';
+import { installRequestMetrics } from './http/request-metrics.ts';
 import { docsCsp, helmetOptions, securityHeaders, serverTimeouts } from './http/security-headers.ts';
 import adminRoutes from './routes/admin/index.ts';
 import catalogRoutes from './routes/catalog/index.ts';
@@ -59,6 +60,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  installRequestMetrics(app);
 
   // Security headers on every answer, 404s and errors included; pages set their own CSP.
   const applySecurityHeaders = securityHeaders(helmetOptions(config));

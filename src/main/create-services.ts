@@ -16,7 +16,7 @@ import { createReadModel } from '../read-model/read-model.ts';
 import type { Services } from '../services.ts';
 import type { Store } from '../store/contract.ts';
 import { openStore } from '../store/open-store.ts';
-import { virtualVinOwnership } from '../../simulator/src/virtual-vins.ts';
+import { virtualVehicleItems, virtualVinOwnership } from '../../simulator/src/virtual-vins.ts';
 import { logMappingEngines } from './log-mapping-engines.ts';
 import { createQueueMetrics } from './queue-metrics.ts';
 
@@ -78,6 +78,7 @@ export async function createServices(config: Config, logger: Logger, redisUrl: s
   // The simulated manufacturer has exactly the simulator's vehicles; any other auto-confirming
   // manufacturer every VIN its prefixes claim.
   const virtualOwns = virtualVinOwnership(paths.scenarios, config.SIM_FLEET_SIZE);
+  const virtualItems = virtualVehicleItems(paths.scenarios, config.SIM_FLEET_SIZE);
   return {
     config,
     logger,
@@ -95,6 +96,7 @@ export async function createServices(config: Config, logger: Logger, redisUrl: s
     authFailures: createAuthFailures({ config, clock, secrets, redis, logger }),
     gauges: createQueueMetrics(queueHome({ redisUrl, config }), store),
     ownsVin: (manufacturer, vin) => manufacturer !== VIRTUAL_MANUFACTURER || virtualOwns(vin),
+    vehicleItems: (manufacturer, vin) => (manufacturer === VIRTUAL_MANUFACTURER ? virtualItems(vin) : null),
     readiness: new Map(),
   };
 }

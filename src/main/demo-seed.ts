@@ -1,3 +1,4 @@
+import { suppliedItems } from '../delivery/capabilities.ts';
 import { createConsumer, createSubscription, redirectUrlProblem } from '../provisioning/index.ts';
 import type { Services } from '../services.ts';
 import { loadVirtualVins } from '../../simulator/src/virtual-vins.ts';
@@ -29,7 +30,7 @@ export function demoRedirectUrl(publicUrl: string): string {
  * consumer; that is harmless (two independent demo tenants) and not worth a lock.
  */
 export async function seedDemo(
-  services: Pick<Services, 'store' | 'clock' | 'catalog' | 'config' | 'paths' | 'logger'>,
+  services: Pick<Services, 'store' | 'clock' | 'catalog' | 'config' | 'paths' | 'logger' | 'adapters' | 'vehicleItems'>,
   out: (text: string) => void = (text) => process.stdout.write(text),
 ): Promise<DemoSeed | null> {
   if ((await services.store.consumers.count()) > 0) return null;
@@ -51,13 +52,16 @@ export async function seedDemo(
     subscriptionId: subscription.subscriptionId,
     allowedRedirectUrls,
   };
+  const vins = [...loadVirtualVins(services.paths.scenarios)].slice(0, 13);
+  // Step 3 pulls only what its vehicle sends: no "not supplied" answer in the first pull.
+  const supplied = vins[0] ? suppliedItems(services, services.adapters.forVin(vins[0])?.manifest.id ?? null, vins[0]) : null;
   out(
     demoInstructions({
       ...seed,
       publicUrl,
       consentUrl,
-      vins: [...loadVirtualVins(services.paths.scenarios)].slice(0, 13),
-      dataItems: subscription.dataItems,
+      vins,
+      dataItems: supplied ? subscription.dataItems.filter((i) => supplied.has(i)) : subscription.dataItems,
       sandbox: services.config.SIMULATOR === 'on',
     }),
   );
@@ -74,6 +78,7 @@ export interface DemoInstructionsInput {
   publicUrl: string;
   consentUrl: string;
   vins: string[];
+  /** The subscription's items that the first vehicle supplies (step 3 pulls some of them). */
   dataItems: string[];
   /** The sandbox is mounted (SIMULATOR=on): step 5 triggers a crash. */
   sandbox: boolean;
@@ -115,7 +120,8 @@ export function demoInstructions(d: DemoInstructionsInput): string {
     `    curl -sS -X PUT "$CVD_URL/management/v1/vehicles" ${auth} \\`,
     `      ${json} -d ${sq(activate)}`,
     '',
-    ` 2. Give consent for ${firstVin} in a browser (any user name and password at the manufacturer):`,
+    ` 2. Give consent for ${firstVin} in a browser: the portal asks for a name and an e-mail address,`,
+    '   then any user name and password at the manufacturer:',
     `    ${consent.toString()}`,
     '',
     ' 3. Pull its data:',

@@ -91,6 +91,19 @@ export const metrics = {
     labelNames: ['queue', 'state'] as const,
     registers,
   }),
+  httpRequestDuration: new Histogram({
+    name: 'cvd_http_request_duration_seconds',
+    help: 'Duration of HTTP requests from arrival to the last byte of the answer, per method, route (the route template, "unmatched" for URLs no route serves) and status class.',
+    labelNames: ['method', 'route', 'status_class'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers,
+  }),
+  dependencyUp: new Gauge({
+    name: 'cvd_dependency_up',
+    help: 'Whether a dependency answered its readiness check at scrape time (1) or not (0): store, redis, and what the process runs (broker).',
+    labelNames: ['dependency'] as const,
+    registers,
+  }),
   quarantineSize: new Gauge({
     name: 'cvd_quarantine_messages',
     help: 'Raw messages currently in quarantine, read at scrape time.',

@@ -56,17 +56,21 @@ export async function processBatch(
       : { mappingVersion: null, vin: null, candidates: [], failure: { code: 'UNKNOWN_MESSAGE_TYPE', reason: `no adapter "${msg.manufacturer}" in this deployment` } };
     // Items without a vehicle time are keyed by reception: a message received again is mapped
     // again with its first reception's time (src/pipeline/first-reception.ts).
-    if (adapter && !analysis.failure && analysis.candidates.some((c) => c.payload.timestamp === undefined)) {
+    if (adapter && (!analysis.failure || analysis.storesValid) && analysis.candidates.some((c) => c.payload.timestamp === undefined)) {
       const first = await firstReception(services, msg);
       if (first !== msg.receivedAt) analysis = await analyseAlone(adapter, (msg = { ...msg, receivedAt: first }));
     }
-    if (adapter && !analysis.failure) {
+    if (adapter && (!analysis.failure || analysis.storesValid)) {
+      // Every item, or (manifest invalidItems: quarantine-items) the valid ones of a message
+      // whose other items go to quarantine below.
       const mapped = toDataPoints(adapter, analysis, msg);
       points.push(...mapped);
       // A message type that reports the past (manifest `push: false`) is stored, not news.
       if (adapter.manifest.messageTypes[msg.messageType]?.push !== false) toPush.push(...mapped);
-      if (msg.reprocess) recovered.push(msg.reprocess.quarantineId);
-      continue;
+      if (!analysis.failure) {
+        if (msg.reprocess) recovered.push(msg.reprocess.quarantineId);
+        continue;
+      }
     }
     const entry = toQuarantine(msg, analysis);
     failures.push(entry);
@@ -111,5 +115,6 @@ function toQuarantine(msg: RawMessage, analysis: Analysis): QuarantinedMessage {
     quarantinedAt: failedAt,
     lastFailedAt: failedAt,
     failures: 1,
+    ...(analysis.storesValid ? { failedItems: [...new Set(analysis.candidates.filter((c) => c.errors.length > 0).map((c) => c.item))] } : {}),
   };
 }

@@ -30,6 +30,7 @@ export type * from './contract/webhooks.ts';
 export { DuplicateKeyError, StoreUnavailableError } from './contract/errors.ts';
 export { LEGAL_BASES } from './contract/subscriptions.ts';
 export { VEHICLE_STATUSES } from './contract/vehicles.ts';
+export { DEFAULT_ENDPOINT } from './contract/webhooks.ts';
 
 /** What {@link Store.purgeErased} did. */
 export interface PurgeReport {

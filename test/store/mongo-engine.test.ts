@@ -187,6 +187,10 @@ describe('MongoDB engine without a server', () => {
     expect(unknown.update.$setOnInsert).toMatchObject({ vin: null, quarantinedAt: 'T1' });
     // The same report again (same lastFailedAt) matches nothing, so it is not counted twice.
     expect(unknown.filter).toEqual({ _id: 'q1', lastFailedAt: { $ne: 'T1' } });
+    // Items that failed alone are set; a whole-message failure clears them.
+    expect(quarantineUpsert({ ...message(null), failedItems: ['fuellevel'] }).update).toMatchObject({ $set: { failedItems: ['fuellevel'] } });
+    expect(quarantineUpsert({ ...message(null), failedItems: ['fuellevel'] }).update).not.toHaveProperty('$unset');
+    expect(unknown.update.$unset).toEqual({ failedItems: '' });
   });
 
   it('stores a payload whose keys BSON refuses (a NUL character, a leading $) and reads it back unchanged', () => {

@@ -28,6 +28,12 @@ const entrySchema = {
     quarantinedAt: { type: 'string', format: 'date-time' },
     lastFailedAt: { type: 'string', format: 'date-time' },
     failures: { type: 'integer' },
+    failedItems: {
+      type: 'array',
+      items: { type: 'string' },
+      description:
+        'Present when only these items of the message were quarantined and its other items stored (manifest `invalidItems: quarantine-items`): `<item>` of the message, whose raw text is `raw`. Reprocessing sends the whole message again; its stored items are not stored or pushed twice.',
+    },
   },
   required: ['id', 'manufacturer', 'messageType', 'code', 'reason', 'raw', 'rawEncoding', 'receivedAt', 'quarantinedAt', 'lastFailedAt', 'failures'],
 } as const;

@@ -4,6 +4,7 @@ import { consumerContext, requireSubscription } from '../../http/consumer-auth.t
 import { requireJsonBody } from '../../http/json-only.ts';
 import { createActivationQueue } from '../../management/queue.ts';
 import { QueueUnavailableError } from '../../queues/unavailable.ts';
+import { vehicleCapabilities } from '../../delivery/capabilities.ts';
 import { applyVehicleAction, type VehicleAction } from '../../management/vehicle-actions.ts';
 import { isValidVin } from '../../management/vin.ts';
 import { createRateLimits } from '../../rate-limit/limits.ts';
@@ -11,7 +12,7 @@ import { subscriptionLimit } from '../../http/rate-limit-hook.ts';
 import type { VehicleActivation } from '../../store/contract.ts';
 import type { RouteOptions } from '../route-options.ts';
 import activationCallback from './activation-callback.ts';
-import { FIRST_PAGE_SIZE, getSchema, listSchema, MAX_VINS_PER_REQUEST, putSchema } from './schemas.ts';
+import { capabilitiesSchema, FIRST_PAGE_SIZE, getSchema, listSchema, MAX_VINS_PER_REQUEST, putSchema } from './schemas.ts';
 
 const ACTIONS: readonly string[] = ['activate', 'deactivate'];
 
@@ -76,6 +77,16 @@ export default async function routes(app: FastifyInstance, opts: RouteOptions): 
     const row = isValidVin(vin) ? await services.store.vehicles.get(subscription.subscriptionId, vin) : null;
     if (!row) throw apiErrors.notFound('Vehicle not found in this subscription.');
     return view(row);
+  });
+
+  app.get<{ Params: { vin: string } }>('/management/v1/vehicles/:vin/capabilities', { schema: capabilitiesSchema, ...guard }, async (request) => {
+    const { subscription } = consumerContext(request);
+    const { vin } = request.params;
+    // As GET of the vehicle: another subscription's vehicle is answered like one never activated.
+    const row = isValidVin(vin) ? await services.store.vehicles.get(subscription.subscriptionId, vin) : null;
+    if (!row) throw apiErrors.notFound('Vehicle not found in this subscription.');
+    const capabilities = await vehicleCapabilities(services, subscription, vin, row.manufacturer);
+    return { vin, manufacturer: row.manufacturer, status: row.status, dataItems: capabilities.dataItems, ...(capabilities.receivedUnknown ? { receivedUnknown: capabilities.receivedUnknown } : {}) };
   });
 
   await app.register(activationCallback, opts);

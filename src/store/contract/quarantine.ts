@@ -56,6 +56,12 @@ export interface QuarantinedMessage {
   lastFailedAt: string;
   /** How many times it failed: 1, plus one per failed reprocess. */
   failures: number;
+  /**
+   * Only these items of the message failed and were quarantined; its other items were stored
+   * (manifest `invalidItems: quarantine-items`). Absent when the whole message was quarantined.
+   * `raw` stays the whole message, its reference for a reprocess. A later put sets or clears it.
+   */
+  failedItems?: string[];
 }
 
 export interface QuarantineFilter {

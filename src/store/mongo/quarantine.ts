@@ -19,12 +19,14 @@ const literal = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
  * does, so a GDPR erasure by VIN finds the entry even when its raw text does not hold the VIN.
  */
 export function quarantineUpsert(m: QuarantinedMessage): { filter: Filter<Doc>; update: UpdateFilter<Doc> } {
-  const { id, code, reason, mappingVersion, lastFailedAt, vin, ...first } = m;
+  const { id, code, reason, mappingVersion, lastFailedAt, vin, failedItems, ...first } = m;
   const { manufacturer, messageType, topic, raw, rawEncoding, receivedAt, quarantinedAt } = first;
   return {
     filter: { _id: id, lastFailedAt: { $ne: lastFailedAt } },
     update: {
-      $set: { code, reason, mappingVersion, lastFailedAt, ...(vin !== null ? { vin } : {}) },
+      $set: { code, reason, mappingVersion, lastFailedAt, ...(vin !== null ? { vin } : {}), ...(failedItems ? { failedItems } : {}) },
+      // A whole-message failure after a partial one: the entry no longer names single items.
+      ...(failedItems ? {} : { $unset: { failedItems: '' as const } }),
       $inc: { failures: 1 },
       $setOnInsert: { manufacturer, messageType, topic, raw, rawEncoding, receivedAt, quarantinedAt, ...(vin === null ? { vin } : {}) },
     },

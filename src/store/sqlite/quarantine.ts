@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { QuarantinedMessage, QuarantineRepo } from '../contract.ts';
+import { fromJson, toJson } from './json-column.ts';
 import { checkQuarantineLimit, decodeQuarantineCursor, encodeQuarantineCursor } from '../quarantine-cursor.ts';
 
 const SCHEMA = `
@@ -17,7 +18,8 @@ CREATE TABLE IF NOT EXISTS quarantine (
   received_at     TEXT    NOT NULL,
   quarantined_at  TEXT    NOT NULL,
   last_failed_at  TEXT    NOT NULL,
-  failures        INTEGER NOT NULL
+  failures        INTEGER NOT NULL,
+  failed_items    TEXT
 ) WITHOUT ROWID;
 -- Listing goes newest failure first; the filters narrow it by manufacturer and code.
 CREATE INDEX IF NOT EXISTS quarantine_failed_idx ON quarantine (last_failed_at DESC, id DESC);
@@ -39,6 +41,7 @@ interface Row {
   quarantined_at: string;
   last_failed_at: string;
   failures: number;
+  failed_items: string | null;
 }
 
 const toMessage = (r: Row): QuarantinedMessage => ({
@@ -56,19 +59,23 @@ const toMessage = (r: Row): QuarantinedMessage => ({
   quarantinedAt: r.quarantined_at,
   lastFailedAt: r.last_failed_at,
   failures: r.failures,
+  ...(r.failed_items === null ? {} : { failedItems: fromJson<string[]>(r.failed_items, 'quarantine.failed_items') }),
 });
 
 /** SQLite engine of the QuarantineRepo. Creates its own tables and indexes. */
 export function createSqliteQuarantineRepo(db: Database.Database): QuarantineRepo {
   db.exec(SCHEMA);
+  // A store made before items could be quarantined alone gets the column (null: whole messages).
+  if (!db.prepare<[], { name: string }>('PRAGMA table_info(quarantine)').all().some((c) => c.name === 'failed_items')) db.exec('ALTER TABLE quarantine ADD COLUMN failed_items TEXT');
   // A redelivered batch reports the same failure at the same lastFailedAt: nothing changes then.
   const upsert = db.prepare(
     `INSERT INTO quarantine (id, manufacturer, message_type, code, reason, mapping_version, vin, topic, raw,
-       raw_encoding, received_at, quarantined_at, last_failed_at, failures)
+       raw_encoding, received_at, quarantined_at, last_failed_at, failures, failed_items)
      VALUES (@id, @manufacturer, @messageType, @code, @reason, @mappingVersion, @vin, @topic, @raw,
-       @rawEncoding, @receivedAt, @quarantinedAt, @lastFailedAt, @failures)
+       @rawEncoding, @receivedAt, @quarantinedAt, @lastFailedAt, @failures, @failedItems)
      ON CONFLICT (id) DO UPDATE SET
        code = excluded.code, reason = excluded.reason, mapping_version = excluded.mapping_version,
+       failed_items = excluded.failed_items,
        vin = coalesce(excluded.vin, quarantine.vin), last_failed_at = excluded.last_failed_at,
        failures = quarantine.failures + 1
      WHERE excluded.last_failed_at <> quarantine.last_failed_at`,
@@ -84,7 +91,8 @@ export function createSqliteQuarantineRepo(db: Database.Database): QuarantineRep
 
   return {
     async put(m) {
-      upsert.run({ ...m });
+      const { failedItems, ...rest } = m;
+      upsert.run({ ...rest, failedItems: failedItems ? toJson(failedItems) : null });
     },
     async get(ids) {
       if (ids.length === 0) return [];

@@ -16,7 +16,7 @@ export interface SandboxOptions {
 }
 
 /** The manufacturer whose vehicles the sandbox drives (adapters/virtual). */
-const VIRTUAL = 'virtual';
+export const VIRTUAL = 'virtual';
 
 /**
  * The sandbox of the virtual vehicles (issue 23 item 4): a consumer makes one of its virtual

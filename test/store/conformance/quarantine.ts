@@ -53,6 +53,18 @@ const suite: ConformanceSuite = (open: StoreFactory) => {
       expect(await q.count()).toBe(1);
     });
 
+    it('keeps the items that alone failed of a message, and drops them when the whole message fails later', async () => {
+      const q = ctx.store.quarantine;
+      await q.put(entry('p1', 1, { failedItems: ['vehicleheading', 'fuellevel'] }));
+      expect((await q.get(['p1']))[0]?.failedItems).toEqual(['vehicleheading', 'fuellevel']);
+      await q.put(entry('p1', 1, { lastFailedAt: at(30), failedItems: ['fuellevel'] }));
+      expect((await q.get(['p1']))[0]).toMatchObject({ failures: 2, failedItems: ['fuellevel'] });
+      await q.put(entry('p1', 1, { lastFailedAt: at(60), code: 'MAPPING_FAILED' }));
+      const [whole] = await q.get(['p1']);
+      expect(whole?.failures).toBe(3);
+      expect(whole).not.toHaveProperty('failedItems');
+    });
+
     it('lists newest failure first, with filters and a cursor that loses nothing', async () => {
       const q = ctx.store.quarantine;
       for (let i = 0; i < 7; i++) {
