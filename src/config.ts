@@ -249,7 +249,7 @@ export const DEFINITIONS = {
   MQTT_SUBSCRIBER: def('on', oneOf(['on', 'off'] as const), 'With MQTT_URL: subscribe to the external broker in this process (exactly one process should; `npm run worker` turns it off).'),
   // --- Mapping
   MAPPING_TIMEOUT_MS: def('1000', int(1, 60000), 'Longest one mapping evaluation may run (wall clock: generous, since a loaded machine or a GC pause can stall a 1 ms mapping for 100 ms).'),
-  MAPPING_MAX_DEPTH: def('200', int(1, 10000), 'Deepest recursion one mapping evaluation may reach.'),
+  MAPPING_MAX_DEPTH: def('1000', int(1, 10000), 'Deepest JSONata depth count one mapping evaluation may reach (it stops runaway recursion; the count also adds up the items of a constructor the interpreter evaluates at once). A mapping that could exceed it runs interpreted, so both engines refuse the same messages (mappings/README.md).'),
   MAPPING_COMPILER: def('on', oneOf(['on', 'off'] as const), 'Run each mapping compiled to JavaScript where it can be (the JSONata interpreter takes the inputs the compiled code does not model, so results are the same); off: the interpreter runs every mapping (mappings/README.md).'),
   // --- Simulator
   SIMULATOR: def('on', oneOf(['on', 'off'] as const), 'Run the virtual-vehicle simulator in this process.'),
