@@ -16,8 +16,8 @@ export interface MappingLimits {
   maxSequence: number;
 }
 
-/** maxDepth as MAPPING_MAX_DEPTH's default (src/config.ts): what the shipped mappings need to run compiled. */
-export const DEFAULT_LIMITS: MappingLimits = { timeoutMs: 100, maxDepth: 1000, maxSequence: 100_000 };
+/** As the defaults of MAPPING_TIMEOUT_MS and MAPPING_MAX_DEPTH (src/config.ts). */
+export const DEFAULT_LIMITS: MappingLimits = { timeoutMs: 1000, maxDepth: 1000, maxSequence: 100_000 };
 
 /**
  * The jsonata release the compiled code (./to-js/) is a port of, line for line: package.json

@@ -74,7 +74,8 @@ export async function analyse(adapter: Adapter, catalog: Catalog, msg: RawMessag
   const bindings: MappingBindings = { receivedAt: msg.receivedAt, messageType: msg.messageType, ...(msg.topic ? { topic: msg.topic } : {}) };
   let output: unknown;
   try {
-    output = await evaluateWithRetry(() => mapping.evaluate(input, bindings));
+    // Once: a run that hit a limit (D1012 included) would hit it again; its message is quarantined.
+    output = await mapping.evaluate(input, bindings);
   } catch (err) {
     const e = err as { code?: string; message?: string };
     const limit = (e.code && LIMIT_CODES.has(e.code)) || err instanceof RangeError;
@@ -88,19 +89,6 @@ export async function analyse(adapter: Adapter, catalog: Catalog, msg: RawMessag
     // Whatever the output holds, the message fails alone (a RangeError: a stack overflow).
     if (err instanceof OutputTooDeepError || err instanceof RangeError) return fail('MAPPING_LIMIT', err.message);
     return fail('OUTPUT_INVALID', `the mapping output could not be checked: ${(err as Error).message}`);
-  }
-}
-
-/**
- * The time limit is wall-clock, and evaluations of concurrent jobs interleave on one event
- * loop: a timeout may be another job's time. A mapping that really loops times out again.
- */
-async function evaluateWithRetry(run: () => Promise<unknown>): Promise<unknown> {
-  try {
-    return await run();
-  } catch (err) {
-    if ((err as { code?: string }).code !== 'D1012') throw err;
-    return await run();
   }
 }
 
