@@ -250,6 +250,7 @@ export const DEFINITIONS = {
   // --- Mapping
   MAPPING_TIMEOUT_MS: def('1000', int(1, 60000), 'Longest one mapping evaluation may run (wall clock: generous, since a loaded machine or a GC pause can stall a 1 ms mapping for 100 ms).'),
   MAPPING_MAX_DEPTH: def('1000', int(1, 10000), 'Deepest JSONata depth count one mapping evaluation may reach (it stops runaway recursion; the count also adds up the items of a constructor the interpreter evaluates at once). A mapping that could exceed it runs interpreted, so both engines refuse the same messages (mappings/README.md).'),
+  MAPPING_SANDBOX_MEMORY_MB: def('256', int(32, 16384), 'Heap of the worker thread that runs dry runs and mapping cases (the console\'s playground, POST /admin/v1/mappings/{manufacturer}/dry-run); a run that needs more is stopped and answered MAPPING_LIMIT, as is one that outlives MAPPING_TIMEOUT_MS per evaluation plus a second (docs/security.md).'),
   MAPPING_COMPILER: def('on', oneOf(['on', 'off'] as const), 'Run each mapping compiled to JavaScript where it can be (the JSONata interpreter takes the inputs the compiled code does not model, so results are the same); off: the interpreter runs every mapping (mappings/README.md).'),
   // --- Simulator
   SIMULATOR: def('on', oneOf(['on', 'off'] as const), 'Run the virtual-vehicle simulator in this process.'),

@@ -38,6 +38,8 @@ export interface CompiledMapping {
    * any edit to the mapping changes the version without anyone having to remember to bump it.
    */
   version: string;
+  /** The mapping's text, as compiled (a sandbox thread compiles the same text again). */
+  source: string;
   /** Evaluates the mapping on one decoded raw message. Throws a JSONata error (with `code`). */
   evaluate(input: unknown, bindings: MappingBindings): Promise<unknown>;
   /**
@@ -77,6 +79,11 @@ export class MappingCompileError extends Error {
   }
 }
 
+/** `<file name>@<first 12 hex of the text's SHA-256>` (CompiledMapping.version). */
+export function mappingVersion(file: string, source: string): string {
+  return `${basename(file)}@${createHash('sha256').update(source).digest('hex').slice(0, 12)}`;
+}
+
 export function compileMappingSource(
   file: string,
   source: string,
@@ -96,18 +103,17 @@ export function compileMappingSource(
     throw new MappingCompileError(file, `${e.message ?? String(err)} (at character ${e.position ?? '?'})`);
   }
   for (const [name, h] of Object.entries(HELPERS)) expr.registerFunction(name, h.impl, h.signature);
-  const hash = createHash('sha256').update(source).digest('hex').slice(0, 12);
-  const version = `${basename(file)}@${hash}`;
+  const version = mappingVersion(file, source);
   const interpret = (input: unknown, bindings: MappingBindings): Promise<unknown> =>
     expr.evaluate(input, { ...bindings }).catch((err: unknown) => Promise.reject(withLine(err, source)));
-  if (!options.compiler) return { file, version, evaluate: interpret, engine: 'interpreted', interpretedBecause: 'MAPPING_COMPILER is off' };
+  if (!options.compiler) return { file, version, source, evaluate: interpret, engine: 'interpreted', interpretedBecause: 'MAPPING_COMPILER is off' };
   const installed = options.jsonataVersion ?? INSTALLED_JSONATA;
   if (installed !== PORTED_JSONATA) {
     const because = `jsonata ${installed} is installed, and the compiled code is a port of jsonata ${PORTED_JSONATA} (package.json pins it)`;
-    return { file, version, evaluate: interpret, engine: 'interpreted', interpretedBecause: because };
+    return { file, version, source, evaluate: interpret, engine: 'interpreted', interpretedBecause: because };
   }
   const translation = translateMapping(expr.ast(), limits);
-  if (!translation.ok) return { file, version, evaluate: interpret, engine: 'interpreted', interpretedBecause: translation.reason };
+  if (!translation.ok) return { file, version, source, evaluate: interpret, engine: 'interpreted', interpretedBecause: translation.reason };
   const { run } = translation;
   const handovers = metrics.mappingHandovers.labels(basename(file));
   const handOver = (input: unknown, bindings: MappingBindings): Promise<unknown> => {
@@ -117,6 +123,7 @@ export function compileMappingSource(
   return {
     file,
     version,
+    source,
     engine: 'compiled',
     evaluate: (input, bindings) => {
       let output: unknown;

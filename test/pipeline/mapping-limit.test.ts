@@ -27,6 +27,7 @@ describe('pipeline: a mapping that hits a limit', () => {
     const mapping: CompiledMapping = {
       file: '/m/event.jsonata',
       version: 'event.jsonata@0',
+      source: '',
       engine: 'compiled',
       evaluate: async () => {
         runs++;
