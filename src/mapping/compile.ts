@@ -56,6 +56,11 @@ export interface EngineOptions {
   compiler: boolean;
   /** The jsonata version installed (default: read from its package.json); tests pass another. */
   jsonataVersion?: string;
+  /**
+   * Where a mapping that runs interpreted is evaluated (the pipeline's: a worker thread,
+   * ./isolate.ts); without it, in this thread (the sandbox's own thread, the CLI, tests).
+   */
+  isolate?: { evaluate(file: string, source: string, input: unknown, bindings: MappingBindings): Promise<unknown> };
 }
 
 /** Variables bound per evaluation, besides the helpers. */
@@ -104,8 +109,12 @@ export function compileMappingSource(
   }
   for (const [name, h] of Object.entries(HELPERS)) expr.registerFunction(name, h.impl, h.signature);
   const version = mappingVersion(file, source);
-  const interpret = (input: unknown, bindings: MappingBindings): Promise<unknown> =>
+  const inThisThread = (input: unknown, bindings: MappingBindings): Promise<unknown> =>
     expr.evaluate(input, { ...bindings }).catch((err: unknown) => Promise.reject(withLine(err, source)));
+  const { isolate } = options;
+  // A mapping that runs interpreted runs in the isolate when there is one; a compiled mapping's
+  // hand-overs stay here: they evaluate the compiled subset, which the interpreter's own clock bounds.
+  const interpret = isolate ? (input: unknown, bindings: MappingBindings) => isolate.evaluate(file, source, input, bindings) : inThisThread;
   if (!options.compiler) return { file, version, source, evaluate: interpret, engine: 'interpreted', interpretedBecause: 'MAPPING_COMPILER is off' };
   const installed = options.jsonataVersion ?? INSTALLED_JSONATA;
   if (installed !== PORTED_JSONATA) {
@@ -118,7 +127,7 @@ export function compileMappingSource(
   const handovers = metrics.mappingHandovers.labels(basename(file));
   const handOver = (input: unknown, bindings: MappingBindings): Promise<unknown> => {
     handovers.inc();
-    return interpret(input, bindings);
+    return inThisThread(input, bindings);
   };
   return {
     file,

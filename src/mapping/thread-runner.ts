@@ -106,6 +106,8 @@ export function createThreadRunner<J, R>(opts: ThreadRunnerOptions): ThreadRunne
   const start = (): Promise<void> => {
     if (ready) return ready;
     const w = threadFor(opts.entry, opts.setup, opts.resourceLimits);
+    // The thread never keeps the process alive on its own: close() ends it, exit does too.
+    w.unref();
     worker = w;
     ready = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {

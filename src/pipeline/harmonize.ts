@@ -3,6 +3,7 @@ import { vinOfTopic } from '../adapters/topics.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import { VIN_PATTERN } from '../management/vin.ts';
 import type { MappingBindings } from '../mapping/compile.ts';
+import { STOPPED_CODE } from '../mapping/isolate.ts';
 import type { DataPoint } from '../store/contract.ts';
 import type { QuarantineCode } from '../store/contract/quarantine.ts';
 import type { RawMessage } from '../domain/raw-message.ts';
@@ -44,8 +45,11 @@ export interface AnalyseOptions {
 
 /** More items than this from one message is a runaway mapping, not telemetry. */
 const MAX_ITEMS_PER_MESSAGE = 10_000;
-/** JSONata's guardrail codes: D1011 stack depth, D1012 timeout, D2014 range size, D2015 sequence size. */
-const LIMIT_CODES = new Set(['D1011', 'D1012', 'D2014', 'D2015']);
+/**
+ * JSONata's guardrail codes (D1011 stack depth, D1012 timeout, D2014 range size, D2015 sequence
+ * size) and an evaluation its thread's deadline or heap limit stopped (src/mapping/isolate.ts).
+ */
+const LIMIT_CODES = new Set(['D1011', 'D1012', 'D2014', 'D2015', STOPPED_CODE]);
 
 /**
  * Decodes, maps and validates one raw message; never throws for anything the message or its

@@ -59,4 +59,21 @@ describe('pipeline: a mapping that hits a limit', () => {
     const [entry] = (await h.services.store.quarantine.list({}, 10)).items;
     expect(entry).toMatchObject({ vin: 'V1RTUALV1N0000S08', code: 'MAPPING_LIMIT', failures: 1, reason: expect.stringContaining('D1012: Evaluation timeout after 300 milliseconds') });
   }, 60_000);
+
+  it('interpreted, $sort of 90,000 numbers is stopped in the interpreter\'s thread: quarantined, and the next message stored', async () => {
+    project = copyProject();
+    const file = join(project.paths.mappings, 'virtual', 'event.jsonata');
+    // $sort runs interpreted; its merge once used memory quadratic in the list's length and killed the process.
+    writeFileSync(file, `( $n := $count($sort(pad)); ${readFileSync(file, 'utf8')} )`);
+    h = await startHarness({ paths: project.paths, env: { MAPPING_TIMEOUT_MS: '300', MAPPING_SANDBOX_MEMORY_MB: '128', MQTT_MAX_PAYLOAD_BYTES: '1048576' } });
+    expect(h.services.adapters.get('virtual')!.mappings.get('event')!.engine).toBe('interpreted');
+    const client = await h.connect();
+    const crash = JSON.parse(fixture('virtual', 'virtual.event.crash.json')) as Record<string, unknown>;
+    await client.publishAsync('virtual/v1/V1RTUALV1N0000S08/event', JSON.stringify({ ...crash, vin: 'V1RTUALV1N0000S08', pad: Array.from({ length: 90_000 }, (_, i) => (i * 7919) % 90_000) }), { qos: 1 });
+    await client.publishAsync('virtual/v1/V1RTUALV1N0000S09/event', fixture('virtual', 'virtual.event.teleservice.json').replaceAll(/V1RTUALV1N0000S\d\d/g, 'V1RTUALV1N0000S09'), { qos: 1 });
+    await waitFor(async () => (await h!.services.store.quarantine.count()) === 1, 30_000, 'the padded crash quarantined');
+    await waitFor(async () => (await h!.services.store.dataPoints.count()) > 0, 30_000, 'the teleservice call stored');
+    const [entry] = (await h.services.store.quarantine.list({}, 10)).items;
+    expect(entry).toMatchObject({ vin: 'V1RTUALV1N0000S08', code: 'MAPPING_LIMIT', failures: 1, reason: expect.stringMatching(/^MAPPING_STOPPED: the run (took longer than 800 ms|used more than 128 MB) and was stopped/) });
+  }, 90_000);
 });
