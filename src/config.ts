@@ -230,6 +230,8 @@ export const DEFINITIONS = {
   POLL_BACKOFF_MAX_S: def('300', int(1, 86400), 'Longest back-off between two failed polls of a vehicle.'),
   POLL_LOCK_DURATION_MS: def('30000', int(100), 'BullMQ lock of a vehicle being polled: after its worker dies, another worker takes the vehicle over once the lock has run out.'),
   POLL_STALLED_INTERVAL_MS: def('30000', int(50), 'How often a poll worker looks for vehicles whose worker died (BullMQ stalledInterval).'),
+  POLL_MAX_PAGE_BYTES: def('1048576', int(1024, 1073741824), 'Largest answer a polled API may send (a page, or a token): the body is read as it streams and abandoned past this, and the page is quarantined (POLL_PAGE_INVALID, its first 4 KiB kept) and counted as a failed poll.'),
+  POLL_BAD_PAGE_TRIES: def('3', int(1, 1000), 'A polled page that is not JSON, or has no next cursor, this many times in a row is quarantined (POLL_PAGE_INVALID) for an operator to see; the vehicle\'s polls go on backing off.'),
   POLL_RECONCILE_INTERVAL_S: def('300', int(1), 'How often the pipeline role checks that every vehicle activated with a polled manufacturer has its poll job (and gives it one if not).'),
   // --- Store
   MONGO_URL: def('', url(['mongodb:', 'mongodb+srv:']), 'Use MongoDB as the store. Default: embedded SQLite in DATA_DIR.'),
@@ -247,10 +249,13 @@ export const DEFINITIONS = {
   MQTT_MAX_PAYLOAD_BYTES: def('262144', int(64), 'Largest accepted MQTT payload.'),
   MQTT_CLIENT_ID: def('', optionalStr, 'Client id of the subscriber on an external broker (MQTT_URL); a persistent session is kept under it. Default: <QUEUE_PREFIX>-ingest.'),
   MQTT_SUBSCRIBER: def('on', oneOf(['on', 'off'] as const), 'With MQTT_URL: subscribe to the external broker in this process (exactly one process should; `npm run worker` turns it off).'),
+  // --- Quarantine
+  QUARANTINE_MAX_RAW_BYTES: def('1048576', int(1024, 1073741824), 'Most bytes of a raw message a quarantine entry keeps; a longer message is kept cut (rawTruncated) and cannot be reprocessed. The default keeps every message the transports accept by default whole.'),
+  QUARANTINE_PAGE_MAX_BYTES: def('4194304', int(1024, 1073741824), 'A page of GET /admin/v1/quarantine (and of the console\'s list) ends once its raw messages add up to this many bytes, whatever its limit; nextCursor goes on from there.'),
   // --- Mapping
   MAPPING_TIMEOUT_MS: def('1000', int(1, 60000), 'Longest one mapping evaluation may run (wall clock: generous, since a loaded machine or a GC pause can stall a 1 ms mapping for 100 ms).'),
   MAPPING_MAX_DEPTH: def('1000', int(1, 10000), 'Deepest JSONata depth count one mapping evaluation may reach (it stops runaway recursion; the count also adds up the items of a constructor the interpreter evaluates at once). A mapping that could exceed it runs interpreted, so both engines refuse the same messages (mappings/README.md).'),
-  MAPPING_SANDBOX_MEMORY_MB: def('256', int(32, 16384), 'Heap of the worker thread that runs dry runs and mapping cases (the console\'s playground, POST /admin/v1/mappings/{manufacturer}/dry-run); a run that needs more is stopped and answered MAPPING_LIMIT, as is one that outlives MAPPING_TIMEOUT_MS per evaluation plus a second (docs/security.md).'),
+  MAPPING_SANDBOX_MEMORY_MB: def('256', int(32, 16384), 'Heap of each worker thread that runs mappings apart from the process: dry runs and mapping cases (the console\'s playground, POST /admin/v1/mappings/{manufacturer}/dry-run), and the pipeline\'s mappings that run interpreted. A run that needs more is stopped and answered (or quarantined) MAPPING_LIMIT, as is one that outlives its deadline (docs/security.md).'),
   MAPPING_COMPILER: def('on', oneOf(['on', 'off'] as const), 'Run each mapping compiled to JavaScript where it can be (the JSONata interpreter takes the inputs the compiled code does not model, so results are the same); off: the interpreter runs every mapping (mappings/README.md).'),
   // --- Simulator
   SIMULATOR: def('on', oneOf(['on', 'off'] as const), 'Run the virtual-vehicle simulator in this process.'),

@@ -267,7 +267,7 @@ export interface paths {
         put?: never;
         /**
          * Send quarantined messages through the pipeline again (after a mapping fix)
-         * @description By `ids`, or by `filter` (up to `limit`, newest first). Messages that now harmonize are stored and leave quarantine; those that fail again stay, with the new reason. 202 once they are queued.
+         * @description By `ids`, or by `filter` (up to `limit`, newest first). Messages that now harmonize are stored and leave quarantine; those that fail again stay, with the new reason. 202 once they are queued. Entries kept cut (`rawTruncated`) are skipped: their end is gone.
          */
         post: operations["reprocessQuarantine"];
         delete?: never;
@@ -349,30 +349,6 @@ export interface paths {
          */
         get: operations["getDataPointProvenance"];
         put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/v1/oem/virtual/fault": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The virtual manufacturer's current fault mode
-         * @description The fault mode set with PUT (`none` when off).
-         */
-        get: operations["getVirtualOemFault"];
-        /**
-         * Switch a fault on the virtual manufacturer's token endpoint
-         * @description For demonstrations and tests: the virtual manufacturer’s token endpoint answers with the chosen failure until switched back to `none`.
-         */
-        put: operations["setVirtualOemFault"];
         post?: never;
         delete?: never;
         options?: never;
@@ -746,6 +722,30 @@ export interface paths {
          * @description The body is the manufacturer's own batch format (see adapters/<manufacturer>/README.md), signed with HMAC-SHA256 in the header its manifest names. 202 only once every record is durably queued; 503 with Retry-After when the queue is down.
          */
         post: operations["ingestBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/oem/virtual/fault": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The virtual manufacturer's current fault mode
+         * @description The fault mode set with PUT (`none` when off).
+         */
+        get: operations["getVirtualOemFault"];
+        /**
+         * Switch a fault on the virtual manufacturer's token endpoint
+         * @description For demonstrations and tests: the virtual manufacturer’s token endpoint answers with the chosen failure until switched back to `none`.
+         */
+        put: operations["setVirtualOemFault"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2282,12 +2282,12 @@ export interface operations {
             query?: {
                 /** @example borealis */
                 manufacturer?: string;
-                code?: "DECODE_FAILED" | "UNKNOWN_MESSAGE_TYPE" | "MAPPING_FAILED" | "MAPPING_LIMIT" | "OUTPUT_INVALID" | "VIN_INVALID" | "VIN_NOT_CLAIMED" | "VIN_MISMATCH" | "SCHEMA_VIOLATION" | "TIME_IN_FUTURE";
+                code?: "DECODE_FAILED" | "UNKNOWN_MESSAGE_TYPE" | "MAPPING_FAILED" | "MAPPING_LIMIT" | "OUTPUT_INVALID" | "VIN_INVALID" | "VIN_NOT_CLAIMED" | "VIN_MISMATCH" | "SCHEMA_VIOLATION" | "TIME_IN_FUTURE" | "POLL_PAGE_INVALID";
                 /** @description Last failure at or after. */
                 since?: string;
                 /** @description Last failure before. */
                 until?: string;
-                /** @description Page size, 1 to 1000 (default 100). */
+                /** @description Page size, 1 to 1000 (default 100). A page also ends once its raw messages add up to QUARANTINE_PAGE_MAX_BYTES (4 MiB by default; at least one entry): follow `nextCursor`. */
                 limit?: string;
                 cursor?: string;
             };
@@ -2309,7 +2309,7 @@ export interface operations {
                             manufacturer: string;
                             messageType: string;
                             /** @enum {string} */
-                            code: "DECODE_FAILED" | "UNKNOWN_MESSAGE_TYPE" | "MAPPING_FAILED" | "MAPPING_LIMIT" | "OUTPUT_INVALID" | "VIN_INVALID" | "VIN_NOT_CLAIMED" | "VIN_MISMATCH" | "SCHEMA_VIOLATION" | "TIME_IN_FUTURE";
+                            code: "DECODE_FAILED" | "UNKNOWN_MESSAGE_TYPE" | "MAPPING_FAILED" | "MAPPING_LIMIT" | "OUTPUT_INVALID" | "VIN_INVALID" | "VIN_NOT_CLAIMED" | "VIN_MISMATCH" | "SCHEMA_VIOLATION" | "TIME_IN_FUTURE" | "POLL_PAGE_INVALID";
                             reason: string;
                             mappingVersion?: string | null;
                             vin?: string | null;
@@ -2318,6 +2318,8 @@ export interface operations {
                             raw: string;
                             /** @enum {string} */
                             rawEncoding: "utf8" | "base64";
+                            /** @description The message was longer than QUARANTINE_MAX_RAW_BYTES: `raw` holds its first bytes, and it cannot be reprocessed. */
+                            rawTruncated: boolean;
                             /** Format: date-time */
                             receivedAt: string;
                             /** Format: date-time */
@@ -2431,7 +2433,7 @@ export interface operations {
                         manufacturer: string;
                         messageType: string;
                         /** @enum {string} */
-                        code: "DECODE_FAILED" | "UNKNOWN_MESSAGE_TYPE" | "MAPPING_FAILED" | "MAPPING_LIMIT" | "OUTPUT_INVALID" | "VIN_INVALID" | "VIN_NOT_CLAIMED" | "VIN_MISMATCH" | "SCHEMA_VIOLATION" | "TIME_IN_FUTURE";
+                        code: "DECODE_FAILED" | "UNKNOWN_MESSAGE_TYPE" | "MAPPING_FAILED" | "MAPPING_LIMIT" | "OUTPUT_INVALID" | "VIN_INVALID" | "VIN_NOT_CLAIMED" | "VIN_MISMATCH" | "SCHEMA_VIOLATION" | "TIME_IN_FUTURE" | "POLL_PAGE_INVALID";
                         reason: string;
                         mappingVersion?: string | null;
                         vin?: string | null;
@@ -2440,6 +2442,8 @@ export interface operations {
                         raw: string;
                         /** @enum {string} */
                         rawEncoding: "utf8" | "base64";
+                        /** @description The message was longer than QUARANTINE_MAX_RAW_BYTES: `raw` holds its first bytes, and it cannot be reprocessed. */
+                        rawTruncated: boolean;
                         /** Format: date-time */
                         receivedAt: string;
                         /** Format: date-time */
@@ -2542,7 +2546,7 @@ export interface operations {
                     filter?: {
                         manufacturer?: string;
                         /** @enum {string} */
-                        code?: "DECODE_FAILED" | "UNKNOWN_MESSAGE_TYPE" | "MAPPING_FAILED" | "MAPPING_LIMIT" | "OUTPUT_INVALID" | "VIN_INVALID" | "VIN_NOT_CLAIMED" | "VIN_MISMATCH" | "SCHEMA_VIOLATION" | "TIME_IN_FUTURE";
+                        code?: "DECODE_FAILED" | "UNKNOWN_MESSAGE_TYPE" | "MAPPING_FAILED" | "MAPPING_LIMIT" | "OUTPUT_INVALID" | "VIN_INVALID" | "VIN_NOT_CLAIMED" | "VIN_MISMATCH" | "SCHEMA_VIOLATION" | "TIME_IN_FUTURE" | "POLL_PAGE_INVALID";
                         /**
                          * Format: date-time
                          * @description Last failure at or after.
@@ -3086,6 +3090,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.503` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.503";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
         };
     };
     getDataPointProvenance: {
@@ -3168,230 +3191,6 @@ export interface operations {
                          * @enum {string}
                          */
                         reasonCode: "CAR.401";
-                        reasonText: string;
-                        /** @description The request path, without the query string. */
-                        url: string;
-                        method: string;
-                    };
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description Always `CAR.429` for this status; `reasonText` says why.
-                         * @enum {string}
-                         */
-                        reasonCode: "CAR.429";
-                        reasonText: string;
-                        /** @description The request path, without the query string. */
-                        url: string;
-                        method: string;
-                    };
-                };
-            };
-            /** @description Internal failure */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description Always `CAR.500` for this status; `reasonText` says why.
-                         * @enum {string}
-                         */
-                        reasonCode: "CAR.500";
-                        reasonText: string;
-                        /** @description The request path, without the query string. */
-                        url: string;
-                        method: string;
-                    };
-                };
-            };
-        };
-    };
-    getVirtualOemFault: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        mode: "none" | "down" | "timeout";
-                    };
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description Always `CAR.401` for this status; `reasonText` says why.
-                         * @enum {string}
-                         */
-                        reasonCode: "CAR.401";
-                        reasonText: string;
-                        /** @description The request path, without the query string. */
-                        url: string;
-                        method: string;
-                    };
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description Always `CAR.429` for this status; `reasonText` says why.
-                         * @enum {string}
-                         */
-                        reasonCode: "CAR.429";
-                        reasonText: string;
-                        /** @description The request path, without the query string. */
-                        url: string;
-                        method: string;
-                    };
-                };
-            };
-            /** @description Internal failure */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description Always `CAR.500` for this status; `reasonText` says why.
-                         * @enum {string}
-                         */
-                        reasonCode: "CAR.500";
-                        reasonText: string;
-                        /** @description The request path, without the query string. */
-                        url: string;
-                        method: string;
-                    };
-                };
-            };
-        };
-    };
-    setVirtualOemFault: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @enum {string} */
-                    mode: "none" | "down" | "timeout";
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        mode: "none" | "down" | "timeout";
-                    };
-                };
-            };
-            /** @description Bad request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description Always `CAR.400` for this status; `reasonText` says why.
-                         * @enum {string}
-                         */
-                        reasonCode: "CAR.400";
-                        reasonText: string;
-                        /** @description The request path, without the query string. */
-                        url: string;
-                        method: string;
-                    };
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description Always `CAR.401` for this status; `reasonText` says why.
-                         * @enum {string}
-                         */
-                        reasonCode: "CAR.401";
-                        reasonText: string;
-                        /** @description The request path, without the query string. */
-                        url: string;
-                        method: string;
-                    };
-                };
-            };
-            /** @description Payload too large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description Always `CAR.413` for this status; `reasonText` says why.
-                         * @enum {string}
-                         */
-                        reasonCode: "CAR.413";
-                        reasonText: string;
-                        /** @description The request path, without the query string. */
-                        url: string;
-                        method: string;
-                    };
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description Always `CAR.415` for this status; `reasonText` says why.
-                         * @enum {string}
-                         */
-                        reasonCode: "CAR.415";
                         reasonText: string;
                         /** @description The request path, without the query string. */
                         url: string;
@@ -6715,6 +6514,230 @@ export interface operations {
                          * @enum {string}
                          */
                         reasonCode: "CAR.503";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+        };
+    };
+    getVirtualOemFault: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        mode: "none" | "down" | "timeout";
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.401` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.401";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.429` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.429";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description Internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.500` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.500";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+        };
+    };
+    setVirtualOemFault: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    mode: "none" | "down" | "timeout";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        mode: "none" | "down" | "timeout";
+                    };
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.400` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.400";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.401` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.401";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.413` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.413";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.415` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.415";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.429` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.429";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description Internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.500` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.500";
                         reasonText: string;
                         /** @description The request path, without the query string. */
                         url: string;
