@@ -187,7 +187,7 @@ function def<T>(defaultValue: string, parse: Parser<T>, doc: string): Definition
 export const DEFINITIONS = {
   // --- HTTP front
   PORT: def('8080', int(0, 65535), 'HTTP listen port.'),
-  HOST: def('0.0.0.0', str, 'HTTP listen address.'),
+  HOST: def('', optionalStr, 'HTTP listen address (and PROBE_PORT\'s). Default: 127.0.0.1 in the local try-out (neither REDIS_URL nor MONGO_URL set), which allows private webhook targets and leaves /metrics open, so it answers on this machine only; else 0.0.0.0. A deployment sets it explicitly.'),
   PUBLIC_URL: def('', url(['http:', 'https:']), 'Public origin used in redirects and links. Default: http://localhost:$PORT.'),
   CONSENT_URL: def('', url(['http:', 'https:']), 'Origin of the consent portal ({consent_url}). Default: PUBLIC_URL.'),
   PORTAL_URL: def('', url(['http:', 'https:']), 'Origin of the portal API ({portal_url}). Default: PUBLIC_URL.'),
@@ -299,7 +299,9 @@ export const DEFINITIONS = {
 
 type Definitions = typeof DEFINITIONS;
 type Parsed = { [K in keyof Definitions]: ReturnType<Definitions[K]['parse']> };
-export type Config = Omit<Parsed, 'DEMO_SEED' | 'PUSH_ALLOW_PRIVATE_TARGETS'> & {
+export type Config = Omit<Parsed, 'DEMO_SEED' | 'PUSH_ALLOW_PRIVATE_TARGETS' | 'HOST'> & {
+  /** Resolved: the explicit setting, else 127.0.0.1 in the try-out (no REDIS_URL, no MONGO_URL), else 0.0.0.0. */
+  HOST: string;
   /** Resolved: the explicit setting, else on only without REDIS_URL and MONGO_URL. */
   DEMO_SEED: boolean;
   /** Resolved: the explicit setting, else DEMO_SEED (the try-out). */
@@ -324,6 +326,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // The try-out's consumer runs its receiver on localhost: there webhooks may target it. A
   // deployment (or a process with DEMO_SEED=false) keeps the SSRF guard closed unless told.
   cfg.PUSH_ALLOW_PRIVATE_TARGETS = (out.PUSH_ALLOW_PRIVATE_TARGETS as boolean | undefined) ?? cfg.DEMO_SEED;
+  // The try-out opens what a deployment keeps closed (private webhook targets, an open /metrics,
+  // the demo key on stdout): it listens on loopback unless told otherwise.
+  cfg.HOST = (out.HOST as string | undefined) ?? (cfg.REDIS_URL === undefined && cfg.MONGO_URL === undefined ? '127.0.0.1' : '0.0.0.0');
   if (cfg.SECRET_KEY !== undefined && cfg.SECRET_KEY.length < 32) {
     throw new ConfigError('SECRET_KEY', 'must be at least 32 characters long');
   }
