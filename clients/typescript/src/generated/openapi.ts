@@ -763,7 +763,7 @@ export interface paths {
         put?: never;
         /**
          * Make a virtual vehicle raise an event now (sandbox)
-         * @description Only where the virtual vehicles run (`SIMULATOR=on`, as in the local try-out; 404 elsewhere), and only for a vehicle of the virtual manufacturer that is ACTIVATED in this subscription and, under the CONSENT legal basis, has an active consent; the event item must be in the subscription. The vehicle sends the raw event over MQTT like any virtual vehicle, so it is harmonized, stored and pushed to your webhook like a real one, and the pull answers it (a crash: `crashseverity` and the `crashlocation*` items). Stamped with the service’s clock. Answers 202 with the message sent; 503 when the MQTT broker did not take it. See docs/sandbox.md.
+         * @description Only where the virtual vehicles run (`SIMULATOR=on`, as in the local try-out; 404 elsewhere), and only for a vehicle of the virtual manufacturer that is ACTIVATED in this subscription and, under the CONSENT legal basis, has an active consent; the event item must be in the subscription. The raw event is harmonized by the virtual manufacturer’s mapping like a real one and pushed to this subscription’s webhook only (a crash: `accidentautomatic`, and `crashseverity` and the `crashlocation*` items where the webhook watches them). It is not stored as the vehicle’s data: the pull does not answer it, and no other subscription sees it. Stamped with the service’s clock. Answers 202 with the raw message and the harmonized items; 503 when push could not take it. See docs/sandbox.md.
          */
         post: operations["raiseSandboxEvent"];
         delete?: never;
@@ -6788,8 +6788,9 @@ export interface operations {
                     "application/json": {
                         vin: string;
                         type: string;
+                        /** @description The topic a virtual vehicle sends such an event on. */
                         topic: string;
-                        /** @description The raw `virtual/v1/<VIN>/event` message published (adapters/virtual/README.md). */
+                        /** @description The raw `virtual/v1/<VIN>/event` message the vehicle raised (adapters/virtual/README.md), as the virtual mapping harmonized it. */
                         message: {
                             /** @enum {string} */
                             schema: "virtual.event/1";
@@ -6804,6 +6805,13 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                         };
+                        /** @description The harmonized items, as this subscription’s webhook receives them. */
+                        items: {
+                            item: string;
+                            payload: {
+                                [key: string]: unknown;
+                            };
+                        }[];
                     };
                 };
             };
