@@ -7,7 +7,7 @@ import { singleValues } from '../http/single-value.ts';
 import type { Services } from '../services.ts';
 import { formOf } from './auth.ts';
 import { sendPage } from './page.ts';
-import { createServiceSandbox } from '../mapping-cases/service-sandbox.ts';
+import { acquireServiceSandbox } from '../mapping-cases/service-sandbox.ts';
 import { editedMapping, playgroundCases, playgroundDryRun } from './playground-run.ts';
 
 const PICK_PARAMS = ['manufacturer', 'messageType', 'fixture', 'quarantineId'] as const;
@@ -32,9 +32,9 @@ function editedFrom(services: Services, body: Record<string, unknown>) {
  * download, to be committed and deployed like any mapping change.
  */
 export function playgroundRoutes(app: FastifyInstance, services: Services): void {
-  // Started at the first run, not with the process: most processes never serve one.
-  const sandbox = createServiceSandbox(services);
-  app.addHook('onClose', () => sandbox.close());
+  // Its thread starts at the first run, not with the process: most processes never serve one.
+  const { sandbox, release } = acquireServiceSandbox(services);
+  app.addHook('onClose', () => release());
   app.get('/console/playground', async (request, reply) => {
     const pick = singleValues(request.query, PICK_PARAMS);
     const adapters = services.adapters.list();

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { apiErrors } from '../../errors.ts';
 import { requireJsonBody } from '../../http/json-only.ts';
 import { errorResponses } from '../../http/schemas.ts';
-import { createServiceSandbox } from '../../mapping-cases/service-sandbox.ts';
+import { acquireServiceSandbox } from '../../mapping-cases/service-sandbox.ts';
 import { ThreadBusy } from '../../mapping-cases/sandbox.ts';
 import { pageSize } from './page-size.ts';
 import type { RouteOptions } from '../route-options.ts';
@@ -57,8 +57,8 @@ export default async function routes(app: FastifyInstance, opts: RouteOptions): 
   // Dry runs run in the mapping sandbox (a worker thread stopped at the run's deadline): a
   // message that sends a deployed mapping's $sort or regular expression into minutes of work
   // costs that thread, never this process's event loop.
-  const sandbox = createServiceSandbox(services);
-  app.addHook('onClose', () => sandbox.close());
+  const { sandbox, release } = acquireServiceSandbox(services);
+  app.addHook('onClose', () => release());
 
   app.post<{ Params: { manufacturer: string }; Body: { messageType: string; message?: unknown; raw?: string; receivedAt?: string } }>(
     '/mappings/:manufacturer/dry-run',
