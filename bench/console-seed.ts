@@ -67,7 +67,7 @@ export async function seedConsoleFleet(services: Services, vehicles: number): Pr
     const at = new Date(now - i * 1000).toISOString();
     const entry: QuarantinedMessage = {
       id: `bench-${i}`, manufacturer: 'virtual', messageType: 'telemetry', code: i % 2 ? 'SCHEMA_VIOLATION' : 'MAPPING_FAILED', reason: 'fuellevel: must be <= 100',
-      mappingVersion: 'telemetry.jsonata@bench', vin: benchVin(i + 1), topic: null, raw: JSON.stringify({ vin: benchVin(i + 1), fuel: 120 + i }), rawEncoding: 'utf8',
+      mappingVersion: 'telemetry.jsonata@bench', vin: benchVin(i + 1), topic: null, raw: JSON.stringify({ vin: benchVin(i + 1), fuel: 120 + i }), rawEncoding: 'utf8', rawTruncated: false,
       receivedAt: at, quarantinedAt: at, lastFailedAt: at, failures: 1,
     };
     await store.quarantine.put(entry);

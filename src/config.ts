@@ -187,7 +187,7 @@ function def<T>(defaultValue: string, parse: Parser<T>, doc: string): Definition
 export const DEFINITIONS = {
   // --- HTTP front
   PORT: def('8080', int(0, 65535), 'HTTP listen port.'),
-  HOST: def('0.0.0.0', str, 'HTTP listen address.'),
+  HOST: def('', optionalStr, 'HTTP listen address (and PROBE_PORT\'s). Default: 127.0.0.1 in the local try-out (neither REDIS_URL nor MONGO_URL set), which allows private webhook targets and leaves /metrics open, so it answers on this machine only; else 0.0.0.0. A deployment sets it explicitly.'),
   PUBLIC_URL: def('', url(['http:', 'https:']), 'Public origin used in redirects and links. Default: http://localhost:$PORT.'),
   CONSENT_URL: def('', url(['http:', 'https:']), 'Origin of the consent portal ({consent_url}). Default: PUBLIC_URL.'),
   PORTAL_URL: def('', url(['http:', 'https:']), 'Origin of the portal API ({portal_url}). Default: PUBLIC_URL.'),
@@ -230,6 +230,8 @@ export const DEFINITIONS = {
   POLL_BACKOFF_MAX_S: def('300', int(1, 86400), 'Longest back-off between two failed polls of a vehicle.'),
   POLL_LOCK_DURATION_MS: def('30000', int(100), 'BullMQ lock of a vehicle being polled: after its worker dies, another worker takes the vehicle over once the lock has run out.'),
   POLL_STALLED_INTERVAL_MS: def('30000', int(50), 'How often a poll worker looks for vehicles whose worker died (BullMQ stalledInterval).'),
+  POLL_MAX_PAGE_BYTES: def('1048576', int(1024, 1073741824), 'Largest answer a polled API may send (a page, or a token): the body is read as it streams and abandoned past this, and the page is quarantined (POLL_PAGE_INVALID, its first 4 KiB kept) and counted as a failed poll.'),
+  POLL_BAD_PAGE_TRIES: def('3', int(1, 1000), 'A polled page that is not JSON, or has no next cursor, this many times in a row is quarantined (POLL_PAGE_INVALID) for an operator to see; the vehicle\'s polls go on backing off.'),
   POLL_RECONCILE_INTERVAL_S: def('300', int(1), 'How often the pipeline role checks that every vehicle activated with a polled manufacturer has its poll job (and gives it one if not).'),
   // --- Store
   MONGO_URL: def('', url(['mongodb:', 'mongodb+srv:']), 'Use MongoDB as the store. Default: embedded SQLite in DATA_DIR.'),
@@ -250,9 +252,13 @@ export const DEFINITIONS = {
   MQTT_SHARE_GROUP: def('', optionalStr, 'With MQTT_URL: subscribe through the MQTT 5 shared subscription $share/<group>/<topic filter>, so every pipeline process subscribes and the broker spreads the stream over them (docs/operations.md). Unset: plain subscriptions, exactly one subscribing process.'),
   MQTT_SESSION_EXPIRY_S: def('604800', int(0, 4294967295), 'How long the external broker keeps the subscriber\'s session, and the messages it queues for it, after the subscriber disconnected without leaving (a crash, or the last member of the share group stopping): a week. 0: no session survives a disconnect.'),
   MQTT_RECEIVE_MAXIMUM: def('', optionalInt(1, 65535), 'Most QoS 1 messages the broker sends the subscriber before their PUBACK (MQTT 5 Receive Maximum); each is acknowledged once the batch holding it is queued. Default: twice PIPELINE_BATCH_SIZE, so a batch fills while the previous one is being queued.'),
+  // --- Quarantine
+  QUARANTINE_MAX_RAW_BYTES: def('1048576', int(1024, 1073741824), 'Most bytes of a raw message a quarantine entry keeps; a longer message is kept cut (rawTruncated) and cannot be reprocessed. The default keeps every message the transports accept by default whole.'),
+  QUARANTINE_PAGE_MAX_BYTES: def('4194304', int(1024, 1073741824), 'A page of GET /admin/v1/quarantine (and of the console\'s list) ends once its raw messages add up to this many bytes, whatever its limit; nextCursor goes on from there.'),
   // --- Mapping
   MAPPING_TIMEOUT_MS: def('1000', int(1, 60000), 'Longest one mapping evaluation may run (wall clock: generous, since a loaded machine or a GC pause can stall a 1 ms mapping for 100 ms).'),
-  MAPPING_MAX_DEPTH: def('200', int(1, 10000), 'Deepest recursion one mapping evaluation may reach.'),
+  MAPPING_MAX_DEPTH: def('1000', int(1, 10000), 'Deepest JSONata depth count one mapping evaluation may reach (it stops runaway recursion; the count also adds up the items of a constructor the interpreter evaluates at once). A mapping that could exceed it runs interpreted, so both engines refuse the same messages (mappings/README.md).'),
+  MAPPING_SANDBOX_MEMORY_MB: def('256', int(32, 16384), 'Heap of each worker thread that runs mappings apart from the process: dry runs and mapping cases (the console\'s playground, POST /admin/v1/mappings/{manufacturer}/dry-run), and the pipeline\'s mappings that run interpreted. A run that needs more is stopped and answered (or quarantined) MAPPING_LIMIT, as is one that outlives its deadline (docs/security.md).'),
   MAPPING_COMPILER: def('on', oneOf(['on', 'off'] as const), 'Run each mapping compiled to JavaScript where it can be (the JSONata interpreter takes the inputs the compiled code does not model, so results are the same); off: the interpreter runs every mapping (mappings/README.md).'),
   // --- Simulator
   SIMULATOR: def('on', oneOf(['on', 'off'] as const), 'Run the virtual-vehicle simulator in this process.'),
@@ -296,9 +302,11 @@ export const DEFINITIONS = {
 
 type Definitions = typeof DEFINITIONS;
 type Parsed = { [K in keyof Definitions]: ReturnType<Definitions[K]['parse']> };
-export type Config = Omit<Parsed, 'DEMO_SEED' | 'PUSH_ALLOW_PRIVATE_TARGETS' | 'MQTT_RECEIVE_MAXIMUM'> & {
+export type Config = Omit<Parsed, 'DEMO_SEED' | 'PUSH_ALLOW_PRIVATE_TARGETS' | 'MQTT_RECEIVE_MAXIMUM' | 'HOST'> & {
   /** Resolved: the explicit setting, else twice PIPELINE_BATCH_SIZE. */
   MQTT_RECEIVE_MAXIMUM: number;
+  /** Resolved: the explicit setting, else 127.0.0.1 in the try-out (no REDIS_URL, no MONGO_URL), else 0.0.0.0. */
+  HOST: string;
   /** Resolved: the explicit setting, else on only without REDIS_URL and MONGO_URL. */
   DEMO_SEED: boolean;
   /** Resolved: the explicit setting, else DEMO_SEED (the try-out). */
@@ -323,6 +331,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // The try-out's consumer runs its receiver on localhost: there webhooks may target it. A
   // deployment (or a process with DEMO_SEED=false) keeps the SSRF guard closed unless told.
   cfg.PUSH_ALLOW_PRIVATE_TARGETS = (out.PUSH_ALLOW_PRIVATE_TARGETS as boolean | undefined) ?? cfg.DEMO_SEED;
+  // The try-out opens what a deployment keeps closed (private webhook targets, an open /metrics,
+  // the demo key on stdout): it listens on loopback unless told otherwise.
+  cfg.HOST = (out.HOST as string | undefined) ?? (cfg.REDIS_URL === undefined && cfg.MONGO_URL === undefined ? '127.0.0.1' : '0.0.0.0');
   if (cfg.SECRET_KEY !== undefined && cfg.SECRET_KEY.length < 32) {
     throw new ConfigError('SECRET_KEY', 'must be at least 32 characters long');
   }

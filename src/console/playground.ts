@@ -7,7 +7,8 @@ import { singleValues } from '../http/single-value.ts';
 import type { Services } from '../services.ts';
 import { formOf } from './auth.ts';
 import { sendPage } from './page.ts';
-import { playgroundCases, playgroundDryRun, withEditedMapping } from './playground-run.ts';
+import { acquireServiceSandbox } from '../mapping-cases/service-sandbox.ts';
+import { editedMapping, playgroundCases, playgroundDryRun } from './playground-run.ts';
 
 const PICK_PARAMS = ['manufacturer', 'messageType', 'fixture', 'quarantineId'] as const;
 
@@ -19,9 +20,9 @@ function editedFrom(services: Services, body: Record<string, unknown>) {
   if (typeof manufacturer !== 'string' || typeof messageType !== 'string' || typeof mapping !== 'string') {
     throw apiErrors.badRequest('give "manufacturer", "messageType" and "mapping" as strings.');
   }
-  const edited = withEditedMapping(services, manufacturer, messageType, mapping);
+  const edited = editedMapping(services, manufacturer, messageType, mapping);
   if (!edited) throw apiErrors.notFound(`No mapping for ${manufacturer} ${messageType}.`);
-  return { manufacturer, messageType, edited };
+  return edited;
 }
 
 /**
@@ -31,6 +32,9 @@ function editedFrom(services: Services, body: Record<string, unknown>) {
  * download, to be committed and deployed like any mapping change.
  */
 export function playgroundRoutes(app: FastifyInstance, services: Services): void {
+  // Its thread starts at the first run, not with the process: most processes never serve one.
+  const { sandbox, release } = acquireServiceSandbox(services);
+  app.addHook('onClose', () => release());
   app.get('/console/playground', async (request, reply) => {
     const pick = singleValues(request.query, PICK_PARAMS);
     const adapters = services.adapters.list();
@@ -78,15 +82,10 @@ export function playgroundRoutes(app: FastifyInstance, services: Services): void
 
   app.post('/console/playground/run.json', async (request) => {
     const form = formOf(request);
-    const { manufacturer, messageType, edited } = editedFrom(services, form);
+    const edited = editedFrom(services, form);
     if (typeof form.raw !== 'string') throw apiErrors.badRequest('give the raw message as "raw" (text).');
-    if (!edited.ok) return { compileError: edited.compileError };
-    return playgroundDryRun(services, edited.registry, manufacturer, messageType, form.raw);
+    return playgroundDryRun(services, sandbox, edited, form.raw);
   });
 
-  app.post('/console/playground/cases.json', async (request) => {
-    const { manufacturer, edited } = editedFrom(services, formOf(request));
-    if (!edited.ok) return { compileError: edited.compileError };
-    return { cases: await playgroundCases(services, edited.registry, manufacturer) };
-  });
+  app.post('/console/playground/cases.json', async (request) => playgroundCases(services, sandbox, editedFrom(services, formOf(request))));
 }

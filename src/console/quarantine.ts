@@ -33,7 +33,7 @@ async function idsOf(services: Services, filter: QuarantineFilter): Promise<stri
   const ids: string[] = [];
   let cursor: string | undefined;
   do {
-    const page = await services.store.quarantine.list(filter, 1000, cursor);
+    const page = await services.store.quarantine.list(filter, 1000, cursor, { maxBytes: services.config.QUARANTINE_PAGE_MAX_BYTES });
     ids.push(...page.items.map((e) => e.id));
     cursor = page.nextCursor ?? undefined;
   } while (cursor && ids.length < MAX_REPROCESS);
@@ -58,7 +58,7 @@ export function quarantineRoutes(app: FastifyInstance, services: Services): void
     const csrf = request.consoleSession!.csrf;
     let page;
     try {
-      page = await services.store.quarantine.list(filter, PAGE_SIZE, params.cursor || undefined);
+      page = await services.store.quarantine.list(filter, PAGE_SIZE, params.cursor || undefined, { maxBytes: services.config.QUARANTINE_PAGE_MAX_BYTES });
     } catch (err) {
       if (err instanceof RangeError) throw apiErrors.badRequest('invalid cursor.');
       throw err;
@@ -84,7 +84,7 @@ ${filter.code
 </table>
 ${page.items.length ? html`<p><button type="submit">Reprocess the selected</button></p>` : ''}
 </form>
-<p class="pager">${params.cursor ? html`<a href="/console/quarantine${query({ ...filter })}">First page</a>` : ''}${page.nextCursor ? html`<a rel="next" href="/console/quarantine${query({ ...filter, cursor: page.nextCursor })}">Next ${PAGE_SIZE}</a>` : ''}</p>`;
+<p class="pager">${params.cursor ? html`<a href="/console/quarantine${query({ ...filter })}">First page</a>` : ''}${page.nextCursor ? html`<a rel="next" href="/console/quarantine${query({ ...filter, cursor: page.nextCursor })}">Next page</a>` : ''}</p>`;
     return sendPage(reply, { view: 'quarantine', title: 'Quarantine', csrf, body });
   });
 
@@ -95,7 +95,7 @@ ${page.items.length ? html`<p><button type="submit">Reprocess the selected</butt
     const raw = e.rawEncoding === 'utf8' ? prettyJson(e.raw) : e.raw;
     const body = html`<p><a href="/console/quarantine">← Quarantine</a></p>
 <div class="split">
-<section class="card" aria-label="Raw message"><h2>Raw message${e.rawEncoding === 'base64' ? ' (base64: not UTF-8)' : ''}</h2><pre id="raw">${raw}</pre></section>
+<section class="card" aria-label="Raw message"><h2>Raw message${e.rawEncoding === 'base64' ? ' (base64: not UTF-8)' : ''}</h2>${e.rawTruncated ? html`<p class="muted" id="cut">Only its first bytes are kept (QUARANTINE_MAX_RAW_BYTES): it cannot be reprocessed.</p>` : ''}<pre id="raw">${raw}</pre></section>
 <section class="card" aria-label="Error"><h2>Error</h2>
 <p><strong id="code">${e.code}</strong></p><pre id="reason">${e.reason}</pre>
 <dl><dt>Manufacturer, type</dt><dd>${e.manufacturer}, ${e.messageType}</dd><dt>VIN</dt><dd>${e.vin ?? '—'}</dd><dt>Topic</dt><dd>${e.topic ?? '—'}</dd>

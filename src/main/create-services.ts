@@ -17,6 +17,7 @@ import type { Services } from '../services.ts';
 import type { Store } from '../store/contract.ts';
 import { openStore } from '../store/open-store.ts';
 import { virtualVehicleItems, virtualVinOwnership } from '../../simulator/src/virtual-vins.ts';
+import { createMappingIsolate } from '../mapping/isolate.ts';
 import { logMappingEngines } from './log-mapping-engines.ts';
 import { createQueueMetrics } from './queue-metrics.ts';
 
@@ -34,11 +35,15 @@ export interface ServiceOverrides {
 export async function createServices(config: Config, logger: Logger, redisUrl: string, overrides: ServiceOverrides = {}): Promise<Services> {
   const paths = overrides.paths ?? defaultPaths();
   const catalog = await loadCatalog(paths.catalog);
-  const adapters = await loadAdapterRegistry(paths.adapters, new Set(catalog.list().map((e) => e.technicalName)), {
+  const limits = { timeoutMs: config.MAPPING_TIMEOUT_MS, maxDepth: config.MAPPING_MAX_DEPTH, maxSequence: 100_000 };
+  // Mappings that run interpreted are evaluated in a thread of their own (started at the first).
+  const isolate = createMappingIsolate({ limits, memoryMb: config.MAPPING_SANDBOX_MEMORY_MB, onStopped: (reason) => logger.warn({ reason }, 'mapping evaluation stopped') });
+  const registry = await loadAdapterRegistry(paths.adapters, new Set(catalog.list().map((e) => e.technicalName)), {
     mappingsDir: paths.mappings,
-    limits: { timeoutMs: config.MAPPING_TIMEOUT_MS, maxDepth: config.MAPPING_MAX_DEPTH, maxSequence: 100_000 },
-    engine: { compiler: config.MAPPING_COMPILER === 'on' },
+    limits,
+    engine: { compiler: config.MAPPING_COMPILER === 'on', isolate },
   });
+  const adapters = { ...registry, close: () => isolate.close() };
   logMappingEngines(adapters, logger);
   checkOutsideClientSecrets(adapters.list());
   const rawStore = overrides.store ?? (await openStore(config));
@@ -105,6 +110,7 @@ export async function createServices(config: Config, logger: Logger, redisUrl: s
 const VIRTUAL_MANUFACTURER = 'virtual';
 
 export async function closeServices(services: Services): Promise<void> {
+  await services.adapters.close?.();
   await services.gauges.close();
   await services.cacheBus.close();
   services.redis.disconnect();

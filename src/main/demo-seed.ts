@@ -135,7 +135,7 @@ export function demoInstructions(d: DemoInstructionsInput): string {
     '',
     ...(d.sandbox
       ? [
-          ` 5. Make ${firstVin} crash now: the receiver prints the push, and step 3 shows crashseverity 4:`,
+          ` 5. Make ${firstVin} crash now: the receiver prints the push (a sandbox event is yours alone: not stored, not in the pull):`,
           `    curl -sS -X POST "$CVD_URL/sandbox/v1/vehicles/${firstVin}/events" ${auth} \\`,
           `      ${json} -d ${sq(crash)}`,
         ]

@@ -3,6 +3,7 @@ import { vinOfTopic } from '../adapters/topics.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import { VIN_PATTERN } from '../management/vin.ts';
 import type { MappingBindings } from '../mapping/compile.ts';
+import { STOPPED_CODE } from '../mapping/isolate.ts';
 import type { DataPoint } from '../store/contract.ts';
 import type { QuarantineCode } from '../store/contract/quarantine.ts';
 import type { RawMessage } from '../domain/raw-message.ts';
@@ -49,8 +50,11 @@ export interface AnalyseOptions {
 
 /** More items than this from one message is a runaway mapping, not telemetry. */
 const MAX_ITEMS_PER_MESSAGE = 10_000;
-/** JSONata's guardrail codes: D1011 stack depth, D1012 timeout, D2014 range size, D2015 sequence size. */
-const LIMIT_CODES = new Set(['D1011', 'D1012', 'D2014', 'D2015']);
+/**
+ * JSONata's guardrail codes (D1011 stack depth, D1012 timeout, D2014 range size, D2015 sequence
+ * size) and an evaluation its thread's deadline or heap limit stopped (src/mapping/isolate.ts).
+ */
+const LIMIT_CODES = new Set(['D1011', 'D1012', 'D2014', 'D2015', STOPPED_CODE]);
 
 /**
  * Decodes, maps and validates one raw message; never throws for anything the message or its
@@ -79,7 +83,8 @@ export async function analyse(adapter: Adapter, catalog: Catalog, msg: RawMessag
   const bindings: MappingBindings = { receivedAt: msg.receivedAt, messageType: msg.messageType, ...(msg.topic ? { topic: msg.topic } : {}) };
   let output: unknown;
   try {
-    output = await evaluateWithRetry(() => mapping.evaluate(input, bindings));
+    // Once: a run that hit a limit (D1012 included) would hit it again; its message is quarantined.
+    output = await mapping.evaluate(input, bindings);
   } catch (err) {
     const e = err as { code?: string; message?: string };
     const limit = (e.code && LIMIT_CODES.has(e.code)) || err instanceof RangeError;
@@ -93,19 +98,6 @@ export async function analyse(adapter: Adapter, catalog: Catalog, msg: RawMessag
     // Whatever the output holds, the message fails alone (a RangeError: a stack overflow).
     if (err instanceof OutputTooDeepError || err instanceof RangeError) return fail('MAPPING_LIMIT', err.message);
     return fail('OUTPUT_INVALID', `the mapping output could not be checked: ${(err as Error).message}`);
-  }
-}
-
-/**
- * The time limit is wall-clock, and evaluations of concurrent jobs interleave on one event
- * loop: a timeout may be another job's time. A mapping that really loops times out again.
- */
-async function evaluateWithRetry(run: () => Promise<unknown>): Promise<unknown> {
-  try {
-    return await run();
-  } catch (err) {
-    if ((err as { code?: string }).code !== 'D1012') throw err;
-    return await run();
   }
 }
 

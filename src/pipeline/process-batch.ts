@@ -3,6 +3,7 @@ import { metrics, timed } from '../metrics/metrics.ts';
 import type { PushFanoutEnqueuer } from '../push/fanout-contract.ts';
 import type { Services } from '../services.ts';
 import type { DataPoint, QuarantinedMessage } from '../store/contract.ts';
+import { capRaw } from '../store/contract/quarantine.ts';
 import { firstReception } from './first-reception.ts';
 import { analyse, toDataPoints, type Analysis } from './harmonize.ts';
 import { quarantineIdOf, type RawMessage } from '../domain/raw-message.ts';
@@ -72,7 +73,7 @@ export async function processBatch(
         continue;
       }
     }
-    const entry = toQuarantine(msg, analysis);
+    const entry = toQuarantine(msg, analysis, services.config.QUARANTINE_MAX_RAW_BYTES);
     failures.push(entry);
     metrics.mappingFailures.inc({ manufacturer: msg.manufacturer, reason: entry.code });
     // The reason can quote the message; it stays at debug level, the VIN only as a pseudonym.
@@ -98,8 +99,10 @@ export async function processBatch(
  * A failure's times are the message's own (received, or reprocess requested), never "now": a
  * redelivered batch then reports the very same failure, and the quarantine counts it once.
  */
-function toQuarantine(msg: RawMessage, analysis: Analysis): QuarantinedMessage {
+function toQuarantine(msg: RawMessage, analysis: Analysis, maxRawBytes: number): QuarantinedMessage {
   const failedAt = msg.reprocess?.at ?? msg.receivedAt;
+  // The id is the whole message's: a redelivery of it is the same entry, cut or not.
+  const { raw, rawTruncated } = capRaw(msg.body, msg.encoding, maxRawBytes);
   return {
     id: msg.reprocess?.quarantineId ?? quarantineIdOf(msg),
     manufacturer: msg.manufacturer,
@@ -109,8 +112,9 @@ function toQuarantine(msg: RawMessage, analysis: Analysis): QuarantinedMessage {
     mappingVersion: analysis.mappingVersion,
     vin: analysis.vin,
     topic: msg.topic ?? null,
-    raw: msg.body,
+    raw,
     rawEncoding: msg.encoding,
+    rawTruncated,
     receivedAt: msg.receivedAt,
     quarantinedAt: failedAt,
     lastFailedAt: failedAt,

@@ -43,13 +43,13 @@ export function createFanout(services: Pick<Services, 'catalog' | 'clock' | 'con
   const watchList = createWatchList(services);
   const throttle = createUpdateThrottle(services);
 
-  async function candidates(byVin: Map<string, DataPoint[]>, watched: WatchMap): Promise<Candidate[]> {
+  async function candidates(byVin: Map<string, DataPoint[]>, watched: WatchMap, only: string | undefined): Promise<Candidate[]> {
     const subscriptionOf = memo((id) => store.subscriptions.get(id));
     const endpointsOf = memo((id) => store.webhooks.list(id));
     const out: Candidate[] = [];
     for (const [vin, points] of byVin) {
       for (const activation of await store.vehicles.listByVin(vin)) {
-        if (activation.status !== 'ACTIVATED') continue;
+        if (activation.status !== 'ACTIVATED' || (only !== undefined && activation.subscriptionId !== only)) continue;
         const { subscriptionId } = activation;
         const wanted = points.filter(
           (p) => pushItems.has(p.item) || watched.get(p.item)?.some((w) => w.subscriptionId === subscriptionId),
@@ -127,7 +127,7 @@ export function createFanout(services: Pick<Services, 'catalog' | 'clock' | 'con
       if (relevant.length === 0) return;
       const byVin = new Map<string, DataPoint[]>();
       for (const p of relevant) byVin.set(p.vin, [...(byVin.get(p.vin) ?? []), p]);
-      const allowed = await consented(await candidates(byVin, watched));
+      const allowed = await consented(await candidates(byVin, watched, opts.only));
       const rows = (
         await Promise.all(allowed.flatMap((c) => c.points.map((p) => rowFor(p, c.subscription, c.webhook, opts.rerun === true))))
       ).filter((r): r is DeliveryRecord => r !== null);

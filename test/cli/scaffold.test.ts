@@ -152,4 +152,22 @@ describe('manufacturers new', () => {
     expect(typo.code).toBe(2);
     expect(typo.err).toMatch(new RegExp(`no manufacturer "${kite}x" \\(did you mean "${kite}"\\?\\)`));
   });
+
+  it('never lets --name write Markdown or mapping code: a name with a line break is refused, any other shown as text', async () => {
+    const { r, paths } = await scaffold('wren', '--transport', 'mqtt', '--name', 'Wren [beta](https://evil.example) <img src=x> *cars* */ $x := 1; /*');
+    expect(r.code, r.err).toBe(0);
+    const readme = readFileSync(join(paths.adapters, 'wren', 'README.md'), 'utf8');
+    expect(readme.split('\n')[0]).toBe('# Wren \\[beta\\](https://evil.example) \\<img src=x\\> \\*cars\\* \\*/ $x := 1; /\\* (`wren`)');
+    expect(readme).not.toMatch(/[^\\]\[beta\]|[^\\]<img/);
+    // The mapping still compiles and its case passes (the scaffold runs it): the name stayed inside the comment.
+    expect(readFileSync(join(paths.mappings, 'wren', 'telemetry.jsonata'), 'utf8')).toContain('/* Wren [beta](https://evil.example) <img src=x> *cars* * / $x := 1; /*:');
+    expect(JSON.parse(readFileSync(join(paths.adapters, 'wren', 'manifest.json'), 'utf8')).name).toBe('Wren [beta](https://evil.example) <img src=x> *cars* */ $x := 1; /*');
+
+    for (const name of ['Wren\n# Injected heading', 'Wren\r\n[link](https://evil.example)', 'Wren\u2028x', 'Tab\there', ' ', 'W'.repeat(81)]) {
+      const out = await cli(paths, join(paths.adapters, '..'), 'manufacturers', 'new', 'finch', '--transport', 'mqtt', '--name', name);
+      expect(out.code, JSON.stringify(name)).toBe(2);
+      expect(out.err).toMatch(/--name: one line of text, at most 80 characters, without line breaks or other control characters/);
+    }
+    expect(existsSync(join(paths.adapters, 'finch'))).toBe(false);
+  });
 });

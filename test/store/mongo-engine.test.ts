@@ -177,7 +177,7 @@ describe('MongoDB engine without a server', () => {
   it('quarantine: a later failure that learned the VIN records it; one that did not keeps the stored VIN', () => {
     const message = (vin: string | null): QuarantinedMessage => ({
       id: 'q1', manufacturer: 'virtual', messageType: 'telemetry', code: 'SCHEMA_VIOLATION', reason: 'r', mappingVersion: 'v2', vin,
-      topic: null, raw: 'AAEC', rawEncoding: 'base64', receivedAt: 'T0', quarantinedAt: 'T1', lastFailedAt: 'T1', failures: 1,
+      topic: null, raw: 'AAEC', rawEncoding: 'base64', rawTruncated: false, receivedAt: 'T0', quarantinedAt: 'T1', lastFailedAt: 'T1', failures: 1,
     });
     const known = quarantineUpsert(message('V1RTUALV1N0000001')).update;
     expect(known.$set).toMatchObject({ vin: 'V1RTUALV1N0000001', lastFailedAt: 'T1' });

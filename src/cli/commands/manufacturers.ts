@@ -32,9 +32,14 @@ async function plan(ctx: CliContext, args: CliArgs): Promise<ScaffoldPlan> {
     if (clash) throw new UsageError(`VIN prefix ${vinPrefix} overlaps ${clash} of "${a.manifest.id}": choose another with --vin-prefix`);
   }
   const t = transport as ScaffoldTransport;
+  const name = typeof values['name'] === 'string' ? values['name'] : displayName(id);
+  // One line: a line break would start lines of its own in the README (a heading, a link, HTML).
+  if (name.trim() === '' || name.length > NAME_MAX || /\p{Cc}|\p{Zl}|\p{Zp}/u.test(name)) {
+    throw new UsageError(`--name: one line of text, at most ${NAME_MAX} characters, without line breaks or other control characters`);
+  }
   return {
     id,
-    name: typeof values['name'] === 'string' ? values['name'] : displayName(id),
+    name,
     transport: t,
     vinPrefix,
     exampleVin: exampleVin(vinPrefix),
@@ -42,6 +47,9 @@ async function plan(ctx: CliContext, args: CliArgs): Promise<ScaffoldPlan> {
     messageType: t === 'poll' ? 'signals' : 'telemetry',
   };
 }
+
+/** A display name's longest (it heads the adapter's README and the consent portal's pages). */
+const NAME_MAX = 80;
 
 /** Data engineers' start of a new manufacturer (docs/adding-a-manufacturer.md). */
 const commands: CliCommand[] = [

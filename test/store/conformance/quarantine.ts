@@ -16,6 +16,7 @@ const entry = (id: string, s: number, over: Partial<QuarantinedMessage> = {}): Q
   topic: `virtual/v1/${VIN}/telemetry`,
   raw: `{"vin":"${VIN}"}`,
   rawEncoding: 'utf8',
+  rawTruncated: false,
   receivedAt: at(s),
   quarantinedAt: at(s),
   lastFailedAt: at(s),
@@ -40,6 +41,28 @@ const suite: ConformanceSuite = (open: StoreFactory) => {
       expect(await q.get(['q1', 'unknown'])).toEqual([e]);
       expect(await q.get([])).toEqual([]);
       expect(await q.count()).toBe(1);
+    });
+
+    it('keeps whether the raw message was cut', async () => {
+      const q = ctx.store.quarantine;
+      await q.put(entry('cut', 1, { raw: 'x'.repeat(10), rawTruncated: true }));
+      await q.put(entry('whole', 2));
+      expect((await q.get(['cut', 'whole'])).map((e) => [e.id, e.rawTruncated]).sort()).toEqual([['cut', true], ['whole', false]]);
+    });
+
+    it('ends a page at maxBytes of raw messages (never before its first entry), losing nothing', async () => {
+      const q = ctx.store.quarantine;
+      for (let i = 0; i < 5; i++) await q.put(entry(`m${i}`, i, { raw: String(i).repeat(i === 3 ? 5000 : 1000) }));
+      const pages: string[][] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await q.list({}, 100, cursor, { maxBytes: 2500 });
+        pages.push(page.items.map((m) => m.id));
+        cursor = page.nextCursor ?? undefined;
+      } while (cursor);
+      // m3 alone is over the budget: it still comes, alone.
+      expect(pages).toEqual([['m4'], ['m3'], ['m2', 'm1'], ['m0']]);
+      expect((await q.list({}, 100)).items).toHaveLength(5);
     });
 
     it('counts a second failure once, and ignores the same report redelivered', async () => {

@@ -267,7 +267,7 @@ export interface paths {
         put?: never;
         /**
          * Send quarantined messages through the pipeline again (after a mapping fix)
-         * @description By `ids`, or by `filter` (up to `limit`, newest first). Messages that now harmonize are stored and leave quarantine; those that fail again stay, with the new reason. 202 once they are queued.
+         * @description By `ids`, or by `filter` (up to `limit`, newest first). Messages that now harmonize are stored and leave quarantine; those that fail again stay, with the new reason. 202 once they are queued. Entries kept cut (`rawTruncated`) are skipped: their end is gone.
          */
         post: operations["reprocessQuarantine"];
         delete?: never;
@@ -763,7 +763,7 @@ export interface paths {
         put?: never;
         /**
          * Make a virtual vehicle raise an event now (sandbox)
-         * @description Only where the virtual vehicles run (`SIMULATOR=on`, as in the local try-out; 404 elsewhere), and only for a vehicle of the virtual manufacturer that is ACTIVATED in this subscription and, under the CONSENT legal basis, has an active consent; the event item must be in the subscription. The vehicle sends the raw event over MQTT like any virtual vehicle, so it is harmonized, stored and pushed to your webhook like a real one, and the pull answers it (a crash: `crashseverity` and the `crashlocation*` items). Stamped with the service’s clock. Answers 202 with the message sent; 503 when the MQTT broker did not take it. See docs/sandbox.md.
+         * @description Only where the virtual vehicles run (`SIMULATOR=on`, as in the local try-out; 404 elsewhere), and only for a vehicle of the virtual manufacturer that is ACTIVATED in this subscription and, under the CONSENT legal basis, has an active consent; the event item must be in the subscription. The raw event is harmonized by the virtual manufacturer’s mapping like a real one and pushed to this subscription’s webhook only (a crash: `accidentautomatic`, and `crashseverity` and the `crashlocation*` items where the webhook watches them). It is not stored as the vehicle’s data: the pull does not answer it, and no other subscription sees it. Stamped with the service’s clock. Answers 202 with the raw message and the harmonized items; 503 when push could not take it. See docs/sandbox.md.
          */
         post: operations["raiseSandboxEvent"];
         delete?: never;
@@ -2430,12 +2430,12 @@ export interface operations {
             query?: {
                 /** @example borealis */
                 manufacturer?: string;
-                code?: "DECODE_FAILED" | "UNKNOWN_MESSAGE_TYPE" | "MAPPING_FAILED" | "MAPPING_LIMIT" | "OUTPUT_INVALID" | "VIN_INVALID" | "VIN_NOT_CLAIMED" | "VIN_MISMATCH" | "SCHEMA_VIOLATION" | "TIME_IN_FUTURE";
+                code?: "DECODE_FAILED" | "UNKNOWN_MESSAGE_TYPE" | "MAPPING_FAILED" | "MAPPING_LIMIT" | "OUTPUT_INVALID" | "VIN_INVALID" | "VIN_NOT_CLAIMED" | "VIN_MISMATCH" | "SCHEMA_VIOLATION" | "TIME_IN_FUTURE" | "POLL_PAGE_INVALID";
                 /** @description Last failure at or after. */
                 since?: string;
                 /** @description Last failure before. */
                 until?: string;
-                /** @description Page size, 1 to 1000 (default 100). */
+                /** @description Page size, 1 to 1000 (default 100). A page also ends once its raw messages add up to QUARANTINE_PAGE_MAX_BYTES (4 MiB by default; at least one entry): follow `nextCursor`. */
                 limit?: string;
                 cursor?: string;
             };
@@ -2457,7 +2457,7 @@ export interface operations {
                             manufacturer: string;
                             messageType: string;
                             /** @enum {string} */
-                            code: "DECODE_FAILED" | "UNKNOWN_MESSAGE_TYPE" | "MAPPING_FAILED" | "MAPPING_LIMIT" | "OUTPUT_INVALID" | "VIN_INVALID" | "VIN_NOT_CLAIMED" | "VIN_MISMATCH" | "SCHEMA_VIOLATION" | "TIME_IN_FUTURE";
+                            code: "DECODE_FAILED" | "UNKNOWN_MESSAGE_TYPE" | "MAPPING_FAILED" | "MAPPING_LIMIT" | "OUTPUT_INVALID" | "VIN_INVALID" | "VIN_NOT_CLAIMED" | "VIN_MISMATCH" | "SCHEMA_VIOLATION" | "TIME_IN_FUTURE" | "POLL_PAGE_INVALID";
                             reason: string;
                             mappingVersion?: string | null;
                             vin?: string | null;
@@ -2475,6 +2475,8 @@ export interface operations {
                             failures: number;
                             /** @description Present when only these items of the message were quarantined and its other items stored (manifest `invalidItems: quarantine-items`): `<item>` of the message, whose raw text is `raw`. Reprocessing sends the whole message again; its stored items are not stored or pushed twice. */
                             failedItems?: string[];
+                            /** @description The message was longer than QUARANTINE_MAX_RAW_BYTES: `raw` holds its first bytes, and it cannot be reprocessed. */
+                            rawTruncated: boolean;
                         }[];
                         nextCursor: string | null;
                     };
@@ -2581,7 +2583,7 @@ export interface operations {
                         manufacturer: string;
                         messageType: string;
                         /** @enum {string} */
-                        code: "DECODE_FAILED" | "UNKNOWN_MESSAGE_TYPE" | "MAPPING_FAILED" | "MAPPING_LIMIT" | "OUTPUT_INVALID" | "VIN_INVALID" | "VIN_NOT_CLAIMED" | "VIN_MISMATCH" | "SCHEMA_VIOLATION" | "TIME_IN_FUTURE";
+                        code: "DECODE_FAILED" | "UNKNOWN_MESSAGE_TYPE" | "MAPPING_FAILED" | "MAPPING_LIMIT" | "OUTPUT_INVALID" | "VIN_INVALID" | "VIN_NOT_CLAIMED" | "VIN_MISMATCH" | "SCHEMA_VIOLATION" | "TIME_IN_FUTURE" | "POLL_PAGE_INVALID";
                         reason: string;
                         mappingVersion?: string | null;
                         vin?: string | null;
@@ -2599,6 +2601,8 @@ export interface operations {
                         failures: number;
                         /** @description Present when only these items of the message were quarantined and its other items stored (manifest `invalidItems: quarantine-items`): `<item>` of the message, whose raw text is `raw`. Reprocessing sends the whole message again; its stored items are not stored or pushed twice. */
                         failedItems?: string[];
+                        /** @description The message was longer than QUARANTINE_MAX_RAW_BYTES: `raw` holds its first bytes, and it cannot be reprocessed. */
+                        rawTruncated: boolean;
                     };
                 };
             };
@@ -2694,7 +2698,7 @@ export interface operations {
                     filter?: {
                         manufacturer?: string;
                         /** @enum {string} */
-                        code?: "DECODE_FAILED" | "UNKNOWN_MESSAGE_TYPE" | "MAPPING_FAILED" | "MAPPING_LIMIT" | "OUTPUT_INVALID" | "VIN_INVALID" | "VIN_NOT_CLAIMED" | "VIN_MISMATCH" | "SCHEMA_VIOLATION" | "TIME_IN_FUTURE";
+                        code?: "DECODE_FAILED" | "UNKNOWN_MESSAGE_TYPE" | "MAPPING_FAILED" | "MAPPING_LIMIT" | "OUTPUT_INVALID" | "VIN_INVALID" | "VIN_NOT_CLAIMED" | "VIN_MISMATCH" | "SCHEMA_VIOLATION" | "TIME_IN_FUTURE" | "POLL_PAGE_INVALID";
                         /**
                          * Format: date-time
                          * @description Last failure at or after.
@@ -3231,6 +3235,25 @@ export interface operations {
                          * @enum {string}
                          */
                         reasonCode: "CAR.500";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.503` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.503";
                         reasonText: string;
                         /** @description The request path, without the query string. */
                         url: string;
@@ -6950,8 +6973,9 @@ export interface operations {
                     "application/json": {
                         vin: string;
                         type: string;
+                        /** @description The topic a virtual vehicle sends such an event on. */
                         topic: string;
-                        /** @description The raw `virtual/v1/<VIN>/event` message published (adapters/virtual/README.md). */
+                        /** @description The raw `virtual/v1/<VIN>/event` message the vehicle raised (adapters/virtual/README.md), as the virtual mapping harmonized it. */
                         message: {
                             /** @enum {string} */
                             schema: "virtual.event/1";
@@ -6966,6 +6990,13 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                         };
+                        /** @description The harmonized items, as this subscription’s webhook receives them. */
+                        items: {
+                            item: string;
+                            payload: {
+                                [key: string]: unknown;
+                            };
+                        }[];
                     };
                 };
             };
