@@ -20,7 +20,7 @@ export interface FleetRow extends FleetVehicle {
  */
 export async function fleetPage(services: Services, query: FleetQuery): Promise<{ rows: FleetRow[]; nextAfter: string | null }> {
   const { store } = services;
-  const page = await store.console.fleet(query);
+  const page = await store.reports.fleet(query);
   const vins = page.items.map((v) => v.vin);
   const [latest, perVin] = await Promise.all([
     vins.length ? store.dataPoints.latest(vins, [...KEY_ITEMS]) : Promise.resolve([] as DataPoint[]),
@@ -56,7 +56,7 @@ const position = (p: Record<string, unknown>): [number, number] | null =>
 /** The positions and recent routes of one fleet page's vehicles (those that reported a position). */
 export async function fleetMap(services: Services, query: FleetQuery): Promise<MapVehicle[]> {
   const { store } = services;
-  const page = await store.console.fleet(query);
+  const page = await store.reports.fleet(query);
   const tracks = await Promise.all(
     page.items.map(async (v) => {
       const history = await store.dataPoints.history({ vin: v.vin, item: 'geolocation', limit: TRACK_POINTS });

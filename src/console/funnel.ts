@@ -38,12 +38,12 @@ const cell = (r: FunnelRow, k: (typeof STEPS)[number][0]) => html`<td class="num
 
 /**
  * The consent funnel: the processes created in the period, per manufacturer, by how far they
- * got (src/store/contract/console.ts). One aggregate query in the store, whatever the period.
+ * got (src/store/contract/reports.ts). One aggregate query in the store, whatever the period.
  */
 export function funnelRoutes(app: FastifyInstance, services: Services): void {
   app.get('/console/funnel', async (request, reply) => {
     const p = period(services, singleValues(request.query, ['since', 'until']));
-    const rows = await services.store.console.consentFunnel(`${p.since}T00:00:00.000Z`, new Date(Date.parse(p.until) + DAY_MS).toISOString());
+    const rows = await services.store.reports.consentFunnel(`${p.since}T00:00:00.000Z`, new Date(Date.parse(p.until) + DAY_MS).toISOString());
     const all = rows.length > 1 ? [...rows, total(rows)] : rows;
     const body = html`<form method="get" action="/console/funnel" class="filters">
 <label>From<input type="date" name="since" value="${p.since}"></label><label>To (included)<input type="date" name="until" value="${p.until}"></label><button type="submit">Show</button>

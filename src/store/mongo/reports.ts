@@ -1,5 +1,5 @@
 import type { Db, Document } from 'mongodb';
-import type { ConsoleRepo, FleetQuery, FunnelRow } from '../contract.ts';
+import type { ReportsRepo, FleetQuery, FunnelRow } from '../contract.ts';
 import { fleetBounds, mergeVins } from '../fleet-page.ts';
 import { addVinDoc, byManufacturer, type VinDoc, type VinSummary } from './fleet-fold.ts';
 import { BOUNDED } from './time-limits.ts';
@@ -26,8 +26,8 @@ async function vinsOf(db: Db, name: string, q: FleetQuery, limit: number): Promi
   return out;
 }
 
-/** MongoDB engine of the ConsoleRepo. Creates the index the funnel needs before it is used. */
-export async function createMongoConsoleRepo(db: Db): Promise<ConsoleRepo> {
+/** MongoDB engine of the ReportsRepo. Creates the index the funnel needs before it is used. */
+export async function createMongoReportsRepo(db: Db): Promise<ReportsRepo> {
   const consents = db.collection('consents');
   await consents.createIndexes([{ key: { createdAt: 1 }, name: 'consents_created_idx' }]);
   return {

@@ -1,5 +1,5 @@
 /**
- * Read-only queries of the operators' console (src/console/): the fleet as one list across
+ * Read-only reports, shown by the operators' console (src/console/): the fleet as one list across
  * subscriptions and manufacturers, and the consent funnel. Both are paged or aggregated in the
  * engine, so a console view never loads a fleet of 10,000 vehicles into the process.
  */
@@ -45,7 +45,7 @@ export interface FunnelRow {
   revoked: number;
 }
 
-export interface ConsoleRepo {
+export interface ReportsRepo {
   fleet(query: FleetQuery): Promise<FleetPage>;
   /** Processes created in [since, until) (ISO), one row per manufacturer, ordered by manufacturer (null last). */
   consentFunnel(since: string, until: string): Promise<FunnelRow[]>;
