@@ -1,5 +1,5 @@
 import type { Services } from '../services.ts';
-import { KEPT_MINUTES, MINUTE_MS, sampleKey } from './samples.ts';
+import { KEPT_MINUTES, MINUTE_MS, sampleKey } from '../metrics/samples.ts';
 
 export interface Chart {
   id: string;
@@ -25,7 +25,7 @@ const CHARTS: [prefix: string, id: string, title: string, gauge: boolean][] = [
 ];
 
 /**
- * The last hour of samples (src/console/samples.ts), one Redis round trip for the 60 hashes.
+ * The last hour of samples (src/metrics/samples.ts), one Redis round trip for the 60 hashes.
  * A minute without a counter's field counted nothing (0); without a gauge's field it was not
  * sampled (null: a gap on the chart, not a false zero).
  */

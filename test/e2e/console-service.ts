@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { startEmbeddedBroker } from '../../src/ingest/embedded-broker.ts';
 import { buildApp } from '../../src/app.ts';
 import { systemClock } from '../../src/clock.ts';
-import { startConsoleSampler } from '../../src/console/samples.ts';
+import { startSampler } from '../../src/metrics/samples.ts';
 import { startActivationWorkers } from '../../src/management/start.ts';
 import { startHarmonizeWorker } from '../../src/pipeline/worker.ts';
 import { startPushWorkers } from '../../src/push/start.ts';
@@ -80,7 +80,7 @@ export async function startConsoleService(): Promise<ConsoleService> {
   let harmonize: Running = startHarmonizeWorker(ts.services, {});
   const running: Running[] = [
     broker,
-    startConsoleSampler(ts.services, { gauges: ts.services.gauges, intervalMs: 500 }),
+    startSampler(ts.services, { gauges: ts.services.gauges, intervalMs: 500 }),
     ...(await startActivationWorkers(ts.services)),
     ...(await startPushWorkers(ts.services)),
   ];

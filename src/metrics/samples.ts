@@ -1,9 +1,12 @@
+import type { Redis } from 'ioredis';
 import type { Counter } from 'prom-client';
-import { metrics } from '../metrics/metrics.ts';
+import type { Clock } from '../clock.ts';
+import type { Config } from '../config.ts';
+import type { Logger } from '../logger.ts';
 import { startPeriodic } from '../periodic.ts';
-import type { ScrapeGauges } from '../metrics/gauges.ts';
 import type { Running } from '../running.ts';
-import type { Services } from '../services.ts';
+import type { ScrapeGauges } from './gauges.ts';
+import { metrics } from './metrics.ts';
 
 /**
  * The pipeline view's history, kept in Redis so that every API process draws the same picture.
@@ -20,7 +23,7 @@ export const MINUTE_MS = 60_000;
 export const KEPT_MINUTES = 60;
 const TTL_S = 2 * 60 * 60;
 
-export const sampleKey = (services: Services, minuteMs: number) => `${services.config.QUEUE_PREFIX}:console:samples:${minuteMs}`;
+export const sampleKey = (services: { config: Pick<Config, 'QUEUE_PREFIX'> }, minuteMs: number) => `${services.config.QUEUE_PREFIX}:console:samples:${minuteMs}`;
 
 /** The counters the pipeline view charts, and how a series is named from a counter's labels. */
 const COUNTERS: [string, Counter<string>, (labels: Record<string, unknown>) => string][] = [
@@ -54,6 +57,14 @@ async function gaugeValues(): Promise<Map<string, number>> {
   return out;
 }
 
+/** What the sampler needs of the process: Redis, the clock, the log and its two settings. */
+export interface SamplerDeps {
+  redis: Pick<Redis, 'multi'>;
+  clock: Clock;
+  logger: Logger;
+  config: Pick<Config, 'QUEUE_PREFIX' | 'CONSOLE_SAMPLE_SECONDS'>;
+}
+
 export interface SamplerOptions {
   /**
    * Processes with the api role pass the scrape-time gauges (services.gauges, built by
@@ -65,7 +76,7 @@ export interface SamplerOptions {
   intervalMs?: number;
 }
 
-export function startConsoleSampler(services: Services, opts: SamplerOptions): Running & { flush(): Promise<void> } {
+export function startSampler(services: SamplerDeps, opts: SamplerOptions): Running & { flush(): Promise<void> } {
   const { redis, clock } = services;
   const scrape = opts.gauges;
   let last: Map<string, number> | undefined;
