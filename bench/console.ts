@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { buildApp } from '../src/app.ts';
+import { buildServiceApp } from '../src/main/http-app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { startPrivateRedis } from '../src/main/private-redis.ts';
@@ -61,7 +61,7 @@ async function main(): Promise<void> {
     SIMULATOR: 'off', ADMIN_TOKEN: 'bench-admin-token', SECRET_KEY: randomUUID() + randomUUID(), RATE_LIMIT_AUTH_FAILURE_MAX: '1000',
   });
   const services = await createServices(config, createLogger({ level: 'warn', pretty: false }), redisUrl);
-  const app = await buildApp(services);
+  const app = await buildServiceApp(services);
   const hello = helloWorld();
   try {
     const seedStart = performance.now();

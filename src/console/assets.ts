@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -25,7 +25,7 @@ function assetFiles(): Map<string, string> {
  * GET /console/assets/:name — read once at start and served from memory, with no session
  * needed (nothing secret in them). Same origin, so the console's CSP `'self'` covers them; no CDN.
  */
-export function assetRoutes(app: FastifyInstance): void {
+export const assetsView: FastifyPluginAsync = async (app) => {
   const assets = new Map([...assetFiles()].map(([name, file]) => [name, readFileSync(file)]));
   app.get<{ Params: { name: string } }>('/console/assets/:name', { schema: { hide: true } }, async (request, reply) => {
     const body = assets.get(request.params.name);
@@ -33,4 +33,4 @@ export function assetRoutes(app: FastifyInstance): void {
     const type = TYPES[request.params.name.split('.').pop() ?? ''] ?? 'application/octet-stream';
     return reply.header('content-type', type).header('cache-control', 'no-cache').header('x-content-type-options', 'nosniff').send(body);
   });
-}
+};

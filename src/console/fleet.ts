@@ -1,8 +1,7 @@
-import type { FastifyInstance } from 'fastify';
 import { html } from '../consent/pages/html.ts';
 import { singleValues } from '../http/single-value.ts';
-import type { Services } from '../services.ts';
 import type { FleetQuery } from '../store/contract.ts';
+import type { ConsoleContext, ConsolePlugin } from './context.ts';
 import { fleetMap, fleetPage, KEY_ITEMS, type FleetRow } from './fleet-data.ts';
 import { query, sendPage, when } from './page.ts';
 
@@ -13,9 +12,9 @@ const FLEET_PARAMS = ['manufacturer', 'vin', 'after'] as const;
 type FleetParams = Partial<Record<(typeof FLEET_PARAMS)[number], string>>;
 
 /** The store query of the page's filters; an error message for a search that cannot be a VIN. */
-function toQuery(services: Services, q: FleetParams): { query: FleetQuery; error: string | null } {
+function toQuery(ctx: Pick<ConsoleContext, 'adapters'>, q: FleetParams): { query: FleetQuery; error: string | null } {
   const vin = (q.vin ?? '').trim().toUpperCase();
-  const manufacturer = q.manufacturer && services.adapters.get(q.manufacturer) ? q.manufacturer : undefined;
+  const manufacturer = q.manufacturer && ctx.adapters.get(q.manufacturer) ? q.manufacturer : undefined;
   const error = vin && !VIN_PREFIX.test(vin) ? 'A VIN has up to 17 digits and capital letters except I, O and Q.' : null;
   const after = q.after && VIN_PREFIX.test(q.after) ? q.after : undefined;
   return {
@@ -40,16 +39,16 @@ const row = (r: FleetRow) => html`<tr data-vin="${r.vin}">
 </tr>`;
 
 /** GET /console/fleet (the table, one store page at a time) and GET /console/fleet/map.json (the map's data). */
-export function fleetRoutes(app: FastifyInstance, services: Services): void {
+export const fleetView: ConsolePlugin = async (app, { ctx }) => {
   app.get('/console', async (_request, reply) => reply.code(303).header('location', '/console/fleet').send());
 
   app.get('/console/fleet', async (request, reply) => {
     const params = singleValues(request.query, FLEET_PARAMS);
-    const { query: q, error } = toQuery(services, params);
-    const { rows, nextAfter } = await fleetPage(services, q);
+    const { query: q, error } = toQuery(ctx, params);
+    const { rows, nextAfter } = await fleetPage(ctx, q);
     const filters = { manufacturer: q.manufacturer, vin: q.vinPrefix };
     const body = html`<form method="get" action="/console/fleet" class="filters" role="search">
-<label>Manufacturer<select name="manufacturer"><option value="">all</option>${services.adapters.list().map((a) => a.manifest.id).map((id) => html`<option value="${id}"${id === q.manufacturer ? html` selected` : ''}>${id}</option>`)}</select></label>
+<label>Manufacturer<select name="manufacturer"><option value="">all</option>${ctx.adapters.list().map((a) => a.manifest.id).map((id) => html`<option value="${id}"${id === q.manufacturer ? html` selected` : ''}>${id}</option>`)}</select></label>
 <label>VIN starts with<input type="search" name="vin" value="${params.vin ?? ''}" maxlength="17" spellcheck="false"></label>
 <button type="submit">Filter</button>
 </form>
@@ -72,7 +71,7 @@ ${error ? html`<p class="error" role="alert">${error}</p>` : ''}
   });
 
   app.get('/console/fleet/map.json', async (request, reply) => {
-    const { query: q } = toQuery(services, singleValues(request.query, FLEET_PARAMS));
-    return reply.header('cache-control', 'no-store').send({ vehicles: await fleetMap(services, q) });
+    const { query: q } = toQuery(ctx, singleValues(request.query, FLEET_PARAMS));
+    return reply.header('cache-control', 'no-store').send({ vehicles: await fleetMap(ctx, q) });
   });
-}
+};

@@ -1,11 +1,10 @@
-import type { FastifyInstance } from 'fastify';
 import { html } from '../consent/pages/html.ts';
-import type { Services } from '../services.ts';
+import type { ConsolePlugin } from './context.ts';
 import { sendPage } from './page.ts';
 import { readPipelineSeries } from './series.ts';
 
 /** The pipeline view: the last hour's per-minute samples as uPlot charts, refreshed every 5 seconds. */
-export function pipelineRoutes(app: FastifyInstance, services: Services): void {
+export const pipelineView: ConsolePlugin = async (app, { ctx }) => {
   app.get('/console/pipeline', async (request, reply) => {
     const body = html`<p class="muted">The service's own counters, sampled into Redis by every process (docs/console.md), so every API process shows the same picture. The last minute is still filling.</p>
 <div class="grid-charts" id="charts" data-src="/console/pipeline/series.json"></div>`;
@@ -19,5 +18,5 @@ export function pipelineRoutes(app: FastifyInstance, services: Services): void {
     });
   });
 
-  app.get('/console/pipeline/series.json', async (_request, reply) => reply.header('cache-control', 'no-store').send(await readPipelineSeries(services)));
-}
+  app.get('/console/pipeline/series.json', async (_request, reply) => reply.header('cache-control', 'no-store').send(await readPipelineSeries(ctx)));
+};

@@ -4,7 +4,10 @@ import type { AdapterRegistry } from '../adapters/registry.ts';
 import { listCaseFiles, runCase, type CaseResult } from '../mapping-cases/cases.ts';
 import { compileMappingSource, MappingCompileError } from '../mapping/compile.ts';
 import { dryRun, type DryRunResult } from '../pipeline/dry-run.ts';
-import type { Services } from '../services.ts';
+import type { ConsoleContext } from './context.ts';
+
+/** What running an edited mapping needs: the adapters, the catalog, the cases' folder, the clock and the mapping limits. */
+type PlaygroundDeps = Pick<ConsoleContext, 'adapters' | 'catalog' | 'paths' | 'clock' | 'config'>;
 
 /**
  * The mapping playground's server side: the manufacturer's adapter with ONE mapping replaced by
@@ -14,7 +17,7 @@ import type { Services } from '../services.ts';
  */
 export type Edited = { ok: true; registry: AdapterRegistry } | { ok: false; compileError: string };
 
-export function withEditedMapping(services: Services, manufacturer: string, messageType: string, source: string): Edited | undefined {
+export function withEditedMapping(services: PlaygroundDeps, manufacturer: string, messageType: string, source: string): Edited | undefined {
   const adapter = services.adapters.get(manufacturer);
   const current = adapter?.mappings.get(messageType);
   if (!adapter || !current) return undefined;
@@ -38,12 +41,12 @@ export function withEditedMapping(services: Services, manufacturer: string, mess
   return { ok: true, registry };
 }
 
-export async function playgroundDryRun(services: Services, registry: AdapterRegistry, manufacturer: string, messageType: string, raw: string): Promise<DryRunResult> {
+export async function playgroundDryRun(services: PlaygroundDeps, registry: AdapterRegistry, manufacturer: string, messageType: string, raw: string): Promise<DryRunResult> {
   return (await dryRun(registry, services.catalog, manufacturer, messageType, raw, services.clock.now().toISOString()))!;
 }
 
 /** Every case of the manufacturer (mappings/<id>/cases/), run against the edited adapter. */
-export async function playgroundCases(services: Services, registry: AdapterRegistry, manufacturer: string): Promise<CaseResult[]> {
+export async function playgroundCases(services: PlaygroundDeps, registry: AdapterRegistry, manufacturer: string): Promise<CaseResult[]> {
   const files = (await listCaseFiles(services.paths.mappings)).filter(([m]) => m === manufacturer);
   return Promise.all(files.map(([m, file]) => runCase(registry, services.catalog, m, file, services.paths.mappings)));
 }

@@ -1,11 +1,10 @@
-import type { FastifyInstance } from 'fastify';
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { html } from '../consent/pages/html.ts';
 import { apiErrors } from '../errors.ts';
 import { singleValues } from '../http/single-value.ts';
-import type { Services } from '../services.ts';
 import { formOf } from './auth.ts';
+import type { ConsoleContext, ConsolePlugin } from './context.ts';
 import { sendPage } from './page.ts';
 import { playgroundCases, playgroundDryRun, withEditedMapping } from './playground-run.ts';
 
@@ -14,7 +13,7 @@ const PICK_PARAMS = ['manufacturer', 'messageType', 'fixture', 'quarantineId'] a
 const FIXTURE_NAME = /^[A-Za-z0-9._-]+\.json$/;
 
 /** The edited mapping and where it applies, from a script's JSON call; 400/404 for anything else. */
-function editedFrom(services: Services, body: Record<string, unknown>) {
+function editedFrom(services: ConsoleContext, body: Record<string, unknown>) {
   const { manufacturer, messageType, mapping } = body;
   if (typeof manufacturer !== 'string' || typeof messageType !== 'string' || typeof mapping !== 'string') {
     throw apiErrors.badRequest('give "manufacturer", "messageType" and "mapping" as strings.');
@@ -30,7 +29,7 @@ function editedFrom(services: Services, body: Record<string, unknown>) {
  * manufacturer's cases. Nothing is saved on the server: the page offers the mapping to copy or
  * download, to be committed and deployed like any mapping change.
  */
-export function playgroundRoutes(app: FastifyInstance, services: Services): void {
+export const playgroundView: ConsolePlugin = async (app, { ctx: services }) => {
   app.get('/console/playground', async (request, reply) => {
     const pick = singleValues(request.query, PICK_PARAMS);
     const adapters = services.adapters.list();
@@ -89,4 +88,4 @@ export function playgroundRoutes(app: FastifyInstance, services: Services): void
     if (!edited.ok) return { compileError: edited.compileError };
     return { cases: await playgroundCases(services, edited.registry, manufacturer) };
   });
-}
+};

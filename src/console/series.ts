@@ -1,4 +1,4 @@
-import type { Services } from '../services.ts';
+import type { ConsoleContext } from './context.ts';
 import { KEPT_MINUTES, MINUTE_MS, sampleKey } from '../metrics/samples.ts';
 
 export interface Chart {
@@ -29,7 +29,7 @@ const CHARTS: [prefix: string, id: string, title: string, gauge: boolean][] = [
  * A minute without a counter's field counted nothing (0); without a gauge's field it was not
  * sampled (null: a gap on the chart, not a false zero).
  */
-export async function readPipelineSeries(services: Services): Promise<PipelineSeries> {
+export async function readPipelineSeries(services: Pick<ConsoleContext, 'clock' | 'redis' | 'config'>): Promise<PipelineSeries> {
   const current = Math.floor(services.clock.now().getTime() / MINUTE_MS) * MINUTE_MS;
   const minutes = Array.from({ length: KEPT_MINUTES }, (_, i) => current - (KEPT_MINUTES - 1 - i) * MINUTE_MS);
   const pipe = services.redis.pipeline();

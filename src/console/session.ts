@@ -2,10 +2,13 @@ import type {} from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { timingSafeEqual } from 'node:crypto';
 import { randomToken, sha256Hex } from '../crypto.ts';
-import type { Services } from '../services.ts';
+import type { ConsoleContext } from './context.ts';
+
+/** What a session needs: its settings, the clock, the cookie's seal and the signed-out list. */
+type SessionDeps = Pick<ConsoleContext, 'config' | 'clock' | 'secrets' | 'redis'>;
 
 /** How long a session lasts (CONSOLE_SESSION_MINUTES: a working day by default); then the operator signs in again. */
-const sessionTtlMs = (services: Services) => services.config.CONSOLE_SESSION_MINUTES * 60_000;
+const sessionTtlMs = (services: SessionDeps) => services.config.CONSOLE_SESSION_MINUTES * 60_000;
 
 export interface ConsoleSession {
   /** The CSRF token every POST of this session must carry (form field `csrf` or header x-csrf-token). */
@@ -20,7 +23,7 @@ interface Sealed {
   t: string;
 }
 
-export function consoleSecure(services: Services): boolean {
+export function consoleSecure(services: SessionDeps): boolean {
   return services.config.publicUrl.startsWith('https:');
 }
 
@@ -29,8 +32,8 @@ export function cookieName(secure: boolean): string {
   return secure ? '__Host-cvd_console' : 'cvd_console';
 }
 
-const tokenTag = (services: Services) => sha256Hex(`console:${services.config.ADMIN_TOKEN ?? ''}`).slice(0, 16);
-const signedOutKey = (services: Services, cookie: string) => `${services.config.QUEUE_PREFIX}:console:out:${sha256Hex(cookie)}`;
+const tokenTag = (services: SessionDeps) => sha256Hex(`console:${services.config.ADMIN_TOKEN ?? ''}`).slice(0, 16);
+const signedOutKey = (services: SessionDeps, cookie: string) => `${services.config.QUEUE_PREFIX}:console:out:${sha256Hex(cookie)}`;
 
 /** Equal strings, compared in constant time. */
 export function sameSecret(a: string, b: string): boolean {
@@ -44,7 +47,7 @@ export function sameSecret(a: string, b: string): boolean {
  * the service's SecretBox (AES-256-GCM under SECRET_KEY), so every API process accepts it
  * without a shared session table, and nobody can read or forge it. HttpOnly, SameSite=Strict.
  */
-export function openSession(services: Services, reply: FastifyReply): ConsoleSession {
+export function openSession(services: SessionDeps, reply: FastifyReply): ConsoleSession {
   const ttlMs = sessionTtlMs(services);
   const session: ConsoleSession = { csrf: randomToken(), expiresAt: services.clock.now().getTime() + ttlMs };
   const sealed: Sealed = { c: session.csrf, e: session.expiresAt, t: tokenTag(services) };
@@ -64,7 +67,7 @@ export function openSession(services: Services, reply: FastifyReply): ConsoleSes
  * of another admin token, or one signed out (sign-out records the cookie's hash in Redis until
  * it would have expired, so a copied cookie is dead everywhere once its owner signs out).
  */
-export async function readSession(services: Services, request: FastifyRequest): Promise<ConsoleSession | null> {
+export async function readSession(services: SessionDeps, request: FastifyRequest): Promise<ConsoleSession | null> {
   const cookie = request.cookies[cookieName(consoleSecure(services))];
   if (!cookie || cookie.length > 1000) return null;
   let sealed: Sealed;
@@ -80,7 +83,7 @@ export async function readSession(services: Services, request: FastifyRequest): 
 }
 
 /** Ends the request's session for good, and clears its cookie. */
-export async function closeSession(services: Services, request: FastifyRequest, reply: FastifyReply, session: ConsoleSession): Promise<void> {
+export async function closeSession(services: SessionDeps, request: FastifyRequest, reply: FastifyReply, session: ConsoleSession): Promise<void> {
   const secure = consoleSecure(services);
   const cookie = request.cookies[cookieName(secure)];
   const ttl = session.expiresAt - services.clock.now().getTime();

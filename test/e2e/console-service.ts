@@ -2,7 +2,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmbeddedBroker } from '../../src/ingest/embedded-broker.ts';
-import { buildApp } from '../../src/app.ts';
+import { buildServiceApp } from '../../src/main/http-app.ts';
 import { systemClock } from '../../src/clock.ts';
 import { startSampler } from '../../src/metrics/samples.ts';
 import { startActivationWorkers } from '../../src/management/start.ts';
@@ -63,7 +63,7 @@ export async function startConsoleService(): Promise<ConsoleService> {
       MQTT_PORT: '0',
     },
   });
-  const app = await buildApp(ts.services);
+  const app = await buildServiceApp(ts.services);
   await app.listen({ port, host: '127.0.0.1' });
   const t: LiveApp = {
     ...ts,
