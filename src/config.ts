@@ -251,6 +251,7 @@ export const DEFINITIONS = {
   MAPPING_TIMEOUT_MS: def('1000', int(1, 60000), 'Longest one mapping evaluation may run (wall clock: generous, since a loaded machine or a GC pause can stall a 1 ms mapping for 100 ms).'),
   MAPPING_MAX_DEPTH: def('200', int(1, 10000), 'Deepest recursion one mapping evaluation may reach.'),
   MAPPING_COMPILER: def('on', oneOf(['on', 'off'] as const), 'Run each mapping compiled to JavaScript where it can be (the JSONata interpreter takes the inputs the compiled code does not model, so results are the same); off: the interpreter runs every mapping (mappings/README.md).'),
+  MAPPINGS_WATCH: def('', optionalBool, 'Reload adapters/ and mappings/ when a file there changes (served once the changed manufacturer\'s cases pass; docs/adding-a-manufacturer.md). Default: on only in the local try-out, i.e. when DEMO_SEED is; elsewhere `npm run cli -- mappings reload` (or the console) makes every process reload.'),
   // --- Simulator
   SIMULATOR: def('on', oneOf(['on', 'off'] as const), 'Run the virtual-vehicle simulator in this process.'),
   SIM_CLOCK: def('real', simClock, 'Simulator clock: real, fixed:<ISO instant>, or scaled:<factor>@<ISO instant> (time runs factor times faster from that instant, anchored at process start).'),
@@ -293,11 +294,13 @@ export const DEFINITIONS = {
 
 type Definitions = typeof DEFINITIONS;
 type Parsed = { [K in keyof Definitions]: ReturnType<Definitions[K]['parse']> };
-export type Config = Omit<Parsed, 'DEMO_SEED' | 'PUSH_ALLOW_PRIVATE_TARGETS'> & {
+export type Config = Omit<Parsed, 'DEMO_SEED' | 'PUSH_ALLOW_PRIVATE_TARGETS' | 'MAPPINGS_WATCH'> & {
   /** Resolved: the explicit setting, else on only without REDIS_URL and MONGO_URL. */
   DEMO_SEED: boolean;
   /** Resolved: the explicit setting, else DEMO_SEED (the try-out). */
   PUSH_ALLOW_PRIVATE_TARGETS: boolean;
+  /** Resolved: the explicit setting, else DEMO_SEED (the try-out). */
+  MAPPINGS_WATCH: boolean;
   /** Resolved origins (defaults applied). */
   publicUrl: string;
   consentUrl: string;
@@ -318,6 +321,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // The try-out's consumer runs its receiver on localhost: there webhooks may target it. A
   // deployment (or a process with DEMO_SEED=false) keeps the SSRF guard closed unless told.
   cfg.PUSH_ALLOW_PRIVATE_TARGETS = (out.PUSH_ALLOW_PRIVATE_TARGETS as boolean | undefined) ?? cfg.DEMO_SEED;
+  // Someone editing a mapping in the try-out sees it served at once; a deployment reloads on command.
+  cfg.MAPPINGS_WATCH = (out.MAPPINGS_WATCH as boolean | undefined) ?? cfg.DEMO_SEED;
   if (cfg.SECRET_KEY !== undefined && cfg.SECRET_KEY.length < 32) {
     throw new ConfigError('SECRET_KEY', 'must be at least 32 characters long');
   }

@@ -1,4 +1,4 @@
-import { loadAdapterRegistry } from '../adapters/registry.ts';
+import { reloadableRegistry } from '../adapters/reloadable.ts';
 import { loadCatalog } from '../catalog/load.ts';
 import { systemClock, type Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
@@ -17,6 +17,7 @@ import type { Services } from '../services.ts';
 import type { Store } from '../store/contract.ts';
 import { openStore } from '../store/open-store.ts';
 import { virtualVinOwnership } from '../../simulator/src/virtual-vins.ts';
+import { loadAdapters } from './load-adapters.ts';
 import { logMappingEngines } from './log-mapping-engines.ts';
 import { createQueueMetrics } from './queue-metrics.ts';
 
@@ -34,11 +35,8 @@ export interface ServiceOverrides {
 export async function createServices(config: Config, logger: Logger, redisUrl: string, overrides: ServiceOverrides = {}): Promise<Services> {
   const paths = overrides.paths ?? defaultPaths();
   const catalog = await loadCatalog(paths.catalog);
-  const adapters = await loadAdapterRegistry(paths.adapters, new Set(catalog.list().map((e) => e.technicalName)), {
-    mappingsDir: paths.mappings,
-    limits: { timeoutMs: config.MAPPING_TIMEOUT_MS, maxDepth: config.MAPPING_MAX_DEPTH, maxSequence: 100_000 },
-    engine: { compiler: config.MAPPING_COMPILER === 'on' },
-  });
+  // Served through a registry that a mapping reload replaces (src/main/mapping-reloads.ts).
+  const adapters = reloadableRegistry(await loadAdapters(config, paths, catalog));
   logMappingEngines(adapters, logger);
   checkOutsideClientSecrets(adapters.list());
   const rawStore = overrides.store ?? (await openStore(config));

@@ -9,6 +9,7 @@ import type { Services } from '../services.ts';
 import { startSimulator } from '../../simulator/src/start.ts';
 import { startSampler } from '../metrics/samples.ts';
 import { drainAndClose } from './drain-http.ts';
+import { startMappingReloads } from './mapping-reloads.ts';
 import { buildServiceApp } from './http-app.ts';
 import { listenOn } from './port-in-use.ts';
 import { startProbeServer } from './probe-server.ts';
@@ -51,6 +52,8 @@ export async function startRoles(services: Services, opts: StartRolesOptions = {
   };
 
   add(watchRedisPolicy(services));
+  // Every process serves mappings: each reloads them on command, or on a saved file in the try-out.
+  add(startMappingReloads(services));
   // Every process that counts something the console's pipeline charts show adds it to Redis;
   // API processes also sample the shared gauges (src/metrics/samples.ts). A simulator-only
   // process counts nothing of it.
