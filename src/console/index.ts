@@ -10,6 +10,7 @@ import type { ConsoleOptions } from './context.ts';
 import { deliveriesView } from './deliveries.ts';
 import { fleetView } from './fleet.ts';
 import { funnelView } from './funnel.ts';
+import { mappingsView } from './mappings.ts';
 import { sendPage } from './page.ts';
 import { pipelineView } from './pipeline.ts';
 import { playgroundView } from './playground.ts';
@@ -42,7 +43,7 @@ export default async function consolePlugin(app: FastifyInstance, opts: ConsoleO
   });
 
   await app.register(assetsView);
-  for (const view of [signInView, fleetView, pipelineView, quarantineView, playgroundView, consumersView, deliveriesView, funnelView]) {
+  for (const view of [signInView, fleetView, pipelineView, quarantineView, playgroundView, mappingsView, consumersView, deliveriesView, funnelView]) {
     await app.register(view, opts);
   }
   // Any other path under /console (or an id longer than the router's maxParamLength) gets the

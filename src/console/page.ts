@@ -32,6 +32,7 @@ const VIEWS = [
   ['pipeline', 'Pipeline'],
   ['quarantine', 'Quarantine'],
   ['playground', 'Mapping playground'],
+  ['mappings', 'Mappings'],
   ['consumers', 'Consumers and push'],
   ['funnel', 'Consent funnel'],
 ] as const;

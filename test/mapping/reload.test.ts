@@ -107,7 +107,7 @@ describe('mapping reloads', () => {
         stdout: (s) => (out += s),
         stderr: (s) => (err += s),
         env: { REDIS_URL: inject('redisUrl'), QUEUE_PREFIX: prefix, DATA_DIR: a.t.dataDir, ENV_FILE: '' },
-        paths: project.paths,
+        paths: project!.paths,
       });
     expect(await cli([])).toBe(0);
     const answer = JSON.parse(out) as { processes: number; outcomes: { outcome: string }[] };
