@@ -15,7 +15,7 @@ function assetFiles(): Map<string, string> {
   const own = join(projectRoot(), 'src', 'console', 'assets');
   const uplot = dirname(createRequire(import.meta.url).resolve('uplot'));
   const files = new Map<string, string>();
-  for (const name of ['console.css', 'console.js', 'fleet.js', 'pipeline.js', 'quarantine.js', 'playground.js']) files.set(name, join(own, name));
+  for (const name of ['console.css', 'console.js', 'charts.js', 'fleet.js', 'pipeline.js', 'quarantine.js', 'playground.js', 'vehicle.js']) files.set(name, join(own, name));
   files.set('uplot.js', join(uplot, 'uPlot.iife.min.js'));
   files.set('uplot.css', join(uplot, 'uPlot.min.css'));
   return files;

@@ -9,6 +9,7 @@ import { DELIVERY_STATUSES, type DeliveryStatus } from '../store/contract/delive
 import { formOf } from './auth.ts';
 import type { ConsolePlugin } from './context.ts';
 import { query, sendPage, when } from './page.ts';
+import { vinLink } from './vehicle.ts';
 
 const PAGE_SIZE = 50;
 const REPLAYABLE = new Set<DeliveryStatus>(['DEAD', 'DELIVERED', 'DROPPED']);
@@ -53,7 +54,7 @@ export const deliveriesView: ConsolePlugin = async (app, { ctx }) => {
         ? rows.map((d) => {
             const a = lastAttempt(d);
             return html`<tr data-transaction="${d.transactionId}"><td>${REPLAYABLE.has(d.status) && d.kind !== 'notice' ? html`<input type="checkbox" name="ids" value="${d.transactionId}" aria-label="Select ${d.transactionId}">` : ''}</td>
-<td>${when(d.createdAt)}</td><td>${d.item} <span class="muted">${d.kind}</span></td><td><code>${d.vin || '—'}</code></td><td class="state-${d.status}">${d.status}</td><td class="num">${d.attempts.length}</td>
+<td>${when(d.createdAt)}</td><td>${d.item} <span class="muted">${d.kind}</span></td><td>${vinLink(d.vin || null)}</td><td class="state-${d.status}">${d.status}</td><td class="num">${d.attempts.length}</td>
 <td>${a ? `${a.statusCode ?? 'no answer'}${a.error ? ` · ${a.error}` : ''} (${a.durationMs} ms)` : '—'}</td><td>${when(d.nextAttemptAt)}</td></tr>`;
           })
         : html`<tr><td colspan="8">No deliveries${status ? ` with status ${status}` : ''}.</td></tr>`}</tbody></table>

@@ -4,6 +4,8 @@ import type { FleetQuery } from '../store/contract.ts';
 import type { ConsoleContext, ConsolePlugin } from './context.ts';
 import { fleetMap, fleetPage, KEY_ITEMS, type FleetRow } from './fleet-data.ts';
 import { query, sendPage, when } from './page.ts';
+import { valueText } from './values.ts';
+import { vinLink } from './vehicle.ts';
 
 export const FLEET_PAGE_SIZE = 50;
 const VIN_PREFIX = /^[A-HJ-NPR-Z0-9]{1,17}$/;
@@ -23,14 +25,8 @@ function toQuery(ctx: Pick<ConsoleContext, 'adapters'>, q: FleetParams): { query
   };
 }
 
-function valueText(item: string, p: Record<string, unknown>): string {
-  if (item === 'geolocation') return `${Number(p.latitude).toFixed(4)}, ${Number(p.longitude).toFixed(4)}`;
-  const unit = p.unit === 'PERCENTAGE' ? '%' : typeof p.unit === 'string' ? p.unit : '';
-  return `${String(p.value ?? '?')} ${unit}`.trim();
-}
-
 const row = (r: FleetRow) => html`<tr data-vin="${r.vin}">
-<td><code>${r.vin}</code></td>
+<td>${vinLink(r.vin)}</td>
 <td>${r.manufacturer ?? '—'}</td>
 <td>${r.activations.length ? r.activations.map((a) => html`<div><span class="state-${a.status}">${a.status}</span> <span class="muted">${a.subscriptionId.slice(0, 8)}</span></div>`) : '—'}</td>
 <td>${r.consents.length ? r.consents.map((c) => html`<div><span class="state-${c.state}">${c.state}</span> <span class="muted">${c.subscriptionId.slice(0, 8)}</span></div>`) : '—'}</td>

@@ -15,6 +15,7 @@ import { sendPage } from './page.ts';
 import { pipelineView } from './pipeline.ts';
 import { playgroundView } from './playground.ts';
 import { quarantineView } from './quarantine.ts';
+import { vehicleView } from './vehicle.ts';
 
 /**
  * The operators' console under /console (docs/console.md): server-rendered pages with a little
@@ -43,7 +44,7 @@ export default async function consolePlugin(app: FastifyInstance, opts: ConsoleO
   });
 
   await app.register(assetsView);
-  for (const view of [signInView, fleetView, pipelineView, quarantineView, playgroundView, mappingsView, consumersView, deliveriesView, funnelView]) {
+  for (const view of [signInView, fleetView, vehicleView, pipelineView, quarantineView, playgroundView, mappingsView, consumersView, deliveriesView, funnelView]) {
     await app.register(view, opts);
   }
   // Any other path under /console (or an id longer than the router's maxParamLength) gets the

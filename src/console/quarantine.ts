@@ -8,6 +8,7 @@ import { QUARANTINE_CODES, type QuarantineCode, type QuarantinedMessage, type Qu
 import { formOf } from './auth.ts';
 import type { ConsoleContext, ConsolePlugin } from './context.ts';
 import { query, sendPage, when } from './page.ts';
+import { vinLink } from './vehicle.ts';
 
 const PAGE_SIZE = 50;
 /** A reprocess run is remembered this long, for its outcome page. */
@@ -78,7 +79,7 @@ ${filter.code
   ? page.items.map((e) => html`<tr>
 <td><input type="checkbox" name="ids" value="${e.id}" aria-label="Select ${e.id}"></td>
 <td><a href="/console/quarantine/${e.id}">${when(e.lastFailedAt)}</a></td><td>${e.manufacturer}</td><td>${e.messageType}</td>
-<td><strong>${e.code}</strong><div class="muted">${e.reason.slice(0, 200)}</div></td><td><code>${e.vin ?? '—'}</code></td><td class="num">${e.failures}</td></tr>`)
+<td><strong>${e.code}</strong><div class="muted">${e.reason.slice(0, 200)}</div></td><td>${vinLink(e.vin)}</td><td class="num">${e.failures}</td></tr>`)
   : html`<tr><td colspan="7">Nothing in quarantine${filter.code || filter.manufacturer ? ' with these filters' : ''}.</td></tr>`}</tbody>
 </table>
 ${page.items.length ? html`<p><button type="submit">Reprocess the selected</button></p>` : ''}
@@ -97,7 +98,7 @@ ${page.items.length ? html`<p><button type="submit">Reprocess the selected</butt
 <section class="card" aria-label="Raw message"><h2>Raw message${e.rawEncoding === 'base64' ? ' (base64: not UTF-8)' : ''}</h2><pre id="raw">${raw}</pre></section>
 <section class="card" aria-label="Error"><h2>Error</h2>
 <p><strong id="code">${e.code}</strong></p><pre id="reason">${e.reason}</pre>
-<dl><dt>Manufacturer, type</dt><dd>${e.manufacturer}, ${e.messageType}</dd><dt>VIN</dt><dd>${e.vin ?? '—'}</dd><dt>Topic</dt><dd>${e.topic ?? '—'}</dd>
+<dl><dt>Manufacturer, type</dt><dd>${e.manufacturer}, ${e.messageType}</dd><dt>VIN</dt><dd>${vinLink(e.vin)}</dd><dt>Topic</dt><dd>${e.topic ?? '—'}</dd>
 <dt>Mapping version</dt><dd>${e.mappingVersion ?? '—'}</dd><dt>Received</dt><dd>${when(e.receivedAt)}</dd><dt>Failures</dt><dd>${e.failures}, last ${when(e.lastFailedAt)}</dd></dl>
 ${reprocessForm(csrf, html`<input type="hidden" name="ids" value="${e.id}">`, 'Reprocess this message')}
 <p><a href="/console/playground${query({ manufacturer: e.manufacturer, messageType: e.messageType, quarantineId: e.id })}">Open in the mapping playground</a></p>
