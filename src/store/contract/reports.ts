@@ -45,8 +45,18 @@ export interface FunnelRow {
   revoked: number;
 }
 
+/** How recently the fleet was seen: its vehicles with data, and how many of them sent some since each instant asked. */
+export interface FleetFreshness {
+  /** Vehicles with at least one latest value. */
+  total: number;
+  /** seenSince[i]: vehicles whose newest latest value arrived at or after since[i]. */
+  seenSince: number[];
+}
+
 export interface ReportsRepo {
   fleet(query: FleetQuery): Promise<FleetPage>;
+  /** Counts of vehicles by when their newest data arrived (receivedAt); one aggregate read over the latest values. */
+  freshness(since: string[]): Promise<FleetFreshness>;
   /** Processes created in [since, until) (ISO), one row per manufacturer, ordered by manufacturer (null last). */
   consentFunnel(since: string, until: string): Promise<FunnelRow[]>;
 }

@@ -31,6 +31,14 @@ export async function createMongoReportsRepo(db: Db): Promise<ReportsRepo> {
   const consents = db.collection('consents');
   await consents.createIndexes([{ key: { createdAt: 1 }, name: 'consents_created_idx' }]);
   return {
+    async freshness(since) {
+      const seen = Object.fromEntries(since.map((s, i) => [`s${i}`, { $sum: { $cond: [{ $gte: ['$last', s] }, 1, 0] } }]));
+      const [row] = await db
+        .collection('dataLatest')
+        .aggregate<Record<string, number>>([{ $group: { _id: '$vin', last: { $max: '$receivedAt' } } }, { $group: { _id: null, total: { $sum: 1 }, ...seen } }], BOUNDED)
+        .toArray();
+      return { total: row?.total ?? 0, seenSince: since.map((_, i) => row?.[`s${i}`] ?? 0) };
+    },
     async fleet(q) {
       const [latest, claimed] = await Promise.all([vinsOf(db, 'dataLatest', q, q.limit + 1), vinsOf(db, 'vehicles', q, q.limit + 1)]);
       const { vins, nextAfter } = mergeVins([...latest.keys()], [...claimed.keys()], q.limit);

@@ -45,7 +45,23 @@ export function createSqliteReportsRepo(db: Database.Database): ReportsRepo {
       .map((r) => r.vin);
   }
 
+  /** One column per instant: the statement is made once per number of instants asked. */
+  const freshnessOf = new Map<number, Database.Statement<string[], Record<string, number | null>>>();
+  const freshnessStatement = (n: number) => {
+    let st = freshnessOf.get(n);
+    if (!st) {
+      const columns = Array.from({ length: n }, (_, i) => `, sum(last >= ?) AS s${i}`).join('');
+      st = db.prepare<string[], Record<string, number | null>>(`SELECT count(*) AS total${columns} FROM (SELECT max(received_at) AS last FROM data_latest GROUP BY vin)`);
+      freshnessOf.set(n, st);
+    }
+    return st;
+  };
+
   return {
+    async freshness(since) {
+      const row = freshnessStatement(since.length).get(...since)!;
+      return { total: Number(row.total ?? 0), seenSince: since.map((_, i) => Number(row[`s${i}`] ?? 0)) };
+    },
     async fleet(q) {
       const { vins, nextAfter } = mergeVins(vinsOf('data_latest', q, q.limit + 1), vinsOf('vehicles', q, q.limit + 1), q.limit);
       const json = JSON.stringify(vins);

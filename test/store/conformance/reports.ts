@@ -114,6 +114,16 @@ const suite: ConformanceSuite = (open: StoreFactory) => {
       await store.consents.create(activeConsentRecord(at(42), { ...base, vin: vin(12, 'ALPHA00000'), manufacturer: 'alpha' }));
       expect((await store.reports.consentFunnel(at(40), at(50))).map((r) => r.manufacturer)).toEqual(['Zeta', 'alpha']);
     });
+
+    it('counts the vehicles with data by when their newest data arrived', async () => {
+      const { store } = ctx;
+      const t = (m: number) => `2026-03-01T10:${String(m).padStart(2, '0')}:00.000Z`;
+      // 1: newest at 10:50 (its other item older); 2: 10:30; 3: 10:05; 4: activated only (no data).
+      await store.dataPoints.insertMany([point(vin(1), 'mileage', t(1)), point(vin(1), 'geolocation', t(50)), point(vin(2), 'mileage', t(30)), point(vin(3), 'mileage', t(5))]);
+      await activate(store, vin(4), 'virtual');
+      expect(await store.reports.freshness([t(40), t(30), t(0)])).toEqual({ total: 3, seenSince: [1, 2, 3] });
+      expect(await store.reports.freshness([])).toEqual({ total: 3, seenSince: [] });
+    });
   });
 };
 
