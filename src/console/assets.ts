@@ -9,15 +9,25 @@ const TYPES: Record<string, string> = { css: 'text/css; charset=utf-8', js: 'tex
 /**
  * The console's own files (src/console/assets, browser scripts and CSS that tsc does not
  * compile: found from the project root, so the compiled build in dist/ serves them too), and
- * the one front-end dependency: uPlot's build from node_modules.
+ * the front-end dependencies' builds from node_modules: uPlot (charts), Leaflet and
+ * Leaflet.markercluster (the map).
  */
 function assetFiles(): Map<string, string> {
   const own = join(projectRoot(), 'src', 'console', 'assets');
-  const uplot = dirname(createRequire(import.meta.url).resolve('uplot'));
+  const require = createRequire(import.meta.url);
+  const uplot = dirname(require.resolve('uplot'));
   const files = new Map<string, string>();
-  for (const name of ['console.css', 'console.js', 'charts.js', 'fleet.js', 'pipeline.js', 'quarantine.js', 'playground.js', 'vehicle.js']) files.set(name, join(own, name));
+  for (const name of ['console.css', 'console.js', 'charts.js', 'fleet.js', 'pipeline.js', 'quarantine.js', 'playground.js', 'vehicle.js', 'consumers.js']) files.set(name, join(own, name));
   files.set('uplot.js', join(uplot, 'uPlot.iife.min.js'));
   files.set('uplot.css', join(uplot, 'uPlot.min.css'));
+  // The map: Leaflet (BSD-2-Clause) and its marker clustering (MIT), no tiles.
+  const leaflet = dirname(require.resolve('leaflet'));
+  const clusters = dirname(require.resolve('leaflet.markercluster'));
+  files.set('leaflet.js', join(leaflet, 'leaflet.js'));
+  files.set('leaflet.css', join(leaflet, 'leaflet.css'));
+  files.set('markercluster.js', join(clusters, 'leaflet.markercluster.js'));
+  files.set('markercluster.css', join(clusters, 'MarkerCluster.css'));
+  files.set('markercluster-default.css', join(clusters, 'MarkerCluster.Default.css'));
   return files;
 }
 

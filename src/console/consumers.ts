@@ -5,6 +5,7 @@ import { addApiKey, createConsumer, createSubscription, getConsumer, listApiKeys
 import { LEGAL_BASES, type LegalBasis } from '../store/contract.ts';
 import { formOf } from './auth.ts';
 import type { ConsolePlugin } from './context.ts';
+import { itemsByTopic } from './item-topics.ts';
 import { sendPage, when } from './page.ts';
 
 const UUID = /^[0-9a-f-]{36}$/;
@@ -60,12 +61,14 @@ export const consumersView: ConsolePlugin = async (app, { ctx }) => {
 <form method="post" action="${base}/subscriptions" class="card">
 <input type="hidden" name="csrf" value="${csrf}">
 <h2>New subscription</h2>
-<p><label for="items">Data items (technical names, separated by spaces or commas)</label><br><textarea id="items" name="dataItems" rows="2" required></textarea></p>
+<p id="items-label"><strong>Data items</strong> <span class="muted">(from the catalog, by topic)</span></p>
+<div role="group" aria-labelledby="items-label" id="items">${itemsByTopic(ctx.catalog.list()).map(([topic, items]) => html`<fieldset class="topic" data-topic="${topic}"><legend><label><input type="checkbox" class="topic-all" aria-label="Every item of ${topic}"> ${topic}</label></legend>
+${items.map((e) => html`<label title="${e.description}"><input type="checkbox" name="dataItems" value="${e.technicalName}"> ${e.name} <code class="muted">${e.technicalName}</code>${e.deliveryMethod === 'push' ? html` <span class="muted">(push)</span>` : ''}</label>`)}</fieldset>`)}</div>
 <p><label for="urls">Allowed redirect URLs (one per line)</label><br><textarea id="urls" name="allowedRedirectUrls" rows="2"></textarea></p>
 <p><label for="basis">Legal basis</label> <select id="basis" name="legalBasis">${LEGAL_BASES.map((b) => html`<option>${b}</option>`)}</select></p>
 <p><button type="submit" class="primary">Create subscription</button></p>
 </form>`;
-    return sendPage(reply, { view: 'consumers', title: consumer.name, csrf, body });
+    return sendPage(reply, { view: 'consumers', title: consumer.name, csrf, body, scripts: ['consumers.js'] });
   });
 
   app.post<{ Params: { consumerId: string } }>('/console/consumers/:consumerId/keys', async (request, reply) => {

@@ -59,11 +59,11 @@ ${error ? html`<p class="error" role="alert">${error}</p>` : ''}
 </section>
 <section aria-label="Map" id="map" data-src="/console/fleet/map.json${query({ ...filters, after: q.after })}">
 <h2>Last positions and routes</h2>
-<p class="muted">Drawn from the stored positions of the vehicles on this page; refreshed every 3 seconds.</p>
+<p class="muted">The stored positions of the vehicles on this page, refreshed every 3 seconds. Zoom and pan; vehicles close together are counted in one circle (click it to zoom in); a vehicle's label is left out where it would cover another. No map tiles: the service works without internet.</p>
 <div id="map-canvas"></div>
 </section>
 </div>`;
-    return sendPage(reply, { view: 'fleet', title: 'Fleet', csrf: request.consoleSession!.csrf, body, scripts: ['console.js', 'fleet.js'] });
+    return sendPage(reply, { view: 'fleet', title: 'Fleet', csrf: request.consoleSession!.csrf, body, scripts: ['leaflet.js', 'markercluster.js', 'fleet.js'], styles: ['leaflet.css', 'markercluster.css', 'markercluster-default.css'] });
   });
 
   app.get('/console/fleet/map.json', async (request, reply) => {
