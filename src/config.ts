@@ -191,7 +191,7 @@ export const DEFINITIONS = {
   PUBLIC_URL: def('', url(['http:', 'https:']), 'Public origin used in redirects and links. Default: http://localhost:$PORT.'),
   CONSENT_URL: def('', url(['http:', 'https:']), 'Origin of the consent portal ({consent_url}). Default: PUBLIC_URL.'),
   PORTAL_URL: def('', url(['http:', 'https:']), 'Origin of the portal API ({portal_url}). Default: PUBLIC_URL.'),
-  ADMIN_TOKEN: def('', optionalStr, 'Bearer token (at least 16 characters) for /admin/v1/*. The admin API is disabled when unset.'),
+  ADMIN_TOKEN: def('', optionalStr, 'Bearer token (at least 16 characters) for /admin/v1/* and the console (/console). Unset, both are off, except in the local try-out (DEMO_SEED on), which derives one from SECRET_KEY and prints it in the demo block (`npm run cli -- console token` shows it again).'),
   BODY_LIMIT_BYTES: def('1048576', int(1024, 64 * 1024 * 1024), 'Largest accepted request body; larger ones get 413.'),
   REQUEST_TIMEOUT_MS: def('30000', int(1000), 'Time after which a slow HTTP request is cut off.'),
   HTTP_HEADERS_TIMEOUT_MS: def('10000', int(1000), 'Time a client has to send the request headers (guards against slow-header attacks); capped at REQUEST_TIMEOUT_MS.'),
