@@ -7,8 +7,10 @@ export type Range = keyof typeof RANGES;
 export const RANGE_NAMES = Object.keys(RANGES) as Range[];
 export const rangeOf = (q: string | undefined, fallback: Range): Range => (q !== undefined && q in RANGES ? (q as Range) : fallback);
 
-/** Most points one history chart draws: the newest of its range when it holds more. */
-export const CHART_POINTS = 5000;
+/** Most points read for one history chart: the newest of its range when it holds more. */
+export const CHART_POINTS = 10_000;
+/** Most points one chart is sent: more are averaged per slice of the range (a chart is some 600 pixels wide). */
+export const DRAWN_POINTS = 1000;
 const PAGE = 1000;
 /** The newest events and quarantined messages a vehicle's page lists. */
 const LISTED = 20;
@@ -84,5 +86,26 @@ export async function itemHistory(ctx: Pick<ConsoleContext, 'store' | 'clock'>, 
       return v === null ? [] : [{ t: p.timestampMs / 1000, v, unit: p.payload.unit }];
     });
   const unit = numeric.find((p) => typeof p.unit === 'string')?.unit;
-  return { item, unit: typeof unit === 'string' ? unit : null, times: numeric.map((p) => p.t), values: numeric.map((p) => p.v), truncated: cursor !== undefined };
+  const drawn = thin(numeric, fromMs / 1000, toMs / 1000);
+  return { item, unit: typeof unit === 'string' ? unit : null, times: drawn.map((p) => p.t), values: drawn.map((p) => p.v), truncated: cursor !== undefined };
+}
+
+/** At most DRAWN_POINTS points: the range cut in as many slices, each slice's points averaged (time and value). */
+function thin(points: { t: number; v: number }[], from: number, to: number): { t: number; v: number }[] {
+  if (points.length <= DRAWN_POINTS) return points;
+  const width = (to - from) / DRAWN_POINTS;
+  const out: { t: number; v: number; n: number }[] = [];
+  let slice = -1;
+  for (const p of points) {
+    const s = Math.min(DRAWN_POINTS - 1, Math.floor((p.t - from) / width));
+    if (s !== slice) {
+      out.push({ t: 0, v: 0, n: 0 });
+      slice = s;
+    }
+    const o = out[out.length - 1]!;
+    o.t += p.t;
+    o.v += p.v;
+    o.n += 1;
+  }
+  return out.map((o) => ({ t: o.t / o.n, v: o.v / o.n }));
 }

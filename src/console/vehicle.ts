@@ -32,7 +32,7 @@ export const vehicleView: ConsolePlugin = async (app, { ctx }) => {
     const nothing = !v.latest.length && !v.activations.length && !v.consents.length && !v.quarantine.length;
     const body = html`<p><a href="/console/fleet">← Fleet</a> · <span id="manufacturer">${v.manufacturer ?? 'no manufacturer claims it'}</span> · last data <span id="last-data">${ago(v.lastReceivedAt, now)}</span></p>
 ${nothing ? html`<p class="muted" role="status">The service knows nothing of this vehicle: no data, activation, consent or quarantined message.</p>` : ''}
-<div class="split">
+<div class="split wide-first">
 <section class="card" aria-label="Latest values"><h2>Latest values</h2>
 <table id="latest"><thead><tr><th>Item</th><th>Value</th><th>Age</th><th>At</th></tr></thead>
 <tbody>${v.latest.length ? v.latest.map((p) => html`<tr data-item="${p.item}"><td>${p.item}</td><td>${valueText(p.item, p.payload)}</td><td>${ago(new Date(p.timestampMs).toISOString(), now)}</td><td>${when(new Date(p.timestampMs).toISOString())}</td></tr>`) : html`<tr><td colspan="4">No data yet.</td></tr>`}</tbody></table>

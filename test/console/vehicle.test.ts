@@ -64,6 +64,14 @@ describe('a vehicle\'s page in the console', () => {
     const hour = (await get(`/console/vehicles/${VIN}/history.json?item=mileage&range=1h`)).json() as { times: number[] };
     expect(hour.times).toHaveLength(6);
     expect((await get(`/console/vehicles/${VIN}/history.json?item=nothing&range=1h`)).statusCode).toBe(404);
+    // A reading every 2 seconds for the last hour: averaged to at most 1,000 points over the whole hour.
+    await t.services.store.dataPoints.insertMany(Array.from({ length: 1800 }, (_, i) => point('vehiclespeed', Date.parse(NOW) - 2000 * (i + 1), { value: i % 2 ? 40 : 60, unit: 'km/h' })));
+    const busy = (await get(`/console/vehicles/${VIN}/history.json?item=vehiclespeed&range=1h`)).json() as { times: number[]; values: number[] };
+    expect(busy.times.length).toBeLessThanOrEqual(1000);
+    expect(busy.times.length).toBeGreaterThan(900);
+    expect(busy.times[0]).toBeLessThan((Date.parse(NOW) - 3_500_000) / 1000);
+    expect(busy.values.every((v) => v >= 40 && v <= 60)).toBe(true);
+    expect(busy.values.some((v) => v === 50)).toBe(true);
   });
 
   it('says when it knows nothing of a VIN, and refuses what cannot be one', async () => {

@@ -5,6 +5,11 @@
   if (!window.uPlot || !window.cvd) return;
   const COLORS = ['#1a4d8f', '#d9480f', '#2b8a3e', '#862e9c', '#e67700', '#0b7285', '#5c940d', '#c2255c'];
   const held = new Set();
+  /** "HH:MM", or "MM-DD HH:MM" over more than a day, cut from the console's own format. */
+  const tick = (ts, span) => {
+    const text = window.cvd.formatTime(ts * 1000);
+    return span > 36 * 3600 ? `${text.slice(5, 10)} ${text.slice(11, 16)}` : text.slice(11, 16);
+  };
   const num = (v, unit) => (v == null ? '—' : `${Number(v.toFixed(3))}${unit ? ` ${unit}` : ''}`);
 
   function build(h) {
@@ -17,9 +22,10 @@
         tzDate: (ts) => (window.cvd.utc() ? window.uPlot.tzDate(new Date(ts * 1e3), 'Etc/UTC') : new Date(ts * 1e3)),
         series: [
           { value: (_u, ts) => (ts == null ? '—' : window.cvd.formatTime(ts * 1000)) },
-          ...h.series.map((name, i) => ({ label: name, stroke: COLORS[i % COLORS.length], width: 2, spanGaps: Boolean(h.spanGaps), points: { show: h.points !== false }, value: (_u, v) => num(v, h.unit) })),
+          ...h.series.map((name, i) => ({ label: name, stroke: COLORS[i % COLORS.length], width: 2, spanGaps: Boolean(h.spanGaps), value: (_u, v) => num(v, h.unit) })),
         ],
-        axes: [{}, { size: 64 }],
+        // Ticks in the console's format and zone: the time, with the date where the range spans days.
+        axes: [{ values: (u, splits) => splits.map((ts) => tick(ts, u.scales.x.max - u.scales.x.min)) }, { size: 64 }],
         scales: {
           x: { time: true, range: h.xRange ? () => h.xRange : undefined },
           y: { range: h.yRange ? () => h.yRange : (_u, _min, max) => [0, Math.max(1, (max || 0) * 1.1)] },

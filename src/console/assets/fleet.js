@@ -18,7 +18,10 @@
   map.addLayer(clusters);
   const held = new Map(); // vin -> { marker, track, data }
   let mode = 'dense';
-  let fitted = false;
+  // Until the operator zooms or pans, the map follows the vehicles (refitted at each refresh);
+  // after that it stays where they put it, until they choose a fit again.
+  let following = true;
+  let fitting = false;
 
   // --- Fitting: the dense part (most vehicles), or all of them.
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -36,7 +39,12 @@
     const points = [...held.values()].map((h) => [h.data.lat, h.data.lon]);
     if (!points.length) return;
     const chosen = mode === 'all' ? points : densePart(points);
-    map.fitBounds(L.latLngBounds(chosen), { padding: [28, 28], maxZoom: 16, animate: false });
+    fitting = true;
+    try {
+      map.fitBounds(L.latLngBounds(chosen), { padding: [28, 28], maxZoom: 16, animate: false });
+    } finally {
+      fitting = false;
+    }
     for (const b of fitControl.buttons) b.setAttribute('aria-pressed', String(b.dataset.mode === mode));
   }
 
@@ -50,6 +58,7 @@
       const b = el('button', { type: 'button', 'data-mode': m, 'aria-pressed': String(m === mode) }, label);
       b.addEventListener('click', () => {
         mode = m;
+        following = true;
         fit();
       });
       div.appendChild(b);
@@ -82,6 +91,9 @@
     }, 30);
   }
   map.on('zoomend moveend', declutter);
+  map.on('movestart zoomstart', () => {
+    if (!fitting) following = false;
+  });
   clusters.on('animationend', declutter);
 
   // --- Vehicles.
@@ -132,10 +144,7 @@
     }
     for (const v of vehicles) place(v);
     box.dataset.vehicles = String(held.size);
-    if (!fitted && held.size) {
-      fitted = true;
-      fit();
-    }
+    if (following && held.size) fit();
     declutter();
   }
 
