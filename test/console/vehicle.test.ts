@@ -36,10 +36,14 @@ describe('a vehicle\'s page in the console', () => {
     const page = await get(`/console/vehicles/${VIN.toLowerCase()}`);
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain(`<title>${VIN} · CVD console</title>`);
-    expect(page.body).toMatch(/<tr data-item="mileage"><td>mileage<\/td><td>50000 km<\/td><td><time datetime="2026-05-05T11:59:00.000Z" data-age[^>]*>1 min ago<\/time>/);
+    expect(page.body).toMatch(/<tr data-item="mileage"><td>mileage <a class="chart-toggle" href="\/console\/vehicles\/V1RTUALV1N0000007\?range=24h&#38;items=" title="Remove its chart">charted ✕<\/a><\/td><td>50000 km<\/td><td><time datetime="2026-05-05T11:59:00.000Z" data-age[^>]*>1 min ago<\/time>/);
     expect(page.body).toMatch(/<tr data-item="geolocation"><td>geolocation<\/td><td>48\.1370, 11\.5750<\/td><td><time[^>]*>12 s ago/);
     // Numeric items get a chart, positions and events do not.
     expect([...page.body.matchAll(/data-chart="([^"]+)"/g)].map((m) => m[1])).toEqual(['mileage']);
+    // The operator picks the charts: none, then mileage again.
+    const none = await get(`/console/vehicles/${VIN}?range=6h&items=`);
+    expect(none.body).not.toContain('data-chart=');
+    expect(none.body).toContain('<a class="chart-toggle" href="/console/vehicles/V1RTUALV1N0000007?range=6h&#38;items=mileage" title="Chart it">chart</a>');
     expect(page.body).toMatch(/<table id="events">[\s\S]*accidentautomatic[\s\S]*<\/table>/);
     expect(page.body).toMatch(/<table id="activations">[\s\S]*s-vehicle[\s\S]*ACTIVATED/);
     expect(page.body).toMatch(/<table id="consents">[\s\S]*s-vehicle[\s\S]*ACTIVE/);

@@ -191,7 +191,7 @@ describe.skipIf(!available)(title, () => {
     await page.getByRole('link', { name: S09 }).first().click();
     await page.waitForURL(`${origin()}/console/vehicles/${S09}`);
     // (The simulator's clock runs ahead: its readings are stamped later than now, and are 0 s old.)
-    await shows(page.locator('#latest tr[data-item="mileage"]'), /mileage\s*[\d.]+ km\s*\d+ (s|min|h|d) ago/);
+    await shows(page.locator('#latest tr[data-item="mileage"]'), /^mileage charted ✕\s*[\d.]+ km\s*\d+ (s|min|h|d) ago/);
     const chart = page.locator('[data-chart="mileage"]');
     await chart.locator('canvas').waitFor();
     await expect(page.locator('nav.range a[aria-current]').textContent()).resolves.toBe('24 h');
@@ -199,11 +199,11 @@ describe.skipIf(!available)(title, () => {
     await page.locator('nav.range').getByRole('link', { name: '7 days' }).click();
     await page.waitForURL(`${origin()}/console/vehicles/${S09}?range=7d`);
     await waitFor(async () => Number(await page.locator('[data-chart="mileage"]').getAttribute('data-points')) > 0, 'mileage points charted');
+    await shot('vehicle');
     await page.getByRole('link', { name: 'Last hour' }).click();
     await page.waitForURL(`${origin()}/console/vehicles/${S09}?range=1h`);
     await expect(page.locator('#charts').getAttribute('data-range')).resolves.toBe('1h');
     await page.locator('[data-chart="mileage"] canvas').waitFor();
-    await shot('vehicle');
     // The age counts on by itself.
     const age = page.locator('#last-data time');
     const was = await age.textContent();

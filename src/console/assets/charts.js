@@ -5,9 +5,10 @@
   if (!window.uPlot || !window.cvd) return;
   const COLORS = ['#1a4d8f', '#d9480f', '#2b8a3e', '#862e9c', '#e67700', '#0b7285', '#5c940d', '#c2255c'];
   const held = new Set();
-  /** "HH:MM", or "MM-DD HH:MM" over more than a day, cut from the console's own format. */
+  /** "HH:MM"; "MM-DD HH:MM" over more than a day and a half; "MM-DD" over more than 3 days: cut from the console's own format. */
   const tick = (ts, span) => {
     const text = window.cvd.formatTime(ts * 1000);
+    if (span > 3 * 86400) return text.slice(5, 10);
     return span > 36 * 3600 ? `${text.slice(5, 10)} ${text.slice(11, 16)}` : text.slice(11, 16);
   };
   const num = (v, unit) => (v == null ? '—' : `${Number(v.toFixed(3))}${unit ? ` ${unit}` : ''}`);

@@ -22,6 +22,7 @@
   // after that it stays where they put it, until they choose a fit again.
   let following = true;
   let fitting = false;
+  let fittedTo = '';
 
   // --- Fitting: the dense part (most vehicles), or all of them.
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -35,13 +36,18 @@
     const dense = points.filter((_, i) => d[i] <= limit);
     return dense.length ? dense : points;
   }
-  function fit() {
+  function fit(again) {
     const points = [...held.values()].map((h) => [h.data.lat, h.data.lon]);
     if (!points.length) return;
     const chosen = mode === 'all' ? points : densePart(points);
+    const bounds = L.latLngBounds(chosen);
+    // Refitted only when the vehicles moved: a map that keeps still keeps its markers still.
+    const key = `${mode} ${bounds.toBBoxString()}`;
+    if (!again && key === fittedTo) return;
+    fittedTo = key;
     fitting = true;
     try {
-      map.fitBounds(L.latLngBounds(chosen), { padding: [28, 28], maxZoom: 16, animate: false });
+      map.fitBounds(bounds, { padding: [28, 28], maxZoom: 16, animate: false });
     } finally {
       fitting = false;
     }
@@ -59,7 +65,7 @@
       b.addEventListener('click', () => {
         mode = m;
         following = true;
-        fit();
+        fit(true);
       });
       div.appendChild(b);
       return b;
