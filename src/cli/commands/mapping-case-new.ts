@@ -1,11 +1,10 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CASE_NAME, caseFromMessage } from '../../mapping-cases/case-file.ts';
 import { runCase } from '../../mapping-cases/cases.ts';
 import { requiredString, UsageError, type CliCommand } from '../command.ts';
-import { didYouMean } from '../did-you-mean.ts';
-import { knownManufacturer, loadRegistry } from '../project.ts';
+import { rawMessageArgs } from '../project.ts';
 
 /** Data engineers' command: a raw message and what the mapping makes of it now, kept as a case. */
 const commands: CliCommand[] = [
@@ -20,21 +19,10 @@ const commands: CliCommand[] = [
       description: { type: 'string', description: 'What the case shows (its "description").' },
     },
     async run(ctx, args) {
-      const file = args.positionals[0]!;
       const name = requiredString(args, 'name');
       if (!CASE_NAME.test(name)) throw new UsageError(`--name "${name}": lowercase letters, digits and "-", at most 80, starting with a letter or digit`);
-      let raw: string;
-      try {
-        raw = await readFile(file, 'utf8');
-      } catch (err) {
-        throw new UsageError(`cannot read ${file}: ${(err as Error).message}`);
-      }
-      const reg = await loadRegistry(ctx);
-      const adapter = knownManufacturer(reg, requiredString(args, 'manufacturer'));
+      const { raw, reg, adapter, type } = await rawMessageArgs(ctx, args);
       const id = adapter.manifest.id;
-      const type = requiredString(args, 'type');
-      const types = Object.keys(adapter.manifest.messageTypes);
-      if (!types.includes(type)) throw new UsageError(`${id} has no message type "${type}"${didYouMean(type, types)}; its types: ${types.join(', ')}`);
       const target = join(ctx.paths.mappings, id, 'cases', `${name}.json`);
       if (existsSync(target)) throw new UsageError(`mappings/${id}/cases/${name}.json exists already: choose another --name`);
       const description = typeof args.values['description'] === 'string' ? args.values['description'] : undefined;
