@@ -1,6 +1,6 @@
 import type { AdapterRegistry } from '../adapters/registry.ts';
 import type { Catalog } from '../catalog/catalog.ts';
-import { dryRun } from '../pipeline/dry-run.ts';
+import { dryRun, type DryRunResult } from '../pipeline/dry-run.ts';
 import { DEFAULT_RECEIVED_AT, type MappingCase } from './cases.ts';
 
 /** A case file's name: what `mappings/<id>/cases/<name>.json` may be called. */
@@ -10,19 +10,12 @@ export const CASE_NAME = /^[a-z0-9][a-z0-9-]{0,79}$/;
 const REASON_PART = 120;
 
 /**
- * A mapping case that pins down what the mapping makes of a raw message now: its harmonized
- * items, or its failure (code and the start of its reason). The message is harmonized as the
- * case runner will (received at the runner's default time), so the case passes against the
- * mapping it was made with, and fails when a later change alters the output.
+ * A mapping case that pins down what the mapping made of a raw message: its harmonized items,
+ * or its failure (code and the start of its reason), from a dry run of the message received at
+ * the case runner's default time ({@link DEFAULT_RECEIVED_AT}), so the case passes against the
+ * mapping it was made with and fails when a later change alters the output.
  */
-export async function caseFromMessage(
-  registry: AdapterRegistry,
-  catalog: Catalog,
-  where: { manufacturer: string; messageType: string; description?: string },
-  raw: string,
-): Promise<MappingCase | undefined> {
-  const result = await dryRun(registry, catalog, where.manufacturer, where.messageType, raw, DEFAULT_RECEIVED_AT);
-  if (!result) return undefined;
+export function caseOf(where: { messageType: string; description?: string }, raw: string, result: DryRunResult): MappingCase {
   let input: unknown;
   try {
     input = JSON.parse(raw);
@@ -38,4 +31,15 @@ export async function caseFromMessage(
     ...(input !== undefined && typeof input === 'object' && input !== null && !Array.isArray(input) ? { input } : { raw }),
     expect,
   };
+}
+
+/** {@link caseOf} a message dry-run on `registry` here (the CLI; the console runs it in its sandbox). */
+export async function caseFromMessage(
+  registry: AdapterRegistry,
+  catalog: Catalog,
+  where: { manufacturer: string; messageType: string; description?: string },
+  raw: string,
+): Promise<MappingCase | undefined> {
+  const result = await dryRun(registry, catalog, where.manufacturer, where.messageType, raw, DEFAULT_RECEIVED_AT);
+  return result ? caseOf(where, raw, result) : undefined;
 }
