@@ -191,7 +191,7 @@ export const DEFINITIONS = {
   PUBLIC_URL: def('', url(['http:', 'https:']), 'Public origin used in redirects and links. Default: http://localhost:$PORT.'),
   CONSENT_URL: def('', url(['http:', 'https:']), 'Origin of the consent portal ({consent_url}). Default: PUBLIC_URL.'),
   PORTAL_URL: def('', url(['http:', 'https:']), 'Origin of the portal API ({portal_url}). Default: PUBLIC_URL.'),
-  ADMIN_TOKEN: def('', optionalStr, 'Bearer token (at least 16 characters) for /admin/v1/*. The admin API is disabled when unset.'),
+  ADMIN_TOKEN: def('', optionalStr, 'Bearer token (at least 16 characters) for /admin/v1/* and the console (/console). Unset, both are off, except in the local try-out (DEMO_SEED on), which derives one from SECRET_KEY and prints it in the demo block (`npm run cli -- console token` shows it again).'),
   BODY_LIMIT_BYTES: def('1048576', int(1024, 64 * 1024 * 1024), 'Largest accepted request body; larger ones get 413.'),
   REQUEST_TIMEOUT_MS: def('30000', int(1000), 'Time after which a slow HTTP request is cut off.'),
   HTTP_HEADERS_TIMEOUT_MS: def('10000', int(1000), 'Time a client has to send the request headers (guards against slow-header attacks); capped at REQUEST_TIMEOUT_MS.'),
@@ -260,6 +260,7 @@ export const DEFINITIONS = {
   MAPPING_MAX_DEPTH: def('1000', int(1, 10000), 'Deepest JSONata depth count one mapping evaluation may reach (it stops runaway recursion; the count also adds up the items of a constructor the interpreter evaluates at once). A mapping that could exceed it runs interpreted, so both engines refuse the same messages (mappings/README.md).'),
   MAPPING_SANDBOX_MEMORY_MB: def('256', int(32, 16384), 'Heap of each worker thread that runs mappings apart from the process: dry runs and mapping cases (the console\'s playground, POST /admin/v1/mappings/{manufacturer}/dry-run), and the pipeline\'s mappings that run interpreted. A run that needs more is stopped and answered (or quarantined) MAPPING_LIMIT, as is one that outlives its deadline (docs/security.md).'),
   MAPPING_COMPILER: def('on', oneOf(['on', 'off'] as const), 'Run each mapping compiled to JavaScript where it can be (the JSONata interpreter takes the inputs the compiled code does not model, so results are the same); off: the interpreter runs every mapping (mappings/README.md).'),
+  MAPPINGS_WATCH: def('', optionalBool, 'Reload adapters/ and mappings/ when a file there changes (served once the changed manufacturer\'s cases pass; docs/adding-a-manufacturer.md). Default: on only in the local try-out, i.e. when DEMO_SEED is; elsewhere `npm run cli -- mappings reload` (or the console) makes every process reload.'),
   // --- Simulator
   SIMULATOR: def('on', oneOf(['on', 'off'] as const), 'Run the virtual-vehicle simulator in this process.'),
   SIM_CLOCK: def('real', simClock, 'Simulator clock: real, fixed:<ISO instant>, or scaled:<factor>@<ISO instant> (time runs factor times faster from that instant, anchored at process start).'),
@@ -302,7 +303,7 @@ export const DEFINITIONS = {
 
 type Definitions = typeof DEFINITIONS;
 type Parsed = { [K in keyof Definitions]: ReturnType<Definitions[K]['parse']> };
-export type Config = Omit<Parsed, 'DEMO_SEED' | 'PUSH_ALLOW_PRIVATE_TARGETS' | 'MQTT_RECEIVE_MAXIMUM' | 'HOST'> & {
+export type Config = Omit<Parsed, 'DEMO_SEED' | 'PUSH_ALLOW_PRIVATE_TARGETS' | 'MQTT_RECEIVE_MAXIMUM' | 'HOST' | 'MAPPINGS_WATCH'> & {
   /** Resolved: the explicit setting, else twice PIPELINE_BATCH_SIZE. */
   MQTT_RECEIVE_MAXIMUM: number;
   /** Resolved: the explicit setting, else 127.0.0.1 in the try-out (no REDIS_URL, no MONGO_URL), else 0.0.0.0. */
@@ -311,6 +312,8 @@ export type Config = Omit<Parsed, 'DEMO_SEED' | 'PUSH_ALLOW_PRIVATE_TARGETS' | '
   DEMO_SEED: boolean;
   /** Resolved: the explicit setting, else DEMO_SEED (the try-out). */
   PUSH_ALLOW_PRIVATE_TARGETS: boolean;
+  /** Resolved: the explicit setting, else DEMO_SEED (the try-out). */
+  MAPPINGS_WATCH: boolean;
   /** Resolved origins (defaults applied). */
   publicUrl: string;
   consentUrl: string;
@@ -334,6 +337,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // The try-out opens what a deployment keeps closed (private webhook targets, an open /metrics,
   // the demo key on stdout): it listens on loopback unless told otherwise.
   cfg.HOST = (out.HOST as string | undefined) ?? (cfg.REDIS_URL === undefined && cfg.MONGO_URL === undefined ? '127.0.0.1' : '0.0.0.0');
+  // Someone editing a mapping in the try-out sees it served at once; a deployment reloads on command.
+  cfg.MAPPINGS_WATCH = (out.MAPPINGS_WATCH as boolean | undefined) ?? cfg.DEMO_SEED;
   if (cfg.SECRET_KEY !== undefined && cfg.SECRET_KEY.length < 32) {
     throw new ConfigError('SECRET_KEY', 'must be at least 32 characters long');
   }

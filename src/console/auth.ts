@@ -3,7 +3,7 @@ import { html } from '../consent/pages/html.ts';
 import { randomToken } from '../crypto.ts';
 import { ApiError } from '../errors.ts';
 import { bearerMatcher } from '../http/bearer-token.ts';
-import type { Services } from '../services.ts';
+import type { ConsoleContext, ConsolePlugin } from './context.ts';
 import { sendPage } from './page.ts';
 import { closeSession, consoleSecure, cookieName, openSession, readSession, sameSecret, type ConsoleSession } from './session.ts';
 
@@ -40,7 +40,7 @@ const LOCKED_OUT = 'Too many failed authentications from this address: wait and 
  * body is read), and every POST its CSRF token: the form field `csrf`, or the header
  * x-csrf-token for the pages' scripts, compared in constant time.
  */
-export function installConsoleGuard(app: FastifyInstance, services: Services): void {
+export function installConsoleGuard(app: FastifyInstance, services: Pick<ConsoleContext, 'config' | 'clock' | 'secrets' | 'redis' | 'authFailures'>): void {
   app.addHook('onRequest', async (request, reply) => {
     if (!services.config.ADMIN_TOKEN) {
       return sendPage(reply, { view: null, title: 'Console disabled', csrf: null, body: html`<p>Set ADMIN_TOKEN to enable the console.</p>` }, 404);
@@ -89,7 +89,7 @@ ${error ? html`<p class="error" role="alert" id="token-error">${error}</p>` : ''
 }
 
 /** GET/POST /console/sign-in and POST /console/sign-out. */
-export function signInRoutes(app: FastifyInstance, services: Services): void {
+export const signInView: ConsolePlugin = async (app, { ctx: services }) => {
   const matches = bearerMatcher(services.config.ADMIN_TOKEN ?? randomToken());
   const failures = services.authFailures;
   const secure = consoleSecure(services);
@@ -124,4 +124,4 @@ export function signInRoutes(app: FastifyInstance, services: Services): void {
     await closeSession(services, request, reply, request.consoleSession!);
     return reply.code(303).header('location', '/console/sign-in').send();
   });
-}
+};

@@ -1,12 +1,13 @@
 import { basename } from 'node:path';
 import type { Adapter } from '../adapters/manifest.ts';
 import { apiErrors } from '../errors.ts';
-import type { CaseResult } from '../mapping-cases/cases.ts';
-import { listCaseFiles } from '../mapping-cases/cases.ts';
+import { listCaseFiles, type CaseResult } from '../mapping-cases/cases.ts';
 import type { CompileFailure } from '../mapping-cases/sandbox-job.ts';
 import { ThreadBusy, type EditedMapping, type MappingSandbox } from '../mapping-cases/sandbox.ts';
+import { DEFAULT_RECEIVED_AT, type MappingCase } from '../mapping-cases/cases.ts';
+import { caseOf } from '../mapping-cases/case-file.ts';
 import type { DryRunResult } from '../pipeline/dry-run.ts';
-import type { Services } from '../services.ts';
+import type { ConsoleContext } from './context.ts';
 
 /**
  * The mapping playground's server side: the manufacturer's adapter with ONE mapping replaced by
@@ -24,7 +25,7 @@ export interface Edited {
   absoluteFile: string;
 }
 
-export function editedMapping(services: Pick<Services, 'adapters'>, manufacturer: string, messageType: string, source: string): Edited | undefined {
+export function editedMapping(services: Pick<ConsoleContext, 'adapters'>, manufacturer: string, messageType: string, source: string): Edited | undefined {
   const adapter = services.adapters.get(manufacturer);
   const current = adapter?.mappings.get(messageType);
   if (!adapter || !current) return undefined;
@@ -46,13 +47,13 @@ async function orBusy<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
-export async function playgroundDryRun(services: Pick<Services, 'clock'>, sandbox: MappingSandbox, edited: Edited, raw: string): Promise<DryRunResult | CompileFailure> {
+export async function playgroundDryRun(services: Pick<ConsoleContext, 'clock'>, sandbox: MappingSandbox, edited: Edited, raw: string): Promise<DryRunResult | CompileFailure> {
   const result = await orBusy(() => sandbox.dryRun(edited.adapter, edited.edit.messageType, raw, services.clock.now().toISOString(), edited.edit));
   return 'compileError' in result ? shown(edited, result) : result;
 }
 
 /** Every case of the manufacturer (mappings/<id>/cases/), run one after the other against the edited adapter. */
-export async function playgroundCases(services: Pick<Services, 'paths'>, sandbox: MappingSandbox, edited: Edited): Promise<{ cases: CaseResult[] } | CompileFailure> {
+export async function playgroundCases(services: Pick<ConsoleContext, 'paths'>, sandbox: MappingSandbox, edited: Edited): Promise<{ cases: CaseResult[] } | CompileFailure> {
   const id = edited.adapter.manifest.id;
   const files = (await listCaseFiles(services.paths.mappings)).filter(([m]) => m === id);
   const cases: CaseResult[] = [];
@@ -62,4 +63,14 @@ export async function playgroundCases(services: Pick<Services, 'paths'>, sandbox
     cases.push(result);
   }
   return { cases };
+}
+
+/**
+ * A case file pinning down what the edited mapping makes of `raw` (its items, or its failure),
+ * dry-run in the sandbox at the case runner's default reception time, so the case passes
+ * against the mapping it was made with.
+ */
+export async function playgroundCase(sandbox: MappingSandbox, edited: Edited, raw: string): Promise<{ case: MappingCase } | CompileFailure> {
+  const result = await orBusy(() => sandbox.dryRun(edited.adapter, edited.edit.messageType, raw, DEFAULT_RECEIVED_AT, edited.edit));
+  return 'compileError' in result ? shown(edited, result) : { case: caseOf({ messageType: edited.edit.messageType }, raw, result) };
 }

@@ -2,10 +2,13 @@ import type {} from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { timingSafeEqual } from 'node:crypto';
 import { randomToken, sha256Hex } from '../crypto.ts';
-import type { Services } from '../services.ts';
+import type { ConsoleContext } from './context.ts';
+
+/** What a session needs: its settings, the clock, the cookie's seal and the signed-out list. */
+type SessionDeps = Pick<ConsoleContext, 'config' | 'clock' | 'secrets' | 'redis'>;
 
 /** How long a session lasts (CONSOLE_SESSION_MINUTES: a working day by default); then the operator signs in again. */
-const sessionTtlMs = (services: Services) => services.config.CONSOLE_SESSION_MINUTES * 60_000;
+const sessionTtlMs = (services: SessionDeps) => services.config.CONSOLE_SESSION_MINUTES * 60_000;
 
 export interface ConsoleSession {
   /** The session's random id (inside the sealed cookie only). */
@@ -27,7 +30,7 @@ interface Sealed {
   t: string;
 }
 
-export function consoleSecure(services: Services): boolean {
+export function consoleSecure(services: SessionDeps): boolean {
   return services.config.publicUrl.startsWith('https:');
 }
 
@@ -36,10 +39,10 @@ export function cookieName(secure: boolean): string {
   return secure ? '__Host-cvd_console' : 'cvd_console';
 }
 
-const tokenTag = (services: Services) => sha256Hex(`console:${services.config.ADMIN_TOKEN ?? ''}`).slice(0, 16);
+const tokenTag = (services: SessionDeps) => sha256Hex(`console:${services.config.ADMIN_TOKEN ?? ''}`).slice(0, 16);
 // By the session's id, not by the cookie's text: whatever text a cookie could be spelled in, a
 // signed-out session stays signed out.
-const signedOutKey = (services: Services, sessionId: string) => `${services.config.QUEUE_PREFIX}:console:out:${sha256Hex(sessionId)}`;
+const signedOutKey = (services: SessionDeps, sessionId: string) => `${services.config.QUEUE_PREFIX}:console:out:${sha256Hex(sessionId)}`;
 
 /** Equal strings, compared in constant time. */
 export function sameSecret(a: string, b: string): boolean {
@@ -53,7 +56,7 @@ export function sameSecret(a: string, b: string): boolean {
  * the service's SecretBox (AES-256-GCM under SECRET_KEY), so every API process accepts it
  * without a shared session table, and nobody can read or forge it. HttpOnly, SameSite=Strict.
  */
-export function openSession(services: Services, reply: FastifyReply): ConsoleSession {
+export function openSession(services: SessionDeps, reply: FastifyReply): ConsoleSession {
   const ttlMs = sessionTtlMs(services);
   const session: ConsoleSession = { id: randomToken(16), csrf: randomToken(), expiresAt: services.clock.now().getTime() + ttlMs };
   const sealed: Sealed = { s: session.id, c: session.csrf, e: session.expiresAt, t: tokenTag(services) };
@@ -74,7 +77,7 @@ export function openSession(services: Services, reply: FastifyReply): ConsoleSes
  * cookie is dead everywhere once its owner signs out); forged for a cookie that does not decrypt
  * (the caller counts it as a failed authentication).
  */
-export async function readSession(services: Services, request: FastifyRequest): Promise<SessionRead> {
+export async function readSession(services: SessionDeps, request: FastifyRequest): Promise<SessionRead> {
   const cookie = request.cookies[cookieName(consoleSecure(services))];
   if (!cookie) return { none: true };
   let sealed: Sealed;
@@ -92,7 +95,7 @@ export async function readSession(services: Services, request: FastifyRequest): 
 }
 
 /** Ends the request's session for good, and clears its cookie. */
-export async function closeSession(services: Services, request: FastifyRequest, reply: FastifyReply, session: ConsoleSession): Promise<void> {
+export async function closeSession(services: SessionDeps, request: FastifyRequest, reply: FastifyReply, session: ConsoleSession): Promise<void> {
   const secure = consoleSecure(services);
   const ttl = session.expiresAt - services.clock.now().getTime();
   if (ttl > 0) await services.redis.set(signedOutKey(services, session.id), '1', 'PX', ttl);

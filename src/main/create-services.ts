@@ -1,4 +1,4 @@
-import { loadAdapterRegistry } from '../adapters/registry.ts';
+import { reloadableRegistry } from '../adapters/reloadable.ts';
 import { loadCatalog } from '../catalog/load.ts';
 import { systemClock, type Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
@@ -18,6 +18,7 @@ import type { Store } from '../store/contract.ts';
 import { openStore } from '../store/open-store.ts';
 import { virtualVehicleItems, virtualVinOwnership } from '../../simulator/src/virtual-vins.ts';
 import { createMappingIsolate } from '../mapping/isolate.ts';
+import { loadAdapters, mappingLimits } from './load-adapters.ts';
 import { logMappingEngines } from './log-mapping-engines.ts';
 import { createQueueMetrics } from './queue-metrics.ts';
 
@@ -35,15 +36,11 @@ export interface ServiceOverrides {
 export async function createServices(config: Config, logger: Logger, redisUrl: string, overrides: ServiceOverrides = {}): Promise<Services> {
   const paths = overrides.paths ?? defaultPaths();
   const catalog = await loadCatalog(paths.catalog);
-  const limits = { timeoutMs: config.MAPPING_TIMEOUT_MS, maxDepth: config.MAPPING_MAX_DEPTH, maxSequence: 100_000 };
   // Mappings that run interpreted are evaluated in a thread of their own (started at the first).
-  const isolate = createMappingIsolate({ limits, memoryMb: config.MAPPING_SANDBOX_MEMORY_MB, onStopped: (reason) => logger.warn({ reason }, 'mapping evaluation stopped') });
-  const registry = await loadAdapterRegistry(paths.adapters, new Set(catalog.list().map((e) => e.technicalName)), {
-    mappingsDir: paths.mappings,
-    limits,
-    engine: { compiler: config.MAPPING_COMPILER === 'on', isolate },
-  });
-  const adapters = { ...registry, close: () => isolate.close() };
+  const isolate = createMappingIsolate({ limits: mappingLimits(config), memoryMb: config.MAPPING_SANDBOX_MEMORY_MB, onStopped: (reason) => logger.warn({ reason }, 'mapping evaluation stopped') });
+  const load = () => loadAdapters(config, paths, catalog, isolate);
+  // Served through a registry that a mapping reload replaces (src/main/mapping-reloads.ts).
+  const adapters = reloadableRegistry(await load(), { load, close: () => isolate.close() });
   logMappingEngines(adapters, logger);
   checkOutsideClientSecrets(adapters.list());
   const rawStore = overrides.store ?? (await openStore(config));

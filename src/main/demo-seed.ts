@@ -32,6 +32,7 @@ export function demoRedirectUrl(publicUrl: string): string {
 export async function seedDemo(
   services: Pick<Services, 'store' | 'clock' | 'catalog' | 'config' | 'paths' | 'logger' | 'adapters' | 'vehicleItems'>,
   out: (text: string) => void = (text) => process.stdout.write(text),
+  opts: { consoleToken?: string | undefined } = {},
 ): Promise<DemoSeed | null> {
   if ((await services.store.consumers.count()) > 0) return null;
   const { publicUrl, consentUrl } = services.config;
@@ -63,6 +64,7 @@ export async function seedDemo(
       vins,
       dataItems: supplied ? subscription.dataItems.filter((i) => supplied.has(i)) : subscription.dataItems,
       sandbox: services.config.SIMULATOR === 'on',
+      console: services.config.ADMIN_TOKEN ? { url: `${publicUrl}/console`, token: opts.consoleToken ?? null } : null,
     }),
   );
   services.logger.info({ consumerId: seed.consumerId, subscriptionId: seed.subscriptionId }, 'demo consumer created');
@@ -82,6 +84,8 @@ export interface DemoInstructionsInput {
   dataItems: string[];
   /** The sandbox is mounted (SIMULATOR=on): step 5 triggers a crash. */
   sandbox: boolean;
+  /** Where the console is, and the try-out's token to sign in with (null: the operator's own ADMIN_TOKEN, not printed); null without a console. */
+  console?: { url: string; token: string | null } | null;
 }
 
 /**
@@ -140,6 +144,17 @@ export function demoInstructions(d: DemoInstructionsInput): string {
           `      ${json} -d ${sq(crash)}`,
         ]
       : [' 5. Crashes are pushed as they happen (simulator/README.md has the schedule); the sandbox that', '   triggers one now runs only with SIMULATOR=on.']),
+    '',
+    ...(d.console
+      ? [
+          ' The console (fleet, map, pipeline charts, quarantine, mapping playground) and the API docs:',
+          `    ${d.console.url}`,
+          `    ${d.console.url.replace(/\/console$/, '/docs')}`,
+          d.console.token
+            ? `   sign in with the token generated for this try-out: ${d.console.token}`
+            : '   sign in with your ADMIN_TOKEN.',
+        ]
+      : [` The API docs: ${d.publicUrl}/docs (the console at /console needs ADMIN_TOKEN).`]),
     rule,
     '',
   ].join('\n');

@@ -1,7 +1,6 @@
 import { startExternalSubscriber } from '../ingest/broker-subscriber.ts';
 import { startEmbeddedBroker } from '../ingest/embedded-broker.ts';
 import { subscribes } from '../ingest/subscriber-identity.ts';
-import { startConsoleSampler } from '../console/samples.ts';
 import { startPollWorkers } from '../ingest/poll/start.ts';
 import { startRetention } from '../gdpr/retention.ts';
 import { startActivationWorkers } from '../management/start.ts';
@@ -11,12 +10,19 @@ import { createInstallationSchedule } from '../queues/installation-schedule.ts';
 import { queueHome } from '../queues/open-queue.ts';
 import type { Services } from '../services.ts';
 import { startSimulator } from '../../simulator/src/start.ts';
+import { startSampler } from '../metrics/samples.ts';
 import { drainAndClose } from './drain-http.ts';
+import { fleetFreshness } from './fleet-freshness.ts';
+import { startMappingReloads } from './mapping-reloads.ts';
 import { buildServiceApp } from './http-app.ts';
 import { listenOn } from './port-in-use.ts';
 import { startProbeServer } from './probe-server.ts';
 import { watchRedisPolicy } from './redis-policy.ts';
 import type { Running } from '../running.ts';
+import type { Role } from '../config.ts';
+
+/** The roles that count what the pipeline charts show: ingest, storage, failures, pushes, and the api role's gauges. */
+const SAMPLED_ROLES: Role[] = ['api', 'broker', 'pipeline', 'push'];
 
 export interface StartRolesOptions {
   /**
@@ -50,9 +56,12 @@ export async function startRoles(services: Services, opts: StartRolesOptions = {
   };
 
   add(watchRedisPolicy(services));
-  // Every process adds what it counted to the console's pipeline charts; API processes also
-  // sample the shared gauges (src/console/samples.ts).
-  add(startConsoleSampler(services, roles.has('api') ? { gauges: services.gauges } : {}));
+  // Every process serves mappings: each reloads them on command, or on a saved file in the try-out.
+  add(startMappingReloads(services));
+  // Every process that counts something the console's pipeline charts show adds it to Redis;
+  // API processes also sample the shared gauges (src/metrics/samples.ts). A simulator-only
+  // process counts nothing of it.
+  if (SAMPLED_ROLES.some((r) => roles.has(r))) add(startSampler(services, roles.has('api') ? { gauges: services.gauges, freshness: () => fleetFreshness(services) } : {}));
   if (!roles.has('api') && config.PROBE_PORT > 0) add(await listenOn('PROBE_PORT', config.PROBE_PORT, () => startProbeServer(services)));
   const jobRetention = { completedS: config.JOB_RETENTION_COMPLETED_S, failedS: config.JOB_RETENTION_FAILED_S };
   let mqttUrl = config.MQTT_URL;

@@ -29,6 +29,13 @@ export const metrics = {
     labelNames: ['manufacturer'] as const,
     registers,
   }),
+  ingestToStored: new Histogram({
+    name: 'cvd_ingest_to_stored_seconds',
+    help: 'End-to-end latency of a raw message: from its reception (MQTT, HTTP or a poll) to its harmonized points stored, per manufacturer. Reprocessed messages are not counted.',
+    labelNames: ['manufacturer'] as const,
+    buckets: [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+    registers,
+  }),
   mappingFailures: new Counter({
     name: 'cvd_mapping_failures_total',
     help: 'Raw messages quarantined, per manufacturer and reason (decode, mapping, schema).',

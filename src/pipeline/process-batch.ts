@@ -8,6 +8,8 @@ import { firstReception } from './first-reception.ts';
 import { analyse, toDataPoints, type Analysis } from './harmonize.ts';
 import { quarantineIdOf, type RawMessage } from '../domain/raw-message.ts';
 
+const pointKey = (p: DataPoint) => `${p.vin}|${p.item}|${p.timestampMs}`;
+
 /** Messages harmonized between two turns of the event loop. */
 const YIELD_EVERY = 20;
 
@@ -27,7 +29,7 @@ export interface BatchOutcome {
  * and because every step is idempotent a retry changes nothing that already happened.
  */
 export async function processBatch(
-  services: Pick<Services, 'adapters' | 'catalog' | 'config' | 'logger' | 'redis' | 'secrets' | 'store'>,
+  services: Pick<Services, 'adapters' | 'catalog' | 'clock' | 'config' | 'logger' | 'redis' | 'secrets' | 'store'>,
   fanout: PushFanoutEnqueuer,
   messages: RawMessage[],
   opts: { rerun?: boolean } = {},
@@ -46,6 +48,8 @@ export async function processBatch(
   const toPush: DataPoint[] = [];
   const failures: QuarantinedMessage[] = [];
   const recovered: string[] = [];
+  /** Each new message's reception and its points' keys, for its end-to-end latency once stored. */
+  const arrivals: { manufacturer: string; receivedAt: string; keys: string[] }[] = [];
   for (const [i, received] of messages.entries()) {
     let msg = received;
     // Mapping is CPU-bound: give the event loop a turn now and then, so lock renewals, probes
@@ -68,6 +72,7 @@ export async function processBatch(
       points.push(...mapped);
       // A message type that reports the past (manifest `push: false`) is stored, not news.
       if (adapter.manifest.messageTypes[msg.messageType]?.push !== false) toPush.push(...mapped);
+      if (!msg.reprocess) arrivals.push({ manufacturer: msg.manufacturer, receivedAt: received.receivedAt, keys: mapped.map(pointKey) });
       if (!analysis.failure) {
         if (msg.reprocess) recovered.push(msg.reprocess.quarantineId);
         continue;
@@ -92,6 +97,12 @@ export async function processBatch(
   const storedPer = new Map<string, number>();
   for (const p of fresh) storedPer.set(p.manufacturer, (storedPer.get(p.manufacturer) ?? 0) + 1);
   for (const [manufacturer, n] of storedPer) metrics.dataPointsStored.inc({ manufacturer }, n);
+  // Reception to stored, for the messages whose points are new (a redelivered batch's are not).
+  const storedNow = services.clock.now().getTime();
+  const freshKeys = new Set(fresh.map(pointKey));
+  for (const a of arrivals) {
+    if (a.keys.some((k) => freshKeys.has(k))) metrics.ingestToStored.observe({ manufacturer: a.manufacturer }, Math.max(0, storedNow - Date.parse(a.receivedAt)) / 1000);
+  }
   return { stored: fresh.length, points: points.length, quarantined: failures.length };
 }
 

@@ -133,7 +133,7 @@ export function invalidatingStore(store: Store, publish: (inv: Invalidation) => 
     webhooks: store.webhooks,
     deliveries: store.deliveries,
     audit: store.audit,
-    console: store.console,
+    reports: store.reports,
     purgeErased: () => store.purgeErased(),
     ping: () => store.ping(),
     close: () => store.close(),

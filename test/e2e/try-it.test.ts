@@ -166,6 +166,22 @@ describe('the local try-out, as the README and the demo block say', () => {
     stopReceiver();
   });
 
+  it('the console is on: the block prints its address and the try-out\'s token, which signs in; the start log names /console and /docs', async () => {
+    const text = service.lines.join('\n');
+    expect(text).toContain(`    ${origin}/console\n    ${origin}/docs\n`);
+    const token = /sign in with the token generated for this try-out: (\S+)/.exec(text)![1]!;
+    expect(token.length).toBeGreaterThanOrEqual(16);
+    const started = service.lines.find((l) => l.includes('"service started') || l.includes('service started'))!;
+    expect(started).toContain(`${origin}/console`);
+    expect(started).toContain(`${origin}/docs`);
+    const form = await fetch(`${origin}/console/sign-in`);
+    const cookie = form.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    const csrf = /name="csrf" value="([^"]+)"/.exec(await form.text())![1]!;
+    const signIn = (t: string) =>
+      fetch(`${origin}/console/sign-in`, { method: 'POST', redirect: 'manual', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ csrf, token: t }) });
+    expect((await signIn(token)).headers.get('location')).toBe('/console/fleet');
+  });
+
   it('with the typed client: a webhook to a local receiver, a test event, a crash, the push verified with verifyWebhook, within seconds', async () => {
     const started = Date.now();
     const vars = Object.fromEntries([...exports.matchAll(/(\w+)='([^']*)'/g)].map((m) => [m[1]!, m[2]!]));

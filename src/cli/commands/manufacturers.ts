@@ -84,6 +84,24 @@ const commands: CliCommand[] = [
       return { manufacturer: p.id, name: p.name, transport: p.transport, vinPrefix: p.vinPrefix, messageType: p.messageType, files };
     },
   },
+  {
+    name: 'manufacturers list',
+    summary: 'Each manufacturer with its transport, items and mapping versions (as adapters/ and mappings/ are on disk)',
+    async run(ctx) {
+      const list = (await loadRegistry(ctx)).list().map((a) => ({
+        manufacturer: a.manifest.id,
+        name: a.manifest.name,
+        transport: a.manifest.transport.kind,
+        vinPrefixes: a.manifest.vinPrefixes,
+        items: a.manifest.items,
+        mappings: Object.fromEntries([...a.mappings].sort(([x], [y]) => x.localeCompare(y)).map(([type, m]) => [type, { version: m.version, engine: m.engine }])),
+      }));
+      for (const m of list) {
+        ctx.note(`${m.manufacturer.padEnd(16)} ${m.transport.padEnd(5)} ${String(m.items.length).padStart(3)} items  ${Object.entries(m.mappings).map(([t, v]) => `${t}: ${v.version}`).join(', ')}`);
+      }
+      return list;
+    },
+  },
 ];
 
 export default commands;

@@ -77,6 +77,8 @@ export interface QuarantinedMessage {
 export interface QuarantineFilter {
   manufacturer?: string;
   code?: QuarantineCode;
+  /** Only the messages whose VIN is this one (a vehicle's page). */
+  vin?: string;
   /** Inclusive lower bound on lastFailedAt (ISO). */
   since?: string;
   /** Exclusive upper bound on lastFailedAt (ISO). */

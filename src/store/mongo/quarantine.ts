@@ -64,6 +64,7 @@ export async function createMongoQuarantineRepo(db: Db): Promise<QuarantineRepo>
       const and: Filter<Doc>[] = [];
       if (filter.manufacturer !== undefined) and.push({ manufacturer: filter.manufacturer });
       if (filter.code !== undefined) and.push({ code: filter.code });
+      if (filter.vin !== undefined) and.push({ vin: filter.vin });
       if (filter.since !== undefined) and.push({ lastFailedAt: { $gte: filter.since } });
       if (filter.until !== undefined) and.push({ lastFailedAt: { $lt: filter.until } });
       if (cursor !== undefined) {

@@ -110,6 +110,7 @@ export function createSqliteQuarantineRepo(db: Database.Database): QuarantineRep
       const params: unknown[] = [];
       if (filter.manufacturer !== undefined) (where.push('manufacturer = ?'), params.push(filter.manufacturer));
       if (filter.code !== undefined) (where.push('code = ?'), params.push(filter.code));
+      if (filter.vin !== undefined) (where.push('vin = ?'), params.push(filter.vin));
       if (filter.since !== undefined) (where.push('last_failed_at >= ?'), params.push(filter.since));
       if (filter.until !== undefined) (where.push('last_failed_at < ?'), params.push(filter.until));
       if (cursor !== undefined) {

@@ -148,6 +148,17 @@ const suite: ConformanceSuite = (open: StoreFactory) => {
       expect((await q.list({}, 10)).items.map((m) => m.id).sort()).toEqual(['new', 'retried']);
     });
 
+    it('lists one vehicle\'s messages, newest failure first', async () => {
+      const q = ctx.store.quarantine;
+      await q.put(entry('mine-old', 1));
+      await q.put(entry('theirs', 2, { vin: 'V1RTUALV1N0000002' }));
+      await q.put(entry('no-vin', 3, { vin: null }));
+      await q.put(entry('mine-new', 4, { manufacturer: 'borealis', code: 'MAPPING_FAILED' }));
+      expect((await q.list({ vin: VIN }, 10)).items.map((m) => m.id)).toEqual(['mine-new', 'mine-old']);
+      expect((await q.list({ vin: VIN, code: 'MAPPING_FAILED' }, 10)).items.map((m) => m.id)).toEqual(['mine-new']);
+      expect((await q.list({ vin: 'V1RTUALV1N0000009' }, 10)).items).toEqual([]);
+    });
+
     it('erases by VIN, including entries whose VIN was unknown but whose raw text holds it', async () => {
       const q = ctx.store.quarantine;
       await q.put(entry('known', 1));
