@@ -24,6 +24,12 @@ export default defineConfig({
       'test/ops/graceful-shutdown.test.ts',
       'test/ops/single-roles.test.ts',
       'test/ops/secret-key-agreement.test.ts',
+      // Housekeeping queues (one per role) run by three worker processes on the suite's Redis.
+      // Not shared-subscription.test.ts: it brings a Redis of its own, and tests the broker's
+      // behaviour; its one Redis key (the share group's members) is in the keyspace test.
+      'test/ops/housekeeping.test.ts',
+      // Mapping reloads: a channel (sharded on a cluster) and a list of outcomes.
+      'test/mapping/reload.test.ts',
       'test/cluster/**/*.test.ts',
     ],
     exclude: [...configDefaults.exclude],

@@ -9,6 +9,8 @@ export interface ConsoleSeed {
   quarantineId: string;
   /** A VIN in the middle of the fleet (a page that is not the first). */
   middleVin: string;
+  /** A vehicle with a week of mileage, one reading a minute (10,080 points): the heaviest history chart. */
+  busyVin: string;
 }
 
 const HOUR_MS = 3_600_000;
@@ -67,7 +69,7 @@ export async function seedConsoleFleet(services: Services, vehicles: number): Pr
     const at = new Date(now - i * 1000).toISOString();
     const entry: QuarantinedMessage = {
       id: `bench-${i}`, manufacturer: 'virtual', messageType: 'telemetry', code: i % 2 ? 'SCHEMA_VIOLATION' : 'MAPPING_FAILED', reason: 'fuellevel: must be <= 100',
-      mappingVersion: 'telemetry.jsonata@bench', vin: benchVin(i + 1), topic: null, raw: JSON.stringify({ vin: benchVin(i + 1), fuel: 120 + i }), rawEncoding: 'utf8',
+      mappingVersion: 'telemetry.jsonata@bench', vin: benchVin(i + 1), topic: null, raw: JSON.stringify({ vin: benchVin(i + 1), fuel: 120 + i }), rawEncoding: 'utf8', rawTruncated: false,
       receivedAt: at, quarantinedAt: at, lastFailedAt: at, failures: 1,
     };
     await store.quarantine.put(entry);
@@ -81,5 +83,13 @@ export async function seedConsoleFleet(services: Services, vehicles: number): Pr
       lastError: 'HTTP 503', nextAttemptAt: null, createdAt: at, updatedAt: at,
     });
   }
-  return { consumerId, subscriptionId, quarantineId, middleVin: benchVin(Math.floor(vehicles / 2)) };
+  // A week of mileage, one reading a minute, for one vehicle.
+  const busyVin = benchVin(1);
+  const week: DataPoint[] = [];
+  for (let m = 7 * 24 * 60; m >= 1; m--) {
+    const t = now - m * 60_000;
+    week.push({ vin: busyVin, item: 'mileage', timestampMs: t, payload: { value: 10_000 - m / 60, unit: 'km', timestamp: new Date(t).toISOString() }, manufacturer: 'virtual', mappingVersion: 'bench@1', receivedAt: new Date(t).toISOString() });
+  }
+  for (let i = 0; i < week.length; i += 5000) await store.dataPoints.insertMany(week.slice(i, i + 5000));
+  return { consumerId, subscriptionId, quarantineId, middleVin: benchVin(Math.floor(vehicles / 2)), busyVin };
 }

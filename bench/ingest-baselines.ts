@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config.ts';
-import { compileMappingSource, type CompiledMapping } from '../src/mapping/compile.ts';
+import { compileMappingSource, DEFAULT_LIMITS, type CompiledMapping } from '../src/mapping/compile.ts';
 import { bullConnection } from '../src/queues/bull-connection.ts';
 import { openStore } from '../src/store/open-store.ts';
 import { forkChild } from './bench-child.ts';
@@ -17,7 +17,7 @@ import { benchMessage, benchVin, ITEMS_PER_MESSAGE } from './ingest-message.ts';
  */
 export async function mappingAloneRate(mapping: CompiledMapping, seconds: number, compiler: boolean): Promise<number> {
   // The same source compiled without the wall-clock limit: a GC pause must not end the baseline.
-  mapping = compileMappingSource(mapping.file, readFileSync(mapping.file, 'utf8'), { timeoutMs: 0, maxDepth: 200, maxSequence: 100_000 }, { compiler });
+  mapping = compileMappingSource(mapping.file, readFileSync(mapping.file, 'utf8'), { ...DEFAULT_LIMITS, timeoutMs: 0 }, { compiler });
   if (mapping.engine !== (compiler ? 'compiled' : 'interpreted')) throw new Error(`${mapping.file} runs ${mapping.engine}: ${mapping.interpretedBecause}`);
   const inputs = Array.from({ length: 200 }, (_, i) => JSON.parse(benchMessage(benchVin(i), Date.now() + i)) as unknown);
   const bindings = { receivedAt: new Date().toISOString(), messageType: 'telemetry' };

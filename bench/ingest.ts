@@ -162,7 +162,10 @@ async function main(): Promise<void> {
   process.exit(0);
 }
 
-main().catch((err: unknown) => {
+// `--broker external`: the external-broker path (Mosquitto, shared subscription) beside the
+// embedded one, in bench/ingest-external.ts.
+const broker = process.argv.includes('--broker') ? process.argv[process.argv.indexOf('--broker') + 1] : 'embedded';
+(broker === 'external' ? import('./ingest-external.ts').then((m) => m.runExternalBench()) : main()).catch((err: unknown) => {
   console.error(err);
   process.exit(1);
 });

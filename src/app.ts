@@ -2,7 +2,6 @@ import formbody from '@fastify/formbody';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import consolePlugin from './console/index.ts';
 import { clientErrorHandler } from './http/client-error.ts';
 import { installClosingGuard } from './http/closing.ts';
 import { installErrorHandler } from './http/error-handler.ts';
@@ -11,6 +10,7 @@ import { swaggerOptions } from './http/openapi/document.ts';
 import { requireJsonWhereBodySchema } from './http/json-only.ts';
 import { requestId } from './http/request-id.ts';
 import { requestLogOptions } from './http/request-log.ts';
+import { installRequestMetrics } from './http/request-metrics.ts';
 import { docsCsp, helmetOptions, securityHeaders, serverTimeouts } from './http/security-headers.ts';
 import adminRoutes from './routes/admin/index.ts';
 import catalogRoutes from './routes/catalog/index.ts';
@@ -25,8 +25,8 @@ import type { Services } from './services.ts';
 
 /**
  * Builds the HTTP front: external plugins first, then the error handling, then one plugin per
- * URL group. The virtual wing (simulated authorization servers, demo pages) is not part of it:
- * the composition root mounts it beside (src/main/http-app.ts). Only the composition root (src/main/roles.ts) listens; tests call `app.inject()` or
+ * URL group. The operators' console and the virtual wing (simulated authorization servers, demo
+ * pages) are not part of it: the composition root mounts them beside (src/main/http-app.ts). Only the composition root (src/main/roles.ts) listens; tests call `app.inject()` or
  * listen on port 0.
  */
 export async function buildApp(services: Services): Promise<FastifyInstance> {
@@ -59,6 +59,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  installRequestMetrics(app);
 
   // Security headers on every answer, 404s and errors included; pages set their own CSP.
   const applySecurityHeaders = securityHeaders(helmetOptions(config));
@@ -85,7 +86,5 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(pushRoutes, opts);
   await app.register(ingestRoutes, opts);
   await app.register(metricsRoutes, opts);
-  // The operators' console (/console): pages signed in with the admin token (docs/console.md).
-  await app.register(consolePlugin, opts);
   return app;
 }

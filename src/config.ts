@@ -218,11 +218,11 @@ function def<T>(defaultValue: string, parse: Parser<T>, doc: string): Definition
 export const DEFINITIONS = {
   // --- HTTP front
   PORT: def('8080', int(0, 65535), 'HTTP listen port.'),
-  HOST: def('0.0.0.0', str, 'HTTP listen address.'),
+  HOST: def('', optionalStr, 'HTTP listen address (and PROBE_PORT\'s). Default: 127.0.0.1 in the local try-out (none of REDIS_URL, REDIS_CLUSTER_NODES, MONGO_URL set), which allows private webhook targets and leaves /metrics open, so it answers on this machine only; else 0.0.0.0. A deployment sets it explicitly.'),
   PUBLIC_URL: def('', url(['http:', 'https:']), 'Public origin used in redirects and links. Default: http://localhost:$PORT.'),
   CONSENT_URL: def('', url(['http:', 'https:']), 'Origin of the consent portal ({consent_url}). Default: PUBLIC_URL.'),
   PORTAL_URL: def('', url(['http:', 'https:']), 'Origin of the portal API ({portal_url}). Default: PUBLIC_URL.'),
-  ADMIN_TOKEN: def('', optionalStr, 'Bearer token (at least 16 characters) for /admin/v1/*. The admin API is disabled when unset.'),
+  ADMIN_TOKEN: def('', optionalStr, 'Bearer token (at least 16 characters) for /admin/v1/* and the console (/console). Unset, both are off, except in the local try-out (DEMO_SEED on), which derives one from SECRET_KEY and prints it in the demo block (`npm run cli -- console token` shows it again).'),
   BODY_LIMIT_BYTES: def('1048576', int(1024, 64 * 1024 * 1024), 'Largest accepted request body; larger ones get 413.'),
   REQUEST_TIMEOUT_MS: def('30000', int(1000), 'Time after which a slow HTTP request is cut off.'),
   HTTP_HEADERS_TIMEOUT_MS: def('10000', int(1000), 'Time a client has to send the request headers (guards against slow-header attacks); capped at REQUEST_TIMEOUT_MS.'),
@@ -266,6 +266,8 @@ export const DEFINITIONS = {
   POLL_BACKOFF_MAX_S: def('300', int(1, 86400), 'Longest back-off between two failed polls of a vehicle.'),
   POLL_LOCK_DURATION_MS: def('30000', int(100), 'BullMQ lock of a vehicle being polled: after its worker dies, another worker takes the vehicle over once the lock has run out.'),
   POLL_STALLED_INTERVAL_MS: def('30000', int(50), 'How often a poll worker looks for vehicles whose worker died (BullMQ stalledInterval).'),
+  POLL_MAX_PAGE_BYTES: def('1048576', int(1024, 1073741824), 'Largest answer a polled API may send (a page, or a token): the body is read as it streams and abandoned past this, and the page is quarantined (POLL_PAGE_INVALID, its first 4 KiB kept) and counted as a failed poll.'),
+  POLL_BAD_PAGE_TRIES: def('3', int(1, 1000), 'A polled page that is not JSON, or has no next cursor, this many times in a row is quarantined (POLL_PAGE_INVALID) for an operator to see; the vehicle\'s polls go on backing off.'),
   POLL_RECONCILE_INTERVAL_S: def('300', int(1), 'How often the pipeline role checks that every vehicle activated with a polled manufacturer has its poll job (and gives it one if not).'),
   // --- Store
   MONGO_URL: def('', url(['mongodb:', 'mongodb+srv:']), 'Use MongoDB as the store. Default: embedded SQLite in DATA_DIR.'),
@@ -281,12 +283,20 @@ export const DEFINITIONS = {
   MQTT_HOST: def('127.0.0.1', str, 'Listen address of the embedded broker.'),
   MQTT_PORT: def('11883', int(0, 65535), 'Port of the embedded broker (not 1883, so it never collides with a local Mosquitto).'),
   MQTT_MAX_PAYLOAD_BYTES: def('262144', int(64), 'Largest accepted MQTT payload.'),
-  MQTT_CLIENT_ID: def('', optionalStr, 'Client id of the subscriber on an external broker (MQTT_URL); a persistent session is kept under it. Default: <QUEUE_PREFIX>-ingest.'),
-  MQTT_SUBSCRIBER: def('on', oneOf(['on', 'off'] as const), 'With MQTT_URL: subscribe to the external broker in this process (exactly one process should; `npm run worker` turns it off).'),
+  MQTT_CLIENT_ID: def('', optionalStr, 'Client id of the subscriber on an external broker (MQTT_URL); the broker keeps a persistent session under it, so it must be unique and stay the same across restarts. Default: <QUEUE_PREFIX>-ingest; with MQTT_SHARE_GROUP, <QUEUE_PREFIX>-<host name>-<port> (PORT with the api role, else PROBE_PORT; the process id when neither is listened on, which is not stable: set one).'),
+  MQTT_SUBSCRIBER: def('on', oneOf(['on', 'off', 'auto'] as const), 'With MQTT_URL: subscribe to the external broker in this process. auto (what the npm worker scripts use unless told): on with MQTT_SHARE_GROUP, off without (then exactly one process subscribes).'),
+  MQTT_SHARE_GROUP: def('', optionalStr, 'With MQTT_URL: subscribe through the MQTT 5 shared subscription $share/<group>/<topic filter>, so every pipeline process subscribes and the broker spreads the stream over them (docs/operations.md). Unset: plain subscriptions, exactly one subscribing process.'),
+  MQTT_SESSION_EXPIRY_S: def('604800', int(0, 4294967295), 'How long the external broker keeps the subscriber\'s session, and the messages it queues for it, after the subscriber disconnected without leaving (a crash, or the last member of the share group stopping): a week. 0: no session survives a disconnect.'),
+  MQTT_RECEIVE_MAXIMUM: def('', optionalInt(1, 65535), 'Most QoS 1 messages the broker sends the subscriber before their PUBACK (MQTT 5 Receive Maximum); each is acknowledged once the batch holding it is queued. Default: twice PIPELINE_BATCH_SIZE, so a batch fills while the previous one is being queued.'),
+  // --- Quarantine
+  QUARANTINE_MAX_RAW_BYTES: def('1048576', int(1024, 1073741824), 'Most bytes of a raw message a quarantine entry keeps; a longer message is kept cut (rawTruncated) and cannot be reprocessed. The default keeps every message the transports accept by default whole.'),
+  QUARANTINE_PAGE_MAX_BYTES: def('4194304', int(1024, 1073741824), 'A page of GET /admin/v1/quarantine (and of the console\'s list) ends once its raw messages add up to this many bytes, whatever its limit; nextCursor goes on from there.'),
   // --- Mapping
   MAPPING_TIMEOUT_MS: def('1000', int(1, 60000), 'Longest one mapping evaluation may run (wall clock: generous, since a loaded machine or a GC pause can stall a 1 ms mapping for 100 ms).'),
-  MAPPING_MAX_DEPTH: def('200', int(1, 10000), 'Deepest recursion one mapping evaluation may reach.'),
+  MAPPING_MAX_DEPTH: def('1000', int(1, 10000), 'Deepest JSONata depth count one mapping evaluation may reach (it stops runaway recursion; the count also adds up the items of a constructor the interpreter evaluates at once). A mapping that could exceed it runs interpreted, so both engines refuse the same messages (mappings/README.md).'),
+  MAPPING_SANDBOX_MEMORY_MB: def('256', int(32, 16384), 'Heap of each worker thread that runs mappings apart from the process: dry runs and mapping cases (the console\'s playground, POST /admin/v1/mappings/{manufacturer}/dry-run), and the pipeline\'s mappings that run interpreted. A run that needs more is stopped and answered (or quarantined) MAPPING_LIMIT, as is one that outlives its deadline (docs/security.md).'),
   MAPPING_COMPILER: def('on', oneOf(['on', 'off'] as const), 'Run each mapping compiled to JavaScript where it can be (the JSONata interpreter takes the inputs the compiled code does not model, so results are the same); off: the interpreter runs every mapping (mappings/README.md).'),
+  MAPPINGS_WATCH: def('', optionalBool, 'Reload adapters/ and mappings/ when a file there changes (served once the changed manufacturer\'s cases pass; docs/adding-a-manufacturer.md). Default: on only in the local try-out, i.e. when DEMO_SEED is; elsewhere `npm run cli -- mappings reload` (or the console) makes every process reload.'),
   // --- Simulator
   SIMULATOR: def('on', oneOf(['on', 'off'] as const), 'Run the virtual-vehicle simulator in this process.'),
   SIM_CLOCK: def('real', simClock, 'Simulator clock: real, fixed:<ISO instant>, or scaled:<factor>@<ISO instant> (time runs factor times faster from that instant, anchored at process start).'),
@@ -329,11 +339,17 @@ export const DEFINITIONS = {
 
 type Definitions = typeof DEFINITIONS;
 type Parsed = { [K in keyof Definitions]: ReturnType<Definitions[K]['parse']> };
-export type Config = Omit<Parsed, 'DEMO_SEED' | 'PUSH_ALLOW_PRIVATE_TARGETS'> & {
+export type Config = Omit<Parsed, 'DEMO_SEED' | 'PUSH_ALLOW_PRIVATE_TARGETS' | 'MQTT_RECEIVE_MAXIMUM' | 'HOST' | 'MAPPINGS_WATCH'> & {
+  /** Resolved: the explicit setting, else twice PIPELINE_BATCH_SIZE. */
+  MQTT_RECEIVE_MAXIMUM: number;
+  /** Resolved: the explicit setting, else 127.0.0.1 in the try-out (no REDIS_URL, no REDIS_CLUSTER_NODES, no MONGO_URL), else 0.0.0.0. */
+  HOST: string;
   /** Resolved: the explicit setting, else on only without REDIS_URL, REDIS_CLUSTER_NODES and MONGO_URL. */
   DEMO_SEED: boolean;
   /** Resolved: the explicit setting, else DEMO_SEED (the try-out). */
   PUSH_ALLOW_PRIVATE_TARGETS: boolean;
+  /** Resolved: the explicit setting, else DEMO_SEED (the try-out). */
+  MAPPINGS_WATCH: boolean;
   /** Resolved origins (defaults applied). */
   publicUrl: string;
   consentUrl: string;
@@ -357,6 +373,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // The try-out's consumer runs its receiver on localhost: there webhooks may target it. A
   // deployment (or a process with DEMO_SEED=false) keeps the SSRF guard closed unless told.
   cfg.PUSH_ALLOW_PRIVATE_TARGETS = (out.PUSH_ALLOW_PRIVATE_TARGETS as boolean | undefined) ?? cfg.DEMO_SEED;
+  // The try-out opens what a deployment keeps closed (private webhook targets, an open /metrics,
+  // the demo key on stdout): it listens on loopback unless told otherwise.
+  cfg.HOST = (out.HOST as string | undefined) ?? (cfg.REDIS_URL === undefined && cfg.REDIS_CLUSTER_NODES === undefined && cfg.MONGO_URL === undefined ? '127.0.0.1' : '0.0.0.0');
+  // Someone editing a mapping in the try-out sees it served at once; a deployment reloads on command.
+  cfg.MAPPINGS_WATCH = (out.MAPPINGS_WATCH as boolean | undefined) ?? cfg.DEMO_SEED;
   if (cfg.SECRET_KEY !== undefined && cfg.SECRET_KEY.length < 32) {
     throw new ConfigError('SECRET_KEY', 'must be at least 32 characters long');
   }
@@ -367,6 +388,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (cfg.METRICS_TOKEN !== undefined && cfg.METRICS_TOKEN.length < 16) {
     throw new ConfigError('METRICS_TOKEN', 'must be at least 16 characters long (or unset, to leave /metrics open)');
   }
+  // A share name may not hold the filter's separators or wildcards (MQTT 5, 4.8.2).
+  if (cfg.MQTT_SHARE_GROUP !== undefined && !/^[^/+#]+$/.test(cfg.MQTT_SHARE_GROUP)) {
+    throw new ConfigError('MQTT_SHARE_GROUP', 'may not contain "/", "+" or "#"');
+  }
+  cfg.MQTT_RECEIVE_MAXIMUM = (out.MQTT_RECEIVE_MAXIMUM as number | undefined) ?? 2 * cfg.PIPELINE_BATCH_SIZE;
   if (!/^[A-Za-z0-9_-]+$/.test(cfg.QUEUE_PREFIX)) {
     throw new ConfigError('QUEUE_PREFIX', 'may hold only letters, digits, "_" and "-"');
   }

@@ -42,6 +42,15 @@ export interface SecretBox {
   remembers(value: string): boolean;
 }
 
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+
+/** The bytes of a canonical base64url text (no padding, no other characters, no stray bits), else undefined. */
+function canonicalBase64url(text: string): Buffer | undefined {
+  const bytes = Buffer.from(text, 'base64url');
+  return bytes.toString('base64url') === text ? bytes : undefined;
+}
+
 /** VINs whose pseudonym a secret box remembers (all are forgotten when full). */
 const PSEUDONYM_MEMO = 50_000;
 
@@ -53,17 +62,25 @@ export function createSecretBox(secretKey: string): SecretBox {
   const pseudonyms = new Map<string, string>();
   return {
     encrypt(plain) {
-      const iv = randomBytes(12);
-      const cipher = createCipheriv('aes-256-gcm', encKey, iv);
+      const iv = randomBytes(IV_BYTES);
+      const cipher = createCipheriv('aes-256-gcm', encKey, iv, { authTagLength: TAG_BYTES });
       const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
       return `v1.${iv.toString('base64url')}.${cipher.getAuthTag().toString('base64url')}.${body.toString('base64url')}`;
     },
     decrypt(sealed) {
-      const [version, iv, tag, body] = sealed.split('.');
-      if (version !== 'v1' || !iv || !tag || body === undefined) throw new Error('not a sealed secret');
-      const decipher = createDecipheriv('aes-256-gcm', encKey, Buffer.from(iv, 'base64url'));
-      decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-      return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
+      // One text per sealed value: exactly the four fields encrypt writes, each in canonical
+      // base64url, a 12-byte IV and a full 16-byte tag. Anything else (a field appended, padding
+      // or stray bits that decode to the same bytes, a tag cut to 4 bytes, which GCM would check
+      // as 4 bytes: one forgery in 2^32 tries) is refused before it is opened.
+      const parts = sealed.split('.');
+      if (parts.length !== 4 || parts[0] !== 'v1') throw new Error('not a sealed secret');
+      const iv = canonicalBase64url(parts[1]!);
+      const tag = canonicalBase64url(parts[2]!);
+      const body = canonicalBase64url(parts[3]!);
+      if (!iv || iv.length !== IV_BYTES || !tag || tag.length !== TAG_BYTES || !body) throw new Error('not a sealed secret');
+      const decipher = createDecipheriv('aes-256-gcm', encKey, iv, { authTagLength: TAG_BYTES });
+      decipher.setAuthTag(tag);
+      return Buffer.concat([decipher.update(body), decipher.final()]).toString('utf8');
     },
     pseudonym(value) {
       let p = pseudonyms.get(value);

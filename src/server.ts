@@ -7,6 +7,7 @@ import { startPrivateRedis, type PrivateRedis } from './main/private-redis.ts';
 import { StartAbortedError, startRoles, stopRoles } from './main/roles.ts';
 import { watchSecretKeyAgreement } from './main/secret-key-agreement.ts';
 import { installShutdown } from './main/shutdown.ts';
+import { withTryOutConsole } from './main/try-out-console.ts';
 import type { Running } from './running.ts';
 import { closeServices, createServices } from './main/create-services.ts';
 import { redisAddressOf } from './queues/redis.ts';
@@ -20,7 +21,8 @@ import type { Services } from './services.ts';
  * it, and /ready says "not ready" until it answers.
  */
 async function main(): Promise<void> {
-  const config = loadConfigOrExit();
+  // The try-out's console is on: it gets an admin token of its own, printed in the demo block.
+  const { config, consoleToken } = withTryOutConsole(loadConfigOrExit());
   const logger = createLogger({ level: config.LOG_LEVEL, pretty: config.LOG_PRETTY });
 
   // Installed before anything starts: a SIGTERM while a role still waits for Redis stops
@@ -77,8 +79,12 @@ async function main(): Promise<void> {
     return;
   }
   started = true;
-  if (config.DEMO_SEED && config.ROLES.includes('api')) await seedDemo(services);
-  logger.info({ roles: config.ROLES, url: config.ROLES.includes('api') ? config.publicUrl : undefined }, 'service started');
+  if (config.DEMO_SEED && config.ROLES.includes('api')) await seedDemo(services, undefined, { consoleToken });
+  const api = config.ROLES.includes('api');
+  logger.info(
+    { roles: config.ROLES, url: api ? config.publicUrl : undefined, console: api && config.ADMIN_TOKEN ? `${config.publicUrl}/console` : undefined, docs: api ? `${config.publicUrl}/docs` : undefined },
+    api ? `service started: API docs at ${config.publicUrl}/docs${config.ADMIN_TOKEN ? `, console at ${config.publicUrl}/console` : ' (the console needs ADMIN_TOKEN)'}` : 'service started',
+  );
 }
 
 main().catch((err: unknown) => {

@@ -57,6 +57,13 @@ export interface Services {
    * the simulated manufacturer its fleet (src/main/create-services.ts).
    */
   ownsVin: (manufacturer: string, vin: string) => boolean;
+  /**
+   * The catalog items one vehicle supplies, as its manufacturer says (a combustion car no
+   * battery charge), or null when the manufacturer says nothing per vehicle: then the vehicle
+   * is taken to supply every item of its manifest. The composition root gives the simulated
+   * manufacturer its fleet's (src/main/create-services.ts); src/delivery/capabilities.ts reads it.
+   */
+  vehicleItems: (manufacturer: string, vin: string) => ReadonlySet<string> | null;
   /** Extra readiness checks that running roles register (e.g. the MQTT broker). */
   readiness: Map<string, () => Promise<void>>;
 }

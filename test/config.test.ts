@@ -106,6 +106,21 @@ describe('DEMO_SEED', () => {
   });
 });
 
+describe('HOST', () => {
+  // The try-out allows private webhook targets and leaves /metrics open: it once answered on every interface.
+  it('is loopback by default in the local try-out (neither REDIS_URL nor MONGO_URL), every interface otherwise', () => {
+    expect(loadConfig({}).HOST).toBe('127.0.0.1');
+    expect(loadConfig({ REDIS_URL: 'redis://redis:6379' }).HOST).toBe('0.0.0.0');
+    expect(loadConfig({ REDIS_CLUSTER_NODES: 'redis-1:7000' }).HOST).toBe('0.0.0.0');
+    expect(loadConfig({ MONGO_URL: 'mongodb://mongo:27017' }).HOST).toBe('0.0.0.0');
+  });
+
+  it('an explicit value wins, in the try-out too', () => {
+    expect(loadConfig({ HOST: '0.0.0.0' }).HOST).toBe('0.0.0.0');
+    expect(loadConfig({ HOST: '::1', REDIS_URL: 'redis://redis:6379' }).HOST).toBe('::1');
+  });
+});
+
 // Every case reads a file in its own temp dir into its own env object: never the working
 // directory's .env, never process.env.
 describe('applyEnvFile (.env at start)', () => {

@@ -32,6 +32,22 @@ const BY_GROUP: Record<OptionalGroup, string[]> = {
 
 const CRASH = ['accidentautomatic', 'crashseverity', ...['frontleft', 'frontright', 'rearleft', 'rearright', 'sideleft', 'sideright', 'rollover', 'pedestrianprotection'].map((z) => `crashlocation${z}`)];
 
+/**
+ * The event items every virtual vehicle can raise, whatever its scenario schedules: it has the
+ * emergency and teleservice call hardware, and the sandbox (POST /sandbox/v1/vehicles/{vin}/events)
+ * raises any of them on demand.
+ */
+export const EVENT_ITEMS: readonly string[] = [...CRASH, 'accidentcallmanual', 'automaticteleservicecall'].sort();
+
+/**
+ * What the virtual manufacturer says a vehicle supplies (its capabilities, as a consumer asks
+ * for them): the items of its raw groups, and every event item. A combustion car never sends
+ * `sochighlevel`, so a consumer asking for it gets CAR.VE.910 rather than "not yet".
+ */
+export function capableItems(v: Vehicle): string[] {
+  return [...new Set([...suppliedItems(v), ...EVENT_ITEMS])].sort();
+}
+
 export function suppliedItems(v: Vehicle): string[] {
   const items = new Set(ALWAYS);
   for (const g of v.groups) for (const i of BY_GROUP[g]) items.add(i);

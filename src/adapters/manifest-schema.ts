@@ -108,6 +108,7 @@ export const manifestSchema = {
         verifyScope: { type: 'string', pattern: '^[\\x21\\x23-\\x5B\\x5D-\\x7E]+$' },
       },
     },
+    invalidItems: { enum: ['quarantine-message', 'quarantine-items'] },
     activation: {
       type: 'object',
       required: ['mode'],

@@ -126,6 +126,14 @@ export interface AdapterManifest {
      */
     verifyScope?: string;
   };
+  /**
+   * What a message with some catalog-invalid items becomes. `quarantine-message` (the default):
+   * the whole message is quarantined and none of its items stored. `quarantine-items`: its
+   * valid items are stored, and the message is quarantined naming only the failing items
+   * (src/pipeline/process-batch.ts), for manufacturers whose one bad sensor should not hide
+   * the rest of a reading.
+   */
+  invalidItems?: 'quarantine-message' | 'quarantine-items';
   /** How the manufacturer confirms an activation; `callback` needs the HTTP transport, whose signature it uses. */
   activation: { mode: 'auto'; delayMs?: number } | { mode: 'callback' };
 }

@@ -17,6 +17,8 @@ export interface AdapterRegistry {
   get(id: string): Adapter | undefined;
   /** The adapter whose VIN prefix matches (longest prefix wins), or undefined. */
   forVin(vin: string): Adapter | undefined;
+  /** Ends what evaluating its mappings holds (the interpreter's thread), if anything. */
+  close?(): Promise<void>;
 }
 
 export interface RegistryOptions {

@@ -1,7 +1,8 @@
+import { readFile } from 'node:fs/promises';
 import type { Adapter } from '../adapters/manifest.ts';
 import { loadAdapterRegistry, type AdapterRegistry } from '../adapters/registry.ts';
-import type { CliContext } from './command.ts';
-import { UsageError } from './command.ts';
+import type { CliArgs, CliContext } from './command.ts';
+import { requiredString, UsageError } from './command.ts';
 import { didYouMean } from './did-you-mean.ts';
 
 /** The adapters and their compiled mappings, loaded afresh (the service's own checks and limits). */
@@ -20,4 +21,25 @@ export function knownManufacturer(reg: AdapterRegistry, id: string): Adapter {
   if (adapter) return adapter;
   const ids = reg.list().map((a) => a.manifest.id);
   throw new UsageError(`no manufacturer "${id}"${didYouMean(id, ids)}; there are: ${ids.join(', ')}`);
+}
+
+/**
+ * A raw message file and where it goes, from a command's arguments (`<file> --manufacturer
+ * --type`): its text, the registry, the adapter and the message type, or a usage error saying
+ * which of them is wrong.
+ */
+export async function rawMessageArgs(ctx: CliContext, args: CliArgs): Promise<{ raw: string; reg: AdapterRegistry; adapter: Adapter; type: string }> {
+  const file = args.positionals[0]!;
+  let raw: string;
+  try {
+    raw = await readFile(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(`cannot read ${file}: ${(err as Error).message}`);
+  }
+  const reg = await loadRegistry(ctx);
+  const adapter = knownManufacturer(reg, requiredString(args, 'manufacturer'));
+  const type = requiredString(args, 'type');
+  const types = Object.keys(adapter.manifest.messageTypes);
+  if (!types.includes(type)) throw new UsageError(`${adapter.manifest.id} has no message type "${type}"${didYouMean(type, types)}; its types: ${types.join(', ')}`);
+  return { raw, reg, adapter, type };
 }

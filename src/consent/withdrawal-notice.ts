@@ -1,4 +1,4 @@
-import { wantsNotice } from '../push/notice.ts';
+import { subscriptionWantsNotice } from '../push/notice.ts';
 import { queueNotices } from '../push/notice-queue.ts';
 import { REVOCATION_NOTICE_TYPE } from '../push/revocation-notice.ts';
 import type { Services } from '../services.ts';
@@ -22,7 +22,7 @@ export async function noticeOfWithdrawal(
   const { store, logger } = services;
   if (revoked.vin === null) return null;
   try {
-    if (!wantsNotice(await store.webhooks.get(revoked.subscriptionId), REVOCATION_NOTICE_TYPE)) return null;
+    if (!(await subscriptionWantsNotice(store, revoked.subscriptionId, REVOCATION_NOTICE_TYPE))) return null;
     const notice = { type: REVOCATION_NOTICE_TYPE, facts: { consentId: revoked.consentId, revokedAt, by: 'DATA_SUBJECT' } } as const;
     const [id] = await queueNotices(services, revoked.vin, [revoked.subscriptionId], notice, revokedAt, 'not queued: the push queue was unavailable');
     return id ?? null;

@@ -3,9 +3,9 @@ import { html } from '../consent/pages/html.ts';
 import { randomToken } from '../crypto.ts';
 import { ApiError } from '../errors.ts';
 import { bearerMatcher } from '../http/bearer-token.ts';
-import type { Services } from '../services.ts';
+import type { ConsoleContext, ConsolePlugin } from './context.ts';
 import { sendPage } from './page.ts';
-import { closeSession, consoleSecure, openSession, readSession, sameSecret, type ConsoleSession } from './session.ts';
+import { closeSession, consoleSecure, cookieName, openSession, readSession, sameSecret, type ConsoleSession } from './session.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -24,28 +24,40 @@ export function formOf(request: FastifyRequest): Record<string, unknown> {
   return typeof request.body === 'object' && request.body !== null ? (request.body as Record<string, unknown>) : {};
 }
 
-function refuse(request: FastifyRequest, reply: FastifyReply, status: 401 | 403, message: string): FastifyReply {
-  if (isJsonCall(request) || request.method !== 'GET') {
+function refuse(request: FastifyRequest, reply: FastifyReply, status: 401 | 403 | 429, message: string): FastifyReply {
+  if (isJsonCall(request) || request.method !== 'GET' || status === 429) {
     if (isJsonCall(request)) return reply.code(status).header('cache-control', 'no-store').send({ message });
-    return sendPage(reply, { view: null, title: status === 401 ? 'Signed out' : 'Refused', csrf: null, body: html`<p role="alert">${message}</p><p><a href="/console/sign-in">Sign in</a></p>` }, status);
+    const title = status === 401 ? 'Signed out' : status === 429 ? 'Too many attempts' : 'Refused';
+    return sendPage(reply, { view: null, title, csrf: null, body: html`<p role="alert">${message}</p><p><a href="/console/sign-in">Sign in</a></p>` }, status);
   }
   return reply.code(303).header('location', '/console/sign-in').send();
 }
+
+const LOCKED_OUT = 'Too many failed authentications from this address: wait and try again.';
 
 /**
  * Every console route but the sign-in page and the assets needs a session (checked before the
  * body is read), and every POST its CSRF token: the form field `csrf`, or the header
  * x-csrf-token for the pages' scripts, compared in constant time.
  */
-export function installConsoleGuard(app: FastifyInstance, services: Services): void {
+export function installConsoleGuard(app: FastifyInstance, services: Pick<ConsoleContext, 'config' | 'clock' | 'secrets' | 'redis' | 'authFailures'>): void {
   app.addHook('onRequest', async (request, reply) => {
     if (!services.config.ADMIN_TOKEN) {
       return sendPage(reply, { view: null, title: 'Console disabled', csrf: null, body: html`<p>Set ADMIN_TOKEN to enable the console.</p>` }, 404);
     }
     if (isPublic(request.url)) return;
-    const session = await readSession(services, request);
-    if (!session) return refuse(request, reply, 401, 'Not signed in, or the session ended. Sign in with the admin token.');
-    request.consoleSession = session;
+    const failures = services.authFailures;
+    // A locked-out address is refused before its cookie is opened, as the admin API refuses its token.
+    const locked = request.cookies[cookieName(consoleSecure(services))] ? failures.locked(request) : null;
+    if (locked) return refuse(request, reply.headers(locked.headers ?? {}), 429, LOCKED_OUT);
+    const read = await readSession(services, request);
+    if ('forged' in read) {
+      // A cookie that does not decrypt is a guess at a session: counted like a wrong admin token.
+      const answer = await failures.failed(request, new ApiError(401, 'console cookie does not decrypt'));
+      if (answer.statusCode === 429) return refuse(request, reply.headers(answer.headers ?? {}), 429, LOCKED_OUT);
+    }
+    if (!('session' in read)) return refuse(request, reply, 401, 'Not signed in, or the session ended. Sign in with the admin token.');
+    request.consoleSession = read.session;
   });
   app.addHook('preHandler', async (request, reply) => {
     if (request.method === 'GET' || isPublic(request.url)) return;
@@ -77,7 +89,7 @@ ${error ? html`<p class="error" role="alert" id="token-error">${error}</p>` : ''
 }
 
 /** GET/POST /console/sign-in and POST /console/sign-out. */
-export function signInRoutes(app: FastifyInstance, services: Services): void {
+export const signInView: ConsolePlugin = async (app, { ctx: services }) => {
   const matches = bearerMatcher(services.config.ADMIN_TOKEN ?? randomToken());
   const failures = services.authFailures;
   const secure = consoleSecure(services);
@@ -112,4 +124,4 @@ export function signInRoutes(app: FastifyInstance, services: Services): void {
     await closeSession(services, request, reply, request.consoleSession!);
     return reply.code(303).header('location', '/console/sign-in').send();
   });
-}
+};

@@ -1,10 +1,11 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import { html } from '../consent/pages/html.ts';
 import { singleValue } from '../http/single-value.ts';
 import { addApiKey, createConsumer, createSubscription, getConsumer, listApiKeys, listConsumers, listSubscriptions, revokeApiKey } from '../provisioning/index.ts';
-import type { Services } from '../services.ts';
 import { LEGAL_BASES, type LegalBasis } from '../store/contract.ts';
 import { formOf } from './auth.ts';
+import type { ConsolePlugin } from './context.ts';
+import { itemsByTopic } from './item-topics.ts';
 import { sendPage, when } from './page.ts';
 
 const UUID = /^[0-9a-f-]{36}$/;
@@ -19,10 +20,10 @@ function sendIssuedKey(reply: FastifyReply, csrf: string, consumerId: string, na
 }
 
 /** Consumers, their API keys and subscriptions: the admin API's provisioning functions, as pages. */
-export function consumerRoutes(app: FastifyInstance, services: Services): void {
+export const consumersView: ConsolePlugin = async (app, { ctx }) => {
   app.get('/console/consumers', async (request, reply) => {
     const csrf = request.consoleSession!.csrf;
-    const consumers = await listConsumers(services);
+    const consumers = await listConsumers(ctx);
     const body = html`<form method="post" action="/console/consumers" class="filters card">
 <input type="hidden" name="csrf" value="${csrf}">
 <label>New consumer<input type="text" name="name" required maxlength="200"></label><button type="submit" class="primary">Create consumer and key</button>
@@ -33,15 +34,15 @@ export function consumerRoutes(app: FastifyInstance, services: Services): void {
   });
 
   app.post('/console/consumers', async (request, reply) => {
-    const created = await createConsumer(services, formOf(request).name);
+    const created = await createConsumer(ctx, formOf(request).name);
     return sendIssuedKey(reply, request.consoleSession!.csrf, created.consumerId, created.name, created.apiKey);
   });
 
   app.get<{ Params: { consumerId: string } }>('/console/consumers/:consumerId', async (request, reply) => {
     const csrf = request.consoleSession!.csrf;
-    const consumer = await getConsumer(services, request.params.consumerId.slice(0, 64));
-    const [keys, subscriptions] = await Promise.all([listApiKeys(services, consumer.consumerId), listSubscriptions(services, { consumerId: consumer.consumerId })]);
-    const webhooks = await Promise.all(subscriptions.map((s) => services.store.webhooks.get(s.subscriptionId)));
+    const consumer = await getConsumer(ctx, request.params.consumerId.slice(0, 64));
+    const [keys, subscriptions] = await Promise.all([listApiKeys(ctx, consumer.consumerId), listSubscriptions(ctx, { consumerId: consumer.consumerId })]);
+    const webhooks = await Promise.all(subscriptions.map((s) => ctx.store.webhooks.get(s.subscriptionId)));
     const base = `/console/consumers/${consumer.consumerId}`;
     const body = html`<p><a href="/console/consumers">← Consumers</a> · <code>${consumer.consumerId}</code></p>
 <h2>API keys</h2>
@@ -60,30 +61,32 @@ export function consumerRoutes(app: FastifyInstance, services: Services): void {
 <form method="post" action="${base}/subscriptions" class="card">
 <input type="hidden" name="csrf" value="${csrf}">
 <h2>New subscription</h2>
-<p><label for="items">Data items (technical names, separated by spaces or commas)</label><br><textarea id="items" name="dataItems" rows="2" required></textarea></p>
+<p id="items-label"><strong>Data items</strong> <span class="muted">(from the catalog, by topic)</span></p>
+<div role="group" aria-labelledby="items-label" id="items">${itemsByTopic(ctx.catalog.list()).map(([topic, items]) => html`<fieldset class="topic" data-topic="${topic}"><legend><label><input type="checkbox" class="topic-all" aria-label="Every item of ${topic}"> ${topic}</label></legend>
+${items.map((e) => html`<label title="${e.description}"><input type="checkbox" name="dataItems" value="${e.technicalName}"> ${e.name} <code class="muted">${e.technicalName}</code>${e.deliveryMethod === 'push' ? html` <span class="muted">(push)</span>` : ''}</label>`)}</fieldset>`)}</div>
 <p><label for="urls">Allowed redirect URLs (one per line)</label><br><textarea id="urls" name="allowedRedirectUrls" rows="2"></textarea></p>
 <p><label for="basis">Legal basis</label> <select id="basis" name="legalBasis">${LEGAL_BASES.map((b) => html`<option>${b}</option>`)}</select></p>
 <p><button type="submit" class="primary">Create subscription</button></p>
 </form>`;
-    return sendPage(reply, { view: 'consumers', title: consumer.name, csrf, body });
+    return sendPage(reply, { view: 'consumers', title: consumer.name, csrf, body, scripts: ['consumers.js'] });
   });
 
   app.post<{ Params: { consumerId: string } }>('/console/consumers/:consumerId/keys', async (request, reply) => {
-    const consumer = await getConsumer(services, request.params.consumerId.slice(0, 64));
-    const issued = await addApiKey(services, consumer.consumerId);
+    const consumer = await getConsumer(ctx, request.params.consumerId.slice(0, 64));
+    const issued = await addApiKey(ctx, consumer.consumerId);
     return sendIssuedKey(reply, request.consoleSession!.csrf, consumer.consumerId, consumer.name, issued.apiKey);
   });
 
   app.post<{ Params: { consumerId: string; keyId: string } }>('/console/consumers/:consumerId/keys/:keyId/revoke', async (request, reply) => {
     const { consumerId, keyId } = request.params;
-    await revokeApiKey(services, consumerId.slice(0, 64), keyId.slice(0, 64));
+    await revokeApiKey(ctx, consumerId.slice(0, 64), keyId.slice(0, 64));
     return reply.code(303).header('location', `/console/consumers/${UUID.test(consumerId) ? consumerId : ''}`).send();
   });
 
   app.post<{ Params: { consumerId: string } }>('/console/consumers/:consumerId/subscriptions', async (request, reply) => {
     const form = formOf(request);
     const consumerId = request.params.consumerId.slice(0, 64);
-    await createSubscription(services, {
+    await createSubscription(ctx, {
       consumerId,
       dataItems: list(form.dataItems),
       allowedRedirectUrls: list(form.allowedRedirectUrls),
@@ -91,4 +94,4 @@ export function consumerRoutes(app: FastifyInstance, services: Services): void {
     });
     return reply.code(303).header('location', `/console/consumers/${UUID.test(consumerId) ? consumerId : ''}`).send();
   });
-}
+};

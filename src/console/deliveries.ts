@@ -1,15 +1,15 @@
-import type { FastifyInstance } from 'fastify';
 import { html } from '../consent/pages/html.ts';
 import { ApiError, apiErrors } from '../errors.ts';
 import { singleValues } from '../http/single-value.ts';
 import { getSubscription } from '../provisioning/index.ts';
-import { createPushQueue, type PushQueue } from '../push/queue.ts';
+import type { PushQueue } from '../push/queue.ts';
 import { MAX_BULK_REPLAY, replayDead, replayOne } from '../push/replay.ts';
-import type { Services } from '../services.ts';
 import type { DeliveryRecord } from '../store/contract.ts';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../store/contract/deliveries.ts';
 import { formOf } from './auth.ts';
+import type { ConsolePlugin } from './context.ts';
 import { query, sendPage, when } from './page.ts';
+import { vinLink } from './vehicle.ts';
 
 const PAGE_SIZE = 50;
 const REPLAYABLE = new Set<DeliveryStatus>(['DEAD', 'DELIVERED', 'DROPPED']);
@@ -22,7 +22,7 @@ const lastAttempt = (d: DeliveryRecord) => d.attempts[d.attempts.length - 1];
  * Per webhook: the delivery log (status, attempts, next try), its dead letters, and replays of
  * one, a selection or all dead ones: src/push/replay.ts, as the consumer's push API uses it.
  */
-export function deliveryRoutes(app: FastifyInstance, services: Services): void {
+export const deliveriesView: ConsolePlugin = async (app, { ctx }) => {
   let queue: PushQueue | undefined;
   app.addHook('onClose', async () => queue?.close());
 
@@ -30,13 +30,13 @@ export function deliveryRoutes(app: FastifyInstance, services: Services): void {
     '/console/subscriptions/:subscriptionId/deliveries',
     async (request, reply) => {
       const csrf = request.consoleSession!.csrf;
-      const sub = await getSubscription(services, request.params.subscriptionId.slice(0, 64));
+      const sub = await getSubscription(ctx, request.params.subscriptionId.slice(0, 64));
       const q = singleValues(request.query, ['status', 'until']);
       const status = DELIVERY_STATUSES.includes(q.status as DeliveryStatus) ? (q.status as DeliveryStatus) : undefined;
       const until = q.until && !Number.isNaN(Date.parse(q.until)) ? new Date(q.until).toISOString() : undefined;
       const [webhook, rows] = await Promise.all([
-        services.store.webhooks.get(sub.subscriptionId),
-        services.store.deliveries.list({ subscriptionId: sub.subscriptionId, limit: PAGE_SIZE, ...(status ? { status } : {}), ...(until ? { until } : {}) }),
+        ctx.store.webhooks.get(sub.subscriptionId),
+        ctx.store.deliveries.list({ subscriptionId: sub.subscriptionId, limit: PAGE_SIZE, ...(status ? { status } : {}), ...(until ? { until } : {}) }),
       ]);
       const base = `/console/subscriptions/${sub.subscriptionId}/deliveries`;
       // Pages go back in time: the next one ends where this one's oldest row was created.
@@ -54,7 +54,7 @@ export function deliveryRoutes(app: FastifyInstance, services: Services): void {
         ? rows.map((d) => {
             const a = lastAttempt(d);
             return html`<tr data-transaction="${d.transactionId}"><td>${REPLAYABLE.has(d.status) && d.kind !== 'notice' ? html`<input type="checkbox" name="ids" value="${d.transactionId}" aria-label="Select ${d.transactionId}">` : ''}</td>
-<td>${when(d.createdAt)}</td><td>${d.item} <span class="muted">${d.kind}</span></td><td><code>${d.vin || '—'}</code></td><td class="state-${d.status}">${d.status}</td><td class="num">${d.attempts.length}</td>
+<td>${when(d.createdAt)}</td><td>${d.item} <span class="muted">${d.kind}</span></td><td>${vinLink(d.vin || null)}</td><td class="state-${d.status}">${d.status}</td><td class="num">${d.attempts.length}</td>
 <td>${a ? `${a.statusCode ?? 'no answer'}${a.error ? ` · ${a.error}` : ''} (${a.durationMs} ms)` : '—'}</td><td>${when(d.nextAttemptAt)}</td></tr>`;
           })
         : html`<tr><td colspan="8">No deliveries${status ? ` with status ${status}` : ''}.</td></tr>`}</tbody></table>
@@ -67,19 +67,19 @@ ${rows.length ? html`<p><button type="submit" class="primary">Replay the selecte
 
   app.post<{ Params: { subscriptionId: string } }>('/console/subscriptions/:subscriptionId/deliveries/replay', async (request, reply) => {
     const form = formOf(request);
-    const sub = await getSubscription(services, request.params.subscriptionId.slice(0, 64));
-    queue ??= createPushQueue(services);
+    const sub = await getSubscription(ctx, request.params.subscriptionId.slice(0, 64));
+    queue ??= ctx.openPushQueue();
     const results: { id: string; outcome: string }[] = [];
     let summary: string;
     if (form.all === '1') {
-      const r = await replayDead(services, queue, sub.subscriptionId, { since: EVER });
+      const r = await replayDead(ctx, queue, sub.subscriptionId, { since: EVER });
       summary = `${r.replayed} dead deliveries queued again${r.more ? ` (the first ${MAX_BULK_REPLAY}; replay again for the rest)` : ''}.`;
     } else {
       const ids = (Array.isArray(form.ids) ? form.ids : form.ids === undefined ? [] : [form.ids]).filter((i): i is string => typeof i === 'string').slice(0, MAX_BULK_REPLAY);
       if (ids.length === 0) throw apiErrors.badRequest('Select at least one delivery to replay.');
       for (const id of ids) {
         try {
-          const d = await replayOne(services, queue, sub.subscriptionId, id.slice(0, 64));
+          const d = await replayOne(ctx, queue, sub.subscriptionId, id.slice(0, 64));
           results.push({ id, outcome: `queued again (${d.status})` });
         } catch (err) {
           // One refused replay (already scheduled, a notice) does not stop the others.
@@ -94,4 +94,4 @@ ${results.length ? html`<ul>${results.map((r) => html`<li><code>${r.id}</code>: 
 <p><a href="/console/subscriptions/${sub.subscriptionId}/deliveries">Back to the delivery log</a></p>`;
     return sendPage(reply, { view: 'consumers', title: 'Replay', csrf: request.consoleSession!.csrf, body });
   });
-}
+};

@@ -1,4 +1,4 @@
-import type { Services } from '../services.ts';
+import type { ConsoleContext } from './context.ts';
 import type { DataPoint, FleetQuery, FleetVehicle } from '../store/contract.ts';
 
 /** The latest values the fleet table shows, in this order (whatever of them a vehicle has). */
@@ -18,9 +18,9 @@ export interface FleetRow extends FleetVehicle {
  * VIN its activations and consents (indexed by VIN) and one query for the page's latest values.
  * Never more than one page of vehicles is read.
  */
-export async function fleetPage(services: Services, query: FleetQuery): Promise<{ rows: FleetRow[]; nextAfter: string | null }> {
-  const { store } = services;
-  const page = await store.console.fleet(query);
+export async function fleetPage(ctx: Pick<ConsoleContext, 'store'>, query: FleetQuery): Promise<{ rows: FleetRow[]; nextAfter: string | null }> {
+  const { store } = ctx;
+  const page = await store.reports.fleet(query);
   const vins = page.items.map((v) => v.vin);
   const [latest, perVin] = await Promise.all([
     vins.length ? store.dataPoints.latest(vins, [...KEY_ITEMS]) : Promise.resolve([] as DataPoint[]),
@@ -54,9 +54,9 @@ const position = (p: Record<string, unknown>): [number, number] | null =>
   typeof p.latitude === 'number' && typeof p.longitude === 'number' ? [p.latitude, p.longitude] : null;
 
 /** The positions and recent routes of one fleet page's vehicles (those that reported a position). */
-export async function fleetMap(services: Services, query: FleetQuery): Promise<MapVehicle[]> {
-  const { store } = services;
-  const page = await store.console.fleet(query);
+export async function fleetMap(ctx: Pick<ConsoleContext, 'store'>, query: FleetQuery): Promise<MapVehicle[]> {
+  const { store } = ctx;
+  const page = await store.reports.fleet(query);
   const tracks = await Promise.all(
     page.items.map(async (v) => {
       const history = await store.dataPoints.history({ vin: v.vin, item: 'geolocation', limit: TRACK_POINTS });

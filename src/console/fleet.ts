@@ -1,10 +1,11 @@
-import type { FastifyInstance } from 'fastify';
 import { html } from '../consent/pages/html.ts';
 import { singleValues } from '../http/single-value.ts';
-import type { Services } from '../services.ts';
 import type { FleetQuery } from '../store/contract.ts';
+import type { ConsoleContext, ConsolePlugin } from './context.ts';
 import { fleetMap, fleetPage, KEY_ITEMS, type FleetRow } from './fleet-data.ts';
 import { query, sendPage, when } from './page.ts';
+import { valueText } from './values.ts';
+import { vinLink } from './vehicle.ts';
 
 export const FLEET_PAGE_SIZE = 50;
 const VIN_PREFIX = /^[A-HJ-NPR-Z0-9]{1,17}$/;
@@ -13,9 +14,9 @@ const FLEET_PARAMS = ['manufacturer', 'vin', 'after'] as const;
 type FleetParams = Partial<Record<(typeof FLEET_PARAMS)[number], string>>;
 
 /** The store query of the page's filters; an error message for a search that cannot be a VIN. */
-function toQuery(services: Services, q: FleetParams): { query: FleetQuery; error: string | null } {
+function toQuery(ctx: Pick<ConsoleContext, 'adapters'>, q: FleetParams): { query: FleetQuery; error: string | null } {
   const vin = (q.vin ?? '').trim().toUpperCase();
-  const manufacturer = q.manufacturer && services.adapters.get(q.manufacturer) ? q.manufacturer : undefined;
+  const manufacturer = q.manufacturer && ctx.adapters.get(q.manufacturer) ? q.manufacturer : undefined;
   const error = vin && !VIN_PREFIX.test(vin) ? 'A VIN has up to 17 digits and capital letters except I, O and Q.' : null;
   const after = q.after && VIN_PREFIX.test(q.after) ? q.after : undefined;
   return {
@@ -24,14 +25,8 @@ function toQuery(services: Services, q: FleetParams): { query: FleetQuery; error
   };
 }
 
-function valueText(item: string, p: Record<string, unknown>): string {
-  if (item === 'geolocation') return `${Number(p.latitude).toFixed(4)}, ${Number(p.longitude).toFixed(4)}`;
-  const unit = p.unit === 'PERCENTAGE' ? '%' : typeof p.unit === 'string' ? p.unit : '';
-  return `${String(p.value ?? '?')} ${unit}`.trim();
-}
-
 const row = (r: FleetRow) => html`<tr data-vin="${r.vin}">
-<td><code>${r.vin}</code></td>
+<td>${vinLink(r.vin)}</td>
 <td>${r.manufacturer ?? '—'}</td>
 <td>${r.activations.length ? r.activations.map((a) => html`<div><span class="state-${a.status}">${a.status}</span> <span class="muted">${a.subscriptionId.slice(0, 8)}</span></div>`) : '—'}</td>
 <td>${r.consents.length ? r.consents.map((c) => html`<div><span class="state-${c.state}">${c.state}</span> <span class="muted">${c.subscriptionId.slice(0, 8)}</span></div>`) : '—'}</td>
@@ -40,16 +35,16 @@ const row = (r: FleetRow) => html`<tr data-vin="${r.vin}">
 </tr>`;
 
 /** GET /console/fleet (the table, one store page at a time) and GET /console/fleet/map.json (the map's data). */
-export function fleetRoutes(app: FastifyInstance, services: Services): void {
+export const fleetView: ConsolePlugin = async (app, { ctx }) => {
   app.get('/console', async (_request, reply) => reply.code(303).header('location', '/console/fleet').send());
 
   app.get('/console/fleet', async (request, reply) => {
     const params = singleValues(request.query, FLEET_PARAMS);
-    const { query: q, error } = toQuery(services, params);
-    const { rows, nextAfter } = await fleetPage(services, q);
+    const { query: q, error } = toQuery(ctx, params);
+    const { rows, nextAfter } = await fleetPage(ctx, q);
     const filters = { manufacturer: q.manufacturer, vin: q.vinPrefix };
     const body = html`<form method="get" action="/console/fleet" class="filters" role="search">
-<label>Manufacturer<select name="manufacturer"><option value="">all</option>${services.adapters.list().map((a) => a.manifest.id).map((id) => html`<option value="${id}"${id === q.manufacturer ? html` selected` : ''}>${id}</option>`)}</select></label>
+<label>Manufacturer<select name="manufacturer"><option value="">all</option>${ctx.adapters.list().map((a) => a.manifest.id).map((id) => html`<option value="${id}"${id === q.manufacturer ? html` selected` : ''}>${id}</option>`)}</select></label>
 <label>VIN starts with<input type="search" name="vin" value="${params.vin ?? ''}" maxlength="17" spellcheck="false"></label>
 <button type="submit">Filter</button>
 </form>
@@ -64,15 +59,15 @@ ${error ? html`<p class="error" role="alert">${error}</p>` : ''}
 </section>
 <section aria-label="Map" id="map" data-src="/console/fleet/map.json${query({ ...filters, after: q.after })}">
 <h2>Last positions and routes</h2>
-<p class="muted">Drawn from the stored positions of the vehicles on this page; refreshed every 3 seconds.</p>
+<p class="muted">The stored positions of the vehicles on this page, refreshed every 3 seconds. Zoom and pan; vehicles close together are counted in one circle (click it to zoom in); a vehicle's label is left out where it would cover another. No map tiles: the service works without internet.</p>
 <div id="map-canvas"></div>
 </section>
 </div>`;
-    return sendPage(reply, { view: 'fleet', title: 'Fleet', csrf: request.consoleSession!.csrf, body, scripts: ['console.js', 'fleet.js'] });
+    return sendPage(reply, { view: 'fleet', title: 'Fleet', csrf: request.consoleSession!.csrf, body, scripts: ['leaflet.js', 'markercluster.js', 'fleet.js'], styles: ['leaflet.css', 'markercluster.css', 'markercluster-default.css'] });
   });
 
   app.get('/console/fleet/map.json', async (request, reply) => {
-    const { query: q } = toQuery(services, singleValues(request.query, FLEET_PARAMS));
-    return reply.header('cache-control', 'no-store').send({ vehicles: await fleetMap(services, q) });
+    const { query: q } = toQuery(ctx, singleValues(request.query, FLEET_PARAMS));
+    return reply.header('cache-control', 'no-store').send({ vehicles: await fleetMap(ctx, q) });
   });
-}
+};

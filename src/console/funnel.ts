@@ -1,7 +1,6 @@
-import type { FastifyInstance } from 'fastify';
 import { html } from '../consent/pages/html.ts';
 import { singleValues } from '../http/single-value.ts';
-import type { Services } from '../services.ts';
+import type { ConsoleContext, ConsolePlugin } from './context.ts';
 import type { FunnelRow } from '../store/contract.ts';
 import { sendPage } from './page.ts';
 
@@ -18,8 +17,8 @@ const STEPS = [
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 /** The chosen period as whole UTC days, both ends included; the last 7 days by default. */
-function period(services: Services, q: { since?: string; until?: string }): { since: string; until: string } {
-  const today = day(services.clock.now().getTime());
+function period(ctx: Pick<ConsoleContext, 'clock'>, q: { since?: string; until?: string }): { since: string; until: string } {
+  const today = day(ctx.clock.now().getTime());
   const until = q.until && DATE.test(q.until) && !Number.isNaN(Date.parse(q.until)) ? q.until : today;
   const fallback = day(Date.parse(until) - 6 * DAY_MS);
   const since = q.since && DATE.test(q.since) && !Number.isNaN(Date.parse(q.since)) && q.since <= until ? q.since : fallback;
@@ -38,12 +37,12 @@ const cell = (r: FunnelRow, k: (typeof STEPS)[number][0]) => html`<td class="num
 
 /**
  * The consent funnel: the processes created in the period, per manufacturer, by how far they
- * got (src/store/contract/console.ts). One aggregate query in the store, whatever the period.
+ * got (src/store/contract/reports.ts). One aggregate query in the store, whatever the period.
  */
-export function funnelRoutes(app: FastifyInstance, services: Services): void {
+export const funnelView: ConsolePlugin = async (app, { ctx }) => {
   app.get('/console/funnel', async (request, reply) => {
-    const p = period(services, singleValues(request.query, ['since', 'until']));
-    const rows = await services.store.console.consentFunnel(`${p.since}T00:00:00.000Z`, new Date(Date.parse(p.until) + DAY_MS).toISOString());
+    const p = period(ctx, singleValues(request.query, ['since', 'until']));
+    const rows = await ctx.store.reports.consentFunnel(`${p.since}T00:00:00.000Z`, new Date(Date.parse(p.until) + DAY_MS).toISOString());
     const all = rows.length > 1 ? [...rows, total(rows)] : rows;
     const body = html`<form method="get" action="/console/funnel" class="filters">
 <label>From<input type="date" name="since" value="${p.since}"></label><label>To (included)<input type="date" name="until" value="${p.until}"></label><button type="submit">Show</button>
@@ -53,4 +52,4 @@ export function funnelRoutes(app: FastifyInstance, services: Services): void {
 <tbody>${all.length ? all.map((r) => html`<tr data-manufacturer="${r.manufacturer ?? 'unknown'}"><th>${r.manufacturer ?? 'unknown (no VIN)'}</th>${STEPS.map(([k]) => cell(r, k))}</tr>`) : html`<tr><td colspan="6">No consent process started in this period.</td></tr>`}</tbody></table>`;
     return sendPage(reply, { view: 'funnel', title: 'Consent funnel', csrf: request.consoleSession!.csrf, body });
   });
-}
+};

@@ -1,52 +1,52 @@
 import cookie from '@fastify/cookie';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance } from 'fastify';
 import { html } from '../consent/pages/html.ts';
 import { apiErrors } from '../errors.ts';
-import type { Services } from '../services.ts';
-import { assetRoutes } from './assets.ts';
-import { installConsoleGuard, isJsonCall, signInRoutes } from './auth.ts';
-import { consumerRoutes } from './consumers.ts';
-import { deliveryRoutes } from './deliveries.ts';
-import { fleetRoutes } from './fleet.ts';
-import { funnelRoutes } from './funnel.ts';
+import { toApiError } from '../http/error-handler.ts';
+import { assetsView } from './assets.ts';
+import { installConsoleGuard, isJsonCall, signInView } from './auth.ts';
+import { consumersView } from './consumers.ts';
+import type { ConsoleOptions } from './context.ts';
+import { deliveriesView } from './deliveries.ts';
+import { fleetView } from './fleet.ts';
+import { funnelView } from './funnel.ts';
+import { mappingsView } from './mappings.ts';
 import { sendPage } from './page.ts';
-import { pipelineRoutes } from './pipeline.ts';
-import { playgroundRoutes } from './playground.ts';
-import { quarantineRoutes } from './quarantine.ts';
+import { pipelineView } from './pipeline.ts';
+import { playgroundView } from './playground.ts';
+import { quarantineView } from './quarantine.ts';
+import { vehicleView } from './vehicle.ts';
 
 /**
  * The operators' console under /console (docs/console.md): server-rendered pages with a little
- * script, signed in with the admin token. Its routes call the same domain functions and store
+ * script, signed in with the admin token. Each view is a plugin taking the console's context
+ * (./context.ts, built by the composition root); they call the same domain functions and store
  * as the admin API (src/routes/admin/), never this service over HTTP.
  */
-export default async function consolePlugin(app: FastifyInstance, opts: { services: Services }): Promise<void> {
-  const { services } = opts;
+export default async function consolePlugin(app: FastifyInstance, opts: ConsoleOptions): Promise<void> {
+  const { ctx } = opts;
   // Browser pages and their scripts' calls, not the public API: kept out of the OpenAPI document.
   app.addHook('onRoute', (route) => {
     route.schema = { ...route.schema, hide: true };
   });
   await app.register(cookie);
-  installConsoleGuard(app, services);
+  installConsoleGuard(app, ctx);
 
-  // Errors are pages for a browser, a JSON message for the pages' scripts.
-  app.setErrorHandler((err: Error & { statusCode?: number; retryAfterS?: number }, request, reply) => {
-    const status = typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;
-    if (status >= 500) request.log.error({ err }, 'console request failed');
-    const message = status === 500 ? 'Something went wrong; the log has the details.' : err.message;
-    if (isJsonCall(request)) return reply.code(status).header('cache-control', 'no-store').send({ message });
+  // Errors are classified as the API's are (src/http/error-handler.ts), and shown as a page to
+  // a browser, or as a JSON message to the pages' scripts.
+  app.setErrorHandler((err: FastifyError, request, reply) => {
+    const e = toApiError(err, request, ctx.config.BODY_LIMIT_BYTES);
+    reply.code(e.statusCode).headers(e.headers);
+    if (isJsonCall(request)) return reply.header('cache-control', 'no-store').send({ message: e.reasonText });
     const csrf = request.consoleSession?.csrf ?? null;
-    return sendPage(reply, { view: null, title: `Error ${status}`, csrf, body: html`<p role="alert" class="error">${message}</p><p><a href="/console/fleet">Back to the console</a></p>` }, status);
+    const body = html`<p role="alert" class="error">${e.reasonText}</p><p><a href="/console/fleet">Back to the console</a></p>`;
+    return sendPage(reply, { view: null, title: `Error ${e.statusCode}`, csrf, body }, e.statusCode);
   });
 
-  assetRoutes(app);
-  signInRoutes(app, services);
-  fleetRoutes(app, services);
-  pipelineRoutes(app, services);
-  quarantineRoutes(app, services);
-  playgroundRoutes(app, services);
-  consumerRoutes(app, services);
-  deliveryRoutes(app, services);
-  funnelRoutes(app, services);
+  await app.register(assetsView);
+  for (const view of [signInView, fleetView, vehicleView, pipelineView, quarantineView, playgroundView, mappingsView, consumersView, deliveriesView, funnelView]) {
+    await app.register(view, opts);
+  }
   // Any other path under /console (or an id longer than the router's maxParamLength) gets the
   // console's own 404 page after the session check, not the API's JSON error body.
   app.route({

@@ -1,15 +1,15 @@
-import type { FastifyInstance } from 'fastify';
 import { html } from '../consent/pages/html.ts';
 import { randomToken } from '../crypto.ts';
 import { apiErrors } from '../errors.ts';
 import { singleValue, singleValues } from '../http/single-value.ts';
-import { createIngest, type Ingest } from '../pipeline/ingest.ts';
+import type { Ingest } from '../pipeline/ingest.ts';
 import { MAX_REPROCESS, reprocessQuarantined } from '../pipeline/reprocess.ts';
-import type { Services } from '../services.ts';
+import { CONSOLE_REPROCESS_RUN } from '../queues/keys.ts';
 import { QUARANTINE_CODES, type QuarantineCode, type QuarantinedMessage, type QuarantineFilter } from '../store/contract/quarantine.ts';
 import { formOf } from './auth.ts';
+import type { ConsoleContext, ConsolePlugin } from './context.ts';
 import { query, sendPage, when } from './page.ts';
-import { CONSOLE_REPROCESS_RUN } from '../queues/keys.ts';
+import { vinLink } from './vehicle.ts';
 
 const PAGE_SIZE = 50;
 /** A reprocess run is remembered this long, for its outcome page. */
@@ -20,21 +20,21 @@ const OUTCOME_ROWS = 200;
 const LIST_PARAMS = ['manufacturer', 'code', 'cursor'] as const;
 
 /** The list's filter, from the query or the "reprocess all" form (a field given twice counts once, as everywhere in the console). */
-function toFilter(services: Services, q: { manufacturer?: unknown; code?: unknown }): QuarantineFilter {
+function toFilter(ctx: Pick<ConsoleContext, 'adapters'>, q: { manufacturer?: unknown; code?: unknown }): QuarantineFilter {
   const [m, c] = [singleValue(q.manufacturer), singleValue(q.code)];
-  const manufacturer = m && services.adapters.get(m) ? m : undefined;
+  const manufacturer = m && ctx.adapters.get(m) ? m : undefined;
   const code = QUARANTINE_CODES.includes(c as QuarantineCode) ? (c as QuarantineCode) : undefined;
   return { ...(manufacturer ? { manufacturer } : {}), ...(code ? { code } : {}) };
 }
 
-const runKey = (services: Services, token: string) => CONSOLE_REPROCESS_RUN.key(services.config.QUEUE_PREFIX, token);
+const runKey = (ctx: Pick<ConsoleContext, 'config'>, token: string) => CONSOLE_REPROCESS_RUN.key(ctx.config.QUEUE_PREFIX, token);
 
 /** Every id matching the filter, newest failure first, up to MAX_REPROCESS (the admin API's bound). */
-async function idsOf(services: Services, filter: QuarantineFilter): Promise<string[]> {
+async function idsOf(ctx: Pick<ConsoleContext, 'store' | 'config'>, filter: QuarantineFilter): Promise<string[]> {
   const ids: string[] = [];
   let cursor: string | undefined;
   do {
-    const page = await services.store.quarantine.list(filter, 1000, cursor);
+    const page = await ctx.store.quarantine.list(filter, 1000, cursor, { maxBytes: ctx.config.QUARANTINE_PAGE_MAX_BYTES });
     ids.push(...page.items.map((e) => e.id));
     cursor = page.nextCursor ?? undefined;
   } while (cursor && ids.length < MAX_REPROCESS);
@@ -49,24 +49,24 @@ const reprocessForm = (csrf: string, content: ReturnType<typeof html>, label: st
 <input type="hidden" name="csrf" value="${csrf}">${content}<button type="submit" class="primary">${label}</button></form>`;
 
 /** The quarantine: list by reason and manufacturer, one message beside its error, reprocessing with its outcome. */
-export function quarantineRoutes(app: FastifyInstance, services: Services): void {
+export const quarantineView: ConsolePlugin = async (app, { ctx }) => {
   let ingest: Ingest | undefined;
   app.addHook('onClose', async () => ingest?.close());
 
   app.get('/console/quarantine', async (request, reply) => {
     const params = singleValues(request.query, LIST_PARAMS);
-    const filter = toFilter(services, params);
+    const filter = toFilter(ctx, params);
     const csrf = request.consoleSession!.csrf;
     let page;
     try {
-      page = await services.store.quarantine.list(filter, PAGE_SIZE, params.cursor || undefined);
+      page = await ctx.store.quarantine.list(filter, PAGE_SIZE, params.cursor || undefined, { maxBytes: ctx.config.QUARANTINE_PAGE_MAX_BYTES });
     } catch (err) {
       if (err instanceof RangeError) throw apiErrors.badRequest('invalid cursor.');
       throw err;
     }
     const body = html`<form method="get" action="/console/quarantine" class="filters">
 <label>Reason<select name="code"><option value="">all</option>${QUARANTINE_CODES.map((c) => html`<option${c === filter.code ? html` selected` : ''}>${c}</option>`)}</select></label>
-<label>Manufacturer<select name="manufacturer"><option value="">all</option>${services.adapters.list().map((a) => a.manifest.id).map((id) => html`<option${id === filter.manufacturer ? html` selected` : ''}>${id}</option>`)}</select></label>
+<label>Manufacturer<select name="manufacturer"><option value="">all</option>${ctx.adapters.list().map((a) => a.manifest.id).map((id) => html`<option${id === filter.manufacturer ? html` selected` : ''}>${id}</option>`)}</select></label>
 <button type="submit">Filter</button>
 </form>
 ${filter.code
@@ -80,26 +80,26 @@ ${filter.code
   ? page.items.map((e) => html`<tr>
 <td><input type="checkbox" name="ids" value="${e.id}" aria-label="Select ${e.id}"></td>
 <td><a href="/console/quarantine/${e.id}">${when(e.lastFailedAt)}</a></td><td>${e.manufacturer}</td><td>${e.messageType}</td>
-<td><strong>${e.code}</strong><div class="muted">${e.reason.slice(0, 200)}</div></td><td><code>${e.vin ?? '—'}</code></td><td class="num">${e.failures}</td></tr>`)
+<td><strong>${e.code}</strong><div class="muted">${e.reason.slice(0, 200)}</div></td><td>${vinLink(e.vin)}</td><td class="num">${e.failures}</td></tr>`)
   : html`<tr><td colspan="7">Nothing in quarantine${filter.code || filter.manufacturer ? ' with these filters' : ''}.</td></tr>`}</tbody>
 </table>
 ${page.items.length ? html`<p><button type="submit">Reprocess the selected</button></p>` : ''}
 </form>
-<p class="pager">${params.cursor ? html`<a href="/console/quarantine${query({ ...filter })}">First page</a>` : ''}${page.nextCursor ? html`<a rel="next" href="/console/quarantine${query({ ...filter, cursor: page.nextCursor })}">Next ${PAGE_SIZE}</a>` : ''}</p>`;
+<p class="pager">${params.cursor ? html`<a href="/console/quarantine${query({ ...filter })}">First page</a>` : ''}${page.nextCursor ? html`<a rel="next" href="/console/quarantine${query({ ...filter, cursor: page.nextCursor })}">Next page</a>` : ''}</p>`;
     return sendPage(reply, { view: 'quarantine', title: 'Quarantine', csrf, body });
   });
 
   app.get<{ Params: { id: string } }>('/console/quarantine/:id', async (request, reply) => {
-    const [e] = await services.store.quarantine.get([request.params.id.slice(0, 100)]);
+    const [e] = await ctx.store.quarantine.get([request.params.id.slice(0, 100)]);
     if (!e) throw apiErrors.notFound('No such message in quarantine (reprocessed and stored, or removed by retention).');
     const csrf = request.consoleSession!.csrf;
     const raw = e.rawEncoding === 'utf8' ? prettyJson(e.raw) : e.raw;
     const body = html`<p><a href="/console/quarantine">← Quarantine</a></p>
 <div class="split">
-<section class="card" aria-label="Raw message"><h2>Raw message${e.rawEncoding === 'base64' ? ' (base64: not UTF-8)' : ''}</h2><pre id="raw">${raw}</pre></section>
+<section class="card" aria-label="Raw message"><h2>Raw message${e.rawEncoding === 'base64' ? ' (base64: not UTF-8)' : ''}</h2>${e.rawTruncated ? html`<p class="muted" id="cut">Only its first bytes are kept (QUARANTINE_MAX_RAW_BYTES): it cannot be reprocessed.</p>` : ''}<pre id="raw">${raw}</pre></section>
 <section class="card" aria-label="Error"><h2>Error</h2>
 <p><strong id="code">${e.code}</strong></p><pre id="reason">${e.reason}</pre>
-<dl><dt>Manufacturer, type</dt><dd>${e.manufacturer}, ${e.messageType}</dd><dt>VIN</dt><dd>${e.vin ?? '—'}</dd><dt>Topic</dt><dd>${e.topic ?? '—'}</dd>
+<dl><dt>Manufacturer, type</dt><dd>${e.manufacturer}, ${e.messageType}</dd><dt>VIN</dt><dd>${vinLink(e.vin)}</dd><dt>Topic</dt><dd>${e.topic ?? '—'}</dd>
 <dt>Mapping version</dt><dd>${e.mappingVersion ?? '—'}</dd><dt>Received</dt><dd>${when(e.receivedAt)}</dd><dt>Failures</dt><dd>${e.failures}, last ${when(e.lastFailedAt)}</dd></dl>
 ${reprocessForm(csrf, html`<input type="hidden" name="ids" value="${e.id}">`, 'Reprocess this message')}
 <p><a href="/console/playground${query({ manufacturer: e.manufacturer, messageType: e.messageType, quarantineId: e.id })}">Open in the mapping playground</a></p>
@@ -110,29 +110,29 @@ ${reprocessForm(csrf, html`<input type="hidden" name="ids" value="${e.id}">`, 'R
   app.post('/console/quarantine/reprocess', async (request, reply) => {
     const form = formOf(request);
     const picked = (Array.isArray(form.ids) ? form.ids : form.ids === undefined ? [] : [form.ids]).filter((i): i is string => typeof i === 'string').slice(0, MAX_REPROCESS);
-    const filter = toFilter(services, form);
+    const filter = toFilter(ctx, form);
     if (form.all !== '1' && picked.length === 0) throw apiErrors.badRequest('Select at least one message to reprocess.');
     if (form.all === '1' && !filter.code) throw apiErrors.badRequest('Reprocessing all needs a reason.');
-    const ids = form.all === '1' ? await idsOf(services, filter) : picked;
-    const at = services.clock.now().toISOString();
+    const ids = form.all === '1' ? await idsOf(ctx, filter) : picked;
+    const at = ctx.clock.now().toISOString();
     let queued: number;
     try {
-      queued = await reprocessQuarantined(services, (ingest ??= createIngest(services)), { ids });
+      queued = await reprocessQuarantined(ctx, (ingest ??= ctx.openIngest()), { ids });
     } catch (err) {
       if ((err as Error).name === 'StoreUnavailableError') throw err;
       request.log.warn({ err: (err as Error).message }, 'queue refused reprocessing');
       throw apiErrors.unavailable(5);
     }
     const token = randomToken(12);
-    await services.redis.set(runKey(services, token), JSON.stringify({ at, ids, queued }), 'EX', RUN_TTL_S);
+    await ctx.redis.set(runKey(ctx, token), JSON.stringify({ at, ids, queued }), 'EX', RUN_TTL_S);
     return reply.code(303).header('location', `/console/quarantine/outcome/${token}`).send();
   });
 
   app.get<{ Params: { token: string } }>('/console/quarantine/outcome/:token', async (request, reply) => {
-    const saved = /^[A-Za-z0-9_-]{16}$/.test(request.params.token) ? await services.redis.get(runKey(services, request.params.token)) : null;
+    const saved = /^[A-Za-z0-9_-]{16}$/.test(request.params.token) ? await ctx.redis.get(runKey(ctx, request.params.token)) : null;
     if (!saved) throw apiErrors.notFound('This reprocess run is no longer remembered (kept one hour).');
     const run = JSON.parse(saved) as { at: string; ids: string[]; queued: number };
-    const entries = new Map((await getAll(services, run.ids)).map((e) => [e.id, e]));
+    const entries = new Map((await getAll(ctx, run.ids)).map((e) => [e.id, e]));
     const outcomes = run.ids.map((id) => ({ id, outcome: outcomeOf(entries.get(id), run.at), entry: entries.get(id) }));
     const count = (o: Outcome) => outcomes.filter((x) => x.outcome === o).length;
     const waiting = count('waiting');
@@ -144,11 +144,11 @@ ${reprocessForm(csrf, html`<input type="hidden" name="ids" value="${e.id}">`, 'R
 <p><a href="/console/quarantine">← Quarantine</a></p>`;
     return sendPage(reply, { view: 'quarantine', title: 'Reprocess outcome', csrf: request.consoleSession!.csrf, body, scripts: ['quarantine.js'] });
   });
-}
+};
 
-async function getAll(services: Services, ids: string[]): Promise<QuarantinedMessage[]> {
+async function getAll(ctx: Pick<ConsoleContext, 'store'>, ids: string[]): Promise<QuarantinedMessage[]> {
   const out: QuarantinedMessage[] = [];
-  for (let i = 0; i < ids.length; i += 1000) out.push(...(await services.store.quarantine.get(ids.slice(i, i + 1000))));
+  for (let i = 0; i < ids.length; i += 1000) out.push(...(await ctx.store.quarantine.get(ids.slice(i, i + 1000))));
   return out;
 }
 

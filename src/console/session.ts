@@ -2,26 +2,36 @@ import type {} from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { timingSafeEqual } from 'node:crypto';
 import { randomToken, sha256Hex } from '../crypto.ts';
-import type { Services } from '../services.ts';
 import { CONSOLE_SIGNED_OUT } from '../queues/keys.ts';
+import type { ConsoleContext } from './context.ts';
+
+/** What a session needs: its settings, the clock, the cookie's seal and the signed-out list. */
+type SessionDeps = Pick<ConsoleContext, 'config' | 'clock' | 'secrets' | 'redis'>;
 
 /** How long a session lasts (CONSOLE_SESSION_MINUTES: a working day by default); then the operator signs in again. */
-const sessionTtlMs = (services: Services) => services.config.CONSOLE_SESSION_MINUTES * 60_000;
+const sessionTtlMs = (services: SessionDeps) => services.config.CONSOLE_SESSION_MINUTES * 60_000;
 
 export interface ConsoleSession {
+  /** The session's random id (inside the sealed cookie only). */
+  id: string;
   /** The CSRF token every POST of this session must carry (form field `csrf` or header x-csrf-token). */
   csrf: string;
   expiresAt: number;
 }
 
+/** What reading the request's cookie found: a session, none, or a cookie that does not open (a forgery, or another key's). */
+export type SessionRead = { session: ConsoleSession } | { none: true } | { forged: true };
+
 interface Sealed {
+  /** The session's id: random, known only inside the sealed cookie; sign-out is recorded by it. */
+  s: string;
   c: string;
   e: number;
   /** A tag of the admin token the session was opened with: a new ADMIN_TOKEN ends every session. */
   t: string;
 }
 
-export function consoleSecure(services: Services): boolean {
+export function consoleSecure(services: SessionDeps): boolean {
   return services.config.publicUrl.startsWith('https:');
 }
 
@@ -30,8 +40,10 @@ export function cookieName(secure: boolean): string {
   return secure ? '__Host-cvd_console' : 'cvd_console';
 }
 
-const tokenTag = (services: Services) => sha256Hex(`console:${services.config.ADMIN_TOKEN ?? ''}`).slice(0, 16);
-const signedOutKey = (services: Services, cookie: string) => CONSOLE_SIGNED_OUT.key(services.config.QUEUE_PREFIX, sha256Hex(cookie));
+const tokenTag = (services: SessionDeps) => sha256Hex(`console:${services.config.ADMIN_TOKEN ?? ''}`).slice(0, 16);
+// By the session's id, not by the cookie's text: whatever text a cookie could be spelled in, a
+// signed-out session stays signed out.
+const signedOutKey = (services: SessionDeps, sessionId: string) => CONSOLE_SIGNED_OUT.key(services.config.QUEUE_PREFIX, sha256Hex(sessionId));
 
 /** Equal strings, compared in constant time. */
 export function sameSecret(a: string, b: string): boolean {
@@ -45,10 +57,10 @@ export function sameSecret(a: string, b: string): boolean {
  * the service's SecretBox (AES-256-GCM under SECRET_KEY), so every API process accepts it
  * without a shared session table, and nobody can read or forge it. HttpOnly, SameSite=Strict.
  */
-export function openSession(services: Services, reply: FastifyReply): ConsoleSession {
+export function openSession(services: SessionDeps, reply: FastifyReply): ConsoleSession {
   const ttlMs = sessionTtlMs(services);
-  const session: ConsoleSession = { csrf: randomToken(), expiresAt: services.clock.now().getTime() + ttlMs };
-  const sealed: Sealed = { c: session.csrf, e: session.expiresAt, t: tokenTag(services) };
+  const session: ConsoleSession = { id: randomToken(16), csrf: randomToken(), expiresAt: services.clock.now().getTime() + ttlMs };
+  const sealed: Sealed = { s: session.id, c: session.csrf, e: session.expiresAt, t: tokenTag(services) };
   const secure = consoleSecure(services);
   reply.setCookie(cookieName(secure), services.secrets.encrypt(JSON.stringify(sealed)), {
     path: '/',
@@ -61,30 +73,32 @@ export function openSession(services: Services, reply: FastifyReply): ConsoleSes
 }
 
 /**
- * The request's session, or null: no cookie, a cookie that does not decrypt, an expired one, one
- * of another admin token, or one signed out (sign-out records the cookie's hash in Redis until
- * it would have expired, so a copied cookie is dead everywhere once its owner signs out).
+ * The request's session; none for no cookie, an expired one, one of another admin token or one
+ * signed out (sign-out records the session's id in Redis until it would have expired, so a copied
+ * cookie is dead everywhere once its owner signs out); forged for a cookie that does not decrypt
+ * (the caller counts it as a failed authentication).
  */
-export async function readSession(services: Services, request: FastifyRequest): Promise<ConsoleSession | null> {
+export async function readSession(services: SessionDeps, request: FastifyRequest): Promise<SessionRead> {
   const cookie = request.cookies[cookieName(consoleSecure(services))];
-  if (!cookie || cookie.length > 1000) return null;
+  if (!cookie) return { none: true };
   let sealed: Sealed;
   try {
+    if (cookie.length > 1000) throw new Error('too long');
     sealed = JSON.parse(services.secrets.decrypt(cookie)) as Sealed;
   } catch {
-    return null;
+    return { forged: true };
   }
-  if (typeof sealed.c !== 'string' || typeof sealed.e !== 'number' || sealed.t !== tokenTag(services)) return null;
-  if (sealed.e <= services.clock.now().getTime()) return null;
-  if ((await services.redis.exists(signedOutKey(services, cookie))) === 1) return null;
-  return { csrf: sealed.c, expiresAt: sealed.e };
+  // Sealed by this service: a session of an earlier version (no id) just signs in again.
+  if (typeof sealed.s !== 'string' || typeof sealed.c !== 'string' || typeof sealed.e !== 'number' || sealed.t !== tokenTag(services)) return { none: true };
+  if (sealed.e <= services.clock.now().getTime()) return { none: true };
+  if ((await services.redis.exists(signedOutKey(services, sealed.s))) === 1) return { none: true };
+  return { session: { id: sealed.s, csrf: sealed.c, expiresAt: sealed.e } };
 }
 
 /** Ends the request's session for good, and clears its cookie. */
-export async function closeSession(services: Services, request: FastifyRequest, reply: FastifyReply, session: ConsoleSession): Promise<void> {
+export async function closeSession(services: SessionDeps, request: FastifyRequest, reply: FastifyReply, session: ConsoleSession): Promise<void> {
   const secure = consoleSecure(services);
-  const cookie = request.cookies[cookieName(secure)];
   const ttl = session.expiresAt - services.clock.now().getTime();
-  if (cookie && ttl > 0) await services.redis.set(signedOutKey(services, cookie), '1', 'PX', ttl);
+  if (ttl > 0) await services.redis.set(signedOutKey(services, session.id), '1', 'PX', ttl);
   reply.clearCookie(cookieName(secure), { path: '/', httpOnly: true, sameSite: 'strict', secure });
 }

@@ -4,6 +4,7 @@ import type { VehicleLimits } from '../rate-limit/limits.ts';
 import { fragmentOf, type LatestOfVin } from '../read-model/read-model.ts';
 import type { Services } from '../services.ts';
 import type { Subscription } from '../store/contract.ts';
+import { suppliedItems } from './capabilities.ts';
 import { itemError, vehicleError, type DeliveryError, type VehicleErrorCode } from './error-codes.ts';
 import { API_VERSION, type DeliveryRequest, type VehicleIdentifier } from './request.ts';
 import { checkVehicleAccess } from './vehicle-access.ts';
@@ -42,7 +43,7 @@ const CLOSE = Buffer.from(']}');
  * well-formed VINs, passed in when the caller worked them out already (for the rate limits).
  */
 export async function deliverInVehicle(
-  services: Pick<Services, 'adapters' | 'catalog' | 'clock' | 'logger' | 'readModel'>,
+  services: Pick<Services, 'adapters' | 'catalog' | 'clock' | 'logger' | 'readModel' | 'vehicleItems'>,
   subscription: Subscription,
   request: DeliveryRequest,
   limits: VehicleLimits,
@@ -100,19 +101,20 @@ export async function deliverInVehicle(
  * member per requested item, its latest data point or the item-level error.
  */
 function vehicleEntry(
-  services: Pick<Services, 'adapters' | 'catalog'>,
+  services: Pick<Services, 'adapters' | 'catalog' | 'vehicleItems'>,
   vin: string,
   manufacturer: string | null,
   items: readonly string[],
   points: LatestOfVin | undefined,
 ): Buffer {
-  const supplied = manufacturer ? services.adapters.get(manufacturer)?.manifest.items : undefined;
+  // What this vehicle can send at all: an item outside it is 910, never "not yet" (908).
+  const supplied = suppliedItems(services, manufacturer, vin);
   const parts = items.map((item) => {
     const point = points?.payloads.get(item);
     let result: string;
     if (services.catalog.get(item)?.deliveryMethod === 'push') result = `{"error":${json(itemError['CAR.VE.909'])}}`;
     else if (point !== undefined) result = `{"dataPoint":${point}}`;
-    else if (supplied && !supplied.includes(item)) result = `{"error":${json(itemError['CAR.VE.910'])}}`;
+    else if (supplied && !supplied.has(item)) result = `{"error":${json(itemError['CAR.VE.910'])}}`;
     else result = `{"error":${json(itemError['CAR.VE.908'])}}`;
     return `${json(item)}:${result}`;
   });

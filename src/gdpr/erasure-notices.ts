@@ -1,5 +1,5 @@
 import { ERASURE_NOTICE_TYPE, type ErasureScope } from '../push/erasure-notice.ts';
-import { wantsNotice } from '../push/notice.ts';
+import { subscriptionWantsNotice } from '../push/notice.ts';
 import { queueNotices } from '../push/notice-queue.ts';
 import type { Services } from '../services.ts';
 import type { NoticeDeps } from '../push/deps.ts';
@@ -22,7 +22,7 @@ export async function erasureHolders(services: Pick<Services, 'store'>, vin: str
  * item 4), enabled or not (a disabled one gets its notice dead-lettered like any push).
  */
 export async function erasureRecipients(services: Pick<Services, 'store'>, holders: readonly string[]): Promise<string[]> {
-  const wants = await Promise.all(holders.map(async (id) => wantsNotice(await services.store.webhooks.get(id), ERASURE_NOTICE_TYPE)));
+  const wants = await Promise.all(holders.map((id) => subscriptionWantsNotice(services.store, id, ERASURE_NOTICE_TYPE)));
   return holders.filter((_, i) => wants[i]);
 }
 

@@ -86,7 +86,7 @@ export async function eraseRedisKeys(services: Pick<Services, 'config' | 'redis'
       const erasure = family.erasure;
       if (erasure.by === 'none' || (erasure.by === 'vin' && erasure.in === 'queue-jobs')) continue;
       if (erasure.by === 'pseudonym') {
-        n += await scanMaster(server, erasure.pattern(prefix, pseudonym, subscriptionId), eraser(server, erasure, vin, secrets));
+        for (const pattern of erasure.patterns(prefix, pseudonym, subscriptionId)) n += await scanMaster(server, pattern, eraser(server, erasure, vin, secrets));
       } else if (subscriptionId === undefined) {
         // A code, a withdrawal or a log line belongs to the vehicle's user, not to a subscription.
         n += await scanMaster(server, erasure.pattern(prefix), eraser(server, erasure, vin, secrets));

@@ -1,5 +1,5 @@
 import { sweepConsentProcesses } from '../consent/sweep.ts';
-import { startPeriodic, type Periodic } from '../periodic.ts';
+import { startPeriodic, type Periodic, type PeriodicScheduler } from '../periodic.ts';
 import type { Services } from '../services.ts';
 
 const DAY_MS = 86_400_000;
@@ -13,12 +13,15 @@ export type Retention = Periodic<number>;
  * time, read from the injected clock) are erased; the latest value of each item stays, as the
  * store contract says; push deliveries older than DELIVERY_LOG_RETENTION_DAYS are deleted, and
  * consent processes that never became a consent are swept as well (src/consent/sweep.ts,
- * CONSENT_PROCESS_RETENTION_DAYS). Runs in the pipeline role, first
- * right at start. Several processes may run it: the purge is an idempotent range delete, so
- * overlapping runs only repeat work.
+ * CONSENT_PROCESS_RETENTION_DAYS). Runs in the pipeline role, once per interval for the whole
+ * installation when given the installation-wide scheduler (else in this process, first right
+ * at start). Overlapping runs would only repeat work: the purge is an idempotent range delete.
  * A failing purge (store down) is logged and tried again at the next interval.
  */
-export function startRetention(services: Pick<Services, 'clock' | 'config' | 'logger' | 'store'>, opts: { intervalMs?: number } = {}): Retention {
+export function startRetention(
+  services: Pick<Services, 'clock' | 'config' | 'logger' | 'store'>,
+  opts: { intervalMs?: number; scheduler?: PeriodicScheduler } = {},
+): Retention {
   const { config, clock, logger, store } = services;
   const purge = async (): Promise<number> => {
     const cutoffMs = clock.now().getTime() - config.HISTORY_RETENTION_DAYS * DAY_MS;
@@ -44,5 +47,6 @@ export function startRetention(services: Pick<Services, 'clock' | 'config' | 'lo
     logger,
     failure: 'history retention purge failed; retried at the next interval',
     run: purge,
+    ...(opts.scheduler ? { scheduler: opts.scheduler } : {}),
   });
 }

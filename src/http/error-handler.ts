@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError, apiErrors } from '../errors.ts';
 import { StoreUnavailableError } from '../store/contract.ts';
 import { sendError } from './error-body.ts';
@@ -30,41 +30,34 @@ function validationText(err: FastifyError): string {
 }
 
 /**
- * One error handler for the whole API: coded errors become the contract's error body; bad
- * input is a 4xx naming the problem; a store outage is a 503 with Retry-After; anything
- * unexpected is a 500 without internals (the details go to the log).
+ * Any error a handler throws, as the coded error the API answers with: coded errors as they
+ * are; bad input a 4xx naming the problem; a store outage a 503 with Retry-After; anything
+ * unexpected a 500 without internals (the details go to the request's log). The API's handler
+ * below and the console's (src/console/index.ts) both classify through this, and differ only
+ * in how they show it: the contract's error body, or a page.
  */
+export function toApiError(err: FastifyError, request: FastifyRequest, bodyLimit: number): ApiError {
+  if (err instanceof ApiError) return err;
+  const mapped = err.code ? FASTIFY_CODES[err.code] : undefined;
+  if (mapped) return mapped(err, bodyLimit);
+  if (err.validation) return new ApiError(400, validationText(err));
+  if (err instanceof SyntaxError) return apiErrors.badRequest('the request body is not valid JSON.');
+  if (err instanceof StoreUnavailableError) {
+    request.log.warn({ err }, 'store unavailable');
+    return apiErrors.unavailable(STORE_RETRY_AFTER_S);
+  }
+  // e.g. @fastify/rate-limit: keep the Retry-After it set, answer with the contract's text.
+  if (err.statusCode === 429) return new ApiError(429, 'Request limit exceeded for this plan.');
+  if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) return new ApiError(err.statusCode, `Bad request, ${err.message}`);
+  request.log.error({ err }, 'unhandled error');
+  return apiErrors.internal();
+}
+
+/** One error handler for the whole API: every error as the contract's error body ({@link toApiError}). */
 export function installErrorHandler(app: FastifyInstance, bodyLimit: number): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
-    if (err instanceof ApiError) {
-      return sendError(request, reply, err.statusCode, err.reasonText, err.headers);
-    }
-    const mapped = err.code ? FASTIFY_CODES[err.code] : undefined;
-    if (mapped) {
-      const e = mapped(err, bodyLimit);
-      return sendError(request, reply, e.statusCode, e.reasonText, e.headers);
-    }
-    if (err.validation) {
-      return sendError(request, reply, 400, validationText(err));
-    }
-    if (err instanceof SyntaxError) {
-      return sendError(request, reply, 400, 'Bad request, the request body is not valid JSON.');
-    }
-    if (err instanceof StoreUnavailableError) {
-      request.log.warn({ err }, 'store unavailable');
-      const e = apiErrors.unavailable(STORE_RETRY_AFTER_S);
-      return sendError(request, reply, e.statusCode, e.reasonText, e.headers);
-    }
-    if (err.statusCode === 429) {
-      // e.g. @fastify/rate-limit: keep the Retry-After it set, answer with the contract's text.
-      return sendError(request, reply, 429, 'Request limit exceeded for this plan.');
-    }
-    if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
-      return sendError(request, reply, err.statusCode, `Bad request, ${err.message}`);
-    }
-    request.log.error({ err }, 'unhandled error');
-    const e = apiErrors.internal();
-    return sendError(request, reply, e.statusCode, e.reasonText);
+    const e = toApiError(err, request, bodyLimit);
+    return sendError(request, reply, e.statusCode, e.reasonText, e.headers);
   });
 
   app.setNotFoundHandler((request, reply) => sendError(request, reply, 404, `No route for ${request.method} ${request.url.split('?')[0]}.`));

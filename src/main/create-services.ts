@@ -1,4 +1,4 @@
-import { loadAdapterRegistry } from '../adapters/registry.ts';
+import { reloadableRegistry } from '../adapters/reloadable.ts';
 import { loadCatalog } from '../catalog/load.ts';
 import { systemClock, type Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
@@ -16,7 +16,9 @@ import { createReadModel } from '../read-model/read-model.ts';
 import type { Services } from '../services.ts';
 import type { Store } from '../store/contract.ts';
 import { openStore } from '../store/open-store.ts';
-import { virtualVinOwnership } from '../../simulator/src/virtual-vins.ts';
+import { virtualVehicleItems, virtualVinOwnership } from '../../simulator/src/virtual-vins.ts';
+import { createMappingIsolate } from '../mapping/isolate.ts';
+import { loadAdapters, mappingLimits } from './load-adapters.ts';
 import { logMappingEngines } from './log-mapping-engines.ts';
 import { createQueueMetrics } from './queue-metrics.ts';
 
@@ -34,11 +36,11 @@ export interface ServiceOverrides {
 export async function createServices(config: Config, logger: Logger, redisUrl: string, overrides: ServiceOverrides = {}): Promise<Services> {
   const paths = overrides.paths ?? defaultPaths();
   const catalog = await loadCatalog(paths.catalog);
-  const adapters = await loadAdapterRegistry(paths.adapters, new Set(catalog.list().map((e) => e.technicalName)), {
-    mappingsDir: paths.mappings,
-    limits: { timeoutMs: config.MAPPING_TIMEOUT_MS, maxDepth: config.MAPPING_MAX_DEPTH, maxSequence: 100_000 },
-    engine: { compiler: config.MAPPING_COMPILER === 'on' },
-  });
+  // Mappings that run interpreted are evaluated in a thread of their own (started at the first).
+  const isolate = createMappingIsolate({ limits: mappingLimits(config), memoryMb: config.MAPPING_SANDBOX_MEMORY_MB, onStopped: (reason) => logger.warn({ reason }, 'mapping evaluation stopped') });
+  const load = () => loadAdapters(config, paths, catalog, isolate);
+  // Served through a registry that a mapping reload replaces (src/main/mapping-reloads.ts).
+  const adapters = reloadableRegistry(await load(), { load, close: () => isolate.close() });
   logMappingEngines(adapters, logger);
   checkOutsideClientSecrets(adapters.list());
   const rawStore = overrides.store ?? (await openStore(config));
@@ -80,6 +82,7 @@ export async function createServices(config: Config, logger: Logger, redisUrl: s
   // The simulated manufacturer has exactly the simulator's vehicles; any other auto-confirming
   // manufacturer every VIN its prefixes claim.
   const virtualOwns = virtualVinOwnership(paths.scenarios, config.SIM_FLEET_SIZE);
+  const virtualItems = virtualVehicleItems(paths.scenarios, config.SIM_FLEET_SIZE);
   return {
     config,
     logger,
@@ -97,6 +100,7 @@ export async function createServices(config: Config, logger: Logger, redisUrl: s
     authFailures: createAuthFailures({ config, clock, secrets, redis, logger }),
     gauges: createQueueMetrics(queueHome({ redisUrl, config }), config, store),
     ownsVin: (manufacturer, vin) => manufacturer !== VIRTUAL_MANUFACTURER || virtualOwns(vin),
+    vehicleItems: (manufacturer, vin) => (manufacturer === VIRTUAL_MANUFACTURER ? virtualItems(vin) : null),
     readiness: new Map(),
   };
 }
@@ -105,6 +109,7 @@ export async function createServices(config: Config, logger: Logger, redisUrl: s
 const VIRTUAL_MANUFACTURER = 'virtual';
 
 export async function closeServices(services: Services): Promise<void> {
+  await services.adapters.close?.();
   await services.gauges.close();
   await services.cacheBus.close();
   services.redis.disconnect();

@@ -1,3 +1,4 @@
+import { suppliedItems } from '../delivery/capabilities.ts';
 import { createConsumer, createSubscription, redirectUrlProblem } from '../provisioning/index.ts';
 import type { Services } from '../services.ts';
 import { loadVirtualVins } from '../../simulator/src/virtual-vins.ts';
@@ -29,8 +30,9 @@ export function demoRedirectUrl(publicUrl: string): string {
  * consumer; that is harmless (two independent demo tenants) and not worth a lock.
  */
 export async function seedDemo(
-  services: Pick<Services, 'store' | 'clock' | 'catalog' | 'config' | 'paths' | 'logger'>,
+  services: Pick<Services, 'store' | 'clock' | 'catalog' | 'config' | 'paths' | 'logger' | 'adapters' | 'vehicleItems'>,
   out: (text: string) => void = (text) => process.stdout.write(text),
+  opts: { consoleToken?: string | undefined } = {},
 ): Promise<DemoSeed | null> {
   if ((await services.store.consumers.count()) > 0) return null;
   const { publicUrl, consentUrl } = services.config;
@@ -51,14 +53,18 @@ export async function seedDemo(
     subscriptionId: subscription.subscriptionId,
     allowedRedirectUrls,
   };
+  const vins = [...loadVirtualVins(services.paths.scenarios)].slice(0, 13);
+  // Step 3 pulls only what its vehicle sends: no "not supplied" answer in the first pull.
+  const supplied = vins[0] ? suppliedItems(services, services.adapters.forVin(vins[0])?.manifest.id ?? null, vins[0]) : null;
   out(
     demoInstructions({
       ...seed,
       publicUrl,
       consentUrl,
-      vins: [...loadVirtualVins(services.paths.scenarios)].slice(0, 13),
-      dataItems: subscription.dataItems,
+      vins,
+      dataItems: supplied ? subscription.dataItems.filter((i) => supplied.has(i)) : subscription.dataItems,
       sandbox: services.config.SIMULATOR === 'on',
+      console: services.config.ADMIN_TOKEN ? { url: `${publicUrl}/console`, token: opts.consoleToken ?? null } : null,
     }),
   );
   services.logger.info({ consumerId: seed.consumerId, subscriptionId: seed.subscriptionId }, 'demo consumer created');
@@ -74,9 +80,12 @@ export interface DemoInstructionsInput {
   publicUrl: string;
   consentUrl: string;
   vins: string[];
+  /** The subscription's items that the first vehicle supplies (step 3 pulls some of them). */
   dataItems: string[];
   /** The sandbox is mounted (SIMULATOR=on): step 5 triggers a crash. */
   sandbox: boolean;
+  /** Where the console is, and the try-out's token to sign in with (null: the operator's own ADMIN_TOKEN, not printed); null without a console. */
+  console?: { url: string; token: string | null } | null;
 }
 
 /**
@@ -115,7 +124,8 @@ export function demoInstructions(d: DemoInstructionsInput): string {
     `    curl -sS -X PUT "$CVD_URL/management/v1/vehicles" ${auth} \\`,
     `      ${json} -d ${sq(activate)}`,
     '',
-    ` 2. Give consent for ${firstVin} in a browser (any user name and password at the manufacturer):`,
+    ` 2. Give consent for ${firstVin} in a browser: the portal asks for a name and an e-mail address,`,
+    '   then any user name and password at the manufacturer:',
     `    ${consent.toString()}`,
     '',
     ' 3. Pull its data:',
@@ -129,11 +139,22 @@ export function demoInstructions(d: DemoInstructionsInput): string {
     '',
     ...(d.sandbox
       ? [
-          ` 5. Make ${firstVin} crash now: the receiver prints the push, and step 3 shows crashseverity 4:`,
+          ` 5. Make ${firstVin} crash now: the receiver prints the push (a sandbox event is yours alone: not stored, not in the pull):`,
           `    curl -sS -X POST "$CVD_URL/sandbox/v1/vehicles/${firstVin}/events" ${auth} \\`,
           `      ${json} -d ${sq(crash)}`,
         ]
       : [' 5. Crashes are pushed as they happen (simulator/README.md has the schedule); the sandbox that', '   triggers one now runs only with SIMULATOR=on.']),
+    '',
+    ...(d.console
+      ? [
+          ' The console (fleet, map, pipeline charts, quarantine, mapping playground) and the API docs:',
+          `    ${d.console.url}`,
+          `    ${d.console.url.replace(/\/console$/, '/docs')}`,
+          d.console.token
+            ? `   sign in with the token generated for this try-out: ${d.console.token}`
+            : '   sign in with your ADMIN_TOKEN.',
+        ]
+      : [` The API docs: ${d.publicUrl}/docs (the console at /console needs ADMIN_TOKEN).`]),
     rule,
     '',
   ].join('\n');

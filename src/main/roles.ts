@@ -1,19 +1,28 @@
 import { startExternalSubscriber } from '../ingest/broker-subscriber.ts';
 import { startEmbeddedBroker } from '../ingest/embedded-broker.ts';
-import { startConsoleSampler } from '../console/samples.ts';
+import { subscribes } from '../ingest/subscriber-identity.ts';
 import { startPollWorkers } from '../ingest/poll/start.ts';
 import { startRetention } from '../gdpr/retention.ts';
 import { startActivationWorkers } from '../management/start.ts';
 import { startPipeline } from '../pipeline/start.ts';
 import { startPushWorkers } from '../push/start.ts';
+import { createInstallationSchedule } from '../queues/installation-schedule.ts';
+import { queueHome } from '../queues/open-queue.ts';
 import type { Services } from '../services.ts';
 import { startSimulator } from '../../simulator/src/start.ts';
 import { drainAndClose } from './drain-http.ts';
+import { fleetFreshness } from './fleet-freshness.ts';
+import { startServiceSampler } from './sampler.ts';
+import { startMappingReloads } from './mapping-reloads.ts';
 import { buildServiceApp } from './http-app.ts';
 import { listenOn } from './port-in-use.ts';
 import { startProbeServer } from './probe-server.ts';
 import { watchRedisPolicy } from './redis-policy.ts';
 import type { Running } from '../running.ts';
+import type { Role } from '../config.ts';
+
+/** The roles that count what the pipeline charts show: ingest, storage, failures, pushes, and the api role's gauges. */
+const SAMPLED_ROLES: Role[] = ['api', 'broker', 'pipeline', 'push'];
 
 export interface StartRolesOptions {
   /**
@@ -47,10 +56,14 @@ export async function startRoles(services: Services, opts: StartRolesOptions = {
   };
 
   add(watchRedisPolicy(services));
-  // Every process adds what it counted to the console's pipeline charts; API processes also
-  // sample the shared gauges (src/console/samples.ts).
-  add(startConsoleSampler(services, roles.has('api') ? { gauges: services.gauges } : {}));
+  // Every process serves mappings: each reloads them on command, or on a saved file in the try-out.
+  add(startMappingReloads(services));
+  // Every process that counts something the console's pipeline charts show adds it to Redis;
+  // API processes also sample the shared gauges (src/metrics/samples.ts). A simulator-only
+  // process counts nothing of it.
+  if (SAMPLED_ROLES.some((r) => roles.has(r))) add(startServiceSampler(services, roles.has('api') ? { gauges: services.gauges, freshness: () => fleetFreshness(services) } : {}));
   if (!roles.has('api') && config.PROBE_PORT > 0) add(await listenOn('PROBE_PORT', config.PROBE_PORT, () => startProbeServer(services)));
+  const jobRetention = { completedS: config.JOB_RETENTION_COMPLETED_S, failedS: config.JOB_RETENTION_FAILED_S };
   let mqttUrl = config.MQTT_URL;
   if (roles.has('broker') && !config.MQTT_URL) {
     const broker = await listenOn('MQTT_PORT', config.MQTT_PORT, () => startEmbeddedBroker(services));
@@ -60,18 +73,26 @@ export async function startRoles(services: Services, opts: StartRolesOptions = {
   }
   const brokerUrl = mqttUrl ?? `mqtt://127.0.0.1:${config.MQTT_PORT}`;
   if (roles.has('pipeline')) {
+    // Housekeeping (retention, the poll reconciler) runs once per interval for the whole
+    // installation, in whichever pipeline process is free; closed after the jobs that use it.
+    const housekeeping = createInstallationSchedule(queueHome(services), 'pipeline', logger, jobRetention);
+    add(housekeeping);
     add(...(await startPipeline(services)));
-    // With an external broker (MQTT_URL) the subscriber feeds the queue; with the embedded one
-    // no subscriber is needed: the broker queues each publish itself before acknowledging it.
-    if (config.MQTT_URL && config.MQTT_SUBSCRIBER === 'on') add(await startExternalSubscriber(services, brokerUrl));
+    // With an external broker (MQTT_URL) the subscriber feeds the queue (every process of a
+    // share group, or the one MQTT_SUBSCRIBER=on); with the embedded one no subscriber is
+    // needed: the broker queues each publish itself before acknowledging it.
+    if (subscribes(config)) add(await startExternalSubscriber(services, brokerUrl));
     add(...(await startActivationWorkers(services)));
     // Polled manufacturers: their vehicles' APIs are polled by the pipeline role's workers.
-    add(...(await startPollWorkers(services)));
-    // History retention (GDPR storage limitation) belongs to the pipeline role; several
-    // processes running it only repeat an idempotent range delete.
-    add(startRetention(services));
+    add(...(await startPollWorkers(services, { scheduler: housekeeping })));
+    // History retention (GDPR storage limitation) belongs to the pipeline role.
+    add(startRetention(services, { scheduler: housekeeping }));
   }
-  if (roles.has('push')) add(...(await startPushWorkers(services)));
+  if (roles.has('push')) {
+    const housekeeping = createInstallationSchedule(queueHome(services), 'push', logger, jobRetention);
+    add(housekeeping);
+    add(...(await startPushWorkers(services, { scheduler: housekeeping })));
+  }
   // The simulator is a manufacturer, not the service: it must log in with the virtual
   // manufacturer's credentials, and mqtt.js lets credentials in the URL (MQTT_URL carries the
   // service's own `ingest` user) override the ones it is given.

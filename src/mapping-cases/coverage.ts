@@ -61,15 +61,3 @@ export function coverageMarkdown(t: CoverageTable): string {
   ];
   return `${rows.join('\n')}\n`;
 }
-
-export const COVERAGE_START = '<!-- coverage:start (npm run mappings:coverage writes this table) -->';
-export const COVERAGE_END = '<!-- coverage:end -->';
-
-/** The README with its table between the markers replaced (appended when there are none). */
-export function withCoverage(readme: string, table: string): string {
-  const block = `${COVERAGE_START}\n${table}${COVERAGE_END}`;
-  const start = readme.indexOf(COVERAGE_START);
-  const end = readme.indexOf(COVERAGE_END);
-  if (start < 0 || end < start) return `${readme.trimEnd()}\n\n${block}\n`;
-  return `${readme.slice(0, start)}${block}${readme.slice(end + COVERAGE_END.length)}`;
-}

@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import type { Adapter } from '../adapters/manifest.ts';
 import type { MappingBindings } from '../mapping/compile.ts';
 
@@ -11,7 +10,8 @@ import type { MappingBindings } from '../mapping/compile.ts';
 export async function explainFailure(adapter: Adapter, input: unknown, bindings: MappingBindings, analysis: Outcome): Promise<string[]> {
   const mapping = adapter.mappings.get(bindings.messageType);
   if (!mapping || !analysis.failure) return [];
-  const source = await readFile(mapping.file, 'utf8').catch(() => '');
+  // The text that ran (the playground's edit, say), not the file on disk.
+  const source = mapping.source;
   const items = adapter.manifest.items;
   if (analysis.failure.code === 'MAPPING_FAILED') {
     // Evaluated again for the error's position and value, which the quarantine reason drops.

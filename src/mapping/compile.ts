@@ -1,10 +1,12 @@
 import jsonata from 'jsonata';
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { basename } from 'node:path';
 import { metrics } from '../metrics/metrics.ts';
 import { HELPERS } from './helpers.ts';
 import { translateMapping } from './to-js/compile-to-js.ts';
+import { pastDeadline, RunTimedOut } from './to-js/deadline.ts';
 
 /** Limits every evaluation runs under (MAPPING_TIMEOUT_MS, MAPPING_MAX_DEPTH); 0 switches one off. */
 export interface MappingLimits {
@@ -14,7 +16,18 @@ export interface MappingLimits {
   maxSequence: number;
 }
 
-export const DEFAULT_LIMITS: MappingLimits = { timeoutMs: 100, maxDepth: 200, maxSequence: 100_000 };
+/** As the defaults of MAPPING_TIMEOUT_MS and MAPPING_MAX_DEPTH (src/config.ts). */
+export const DEFAULT_LIMITS: MappingLimits = { timeoutMs: 1000, maxDepth: 1000, maxSequence: 100_000 };
+
+/**
+ * The jsonata release the compiled code (./to-js/) is a port of, line for line: package.json
+ * pins exactly this one. Another release installed (a lock file bypassed, a manual upgrade) may
+ * evaluate differently, so then every mapping runs in the interpreter, and says why.
+ */
+export const PORTED_JSONATA = '2.2.2';
+
+/** The installed jsonata's version, from its package.json. */
+export const INSTALLED_JSONATA: string = (createRequire(import.meta.url)('jsonata/package.json') as { version: string }).version;
 
 /** A mapping file compiled once at start. */
 export interface CompiledMapping {
@@ -25,6 +38,8 @@ export interface CompiledMapping {
    * any edit to the mapping changes the version without anyone having to remember to bump it.
    */
   version: string;
+  /** The mapping's text, as compiled (a sandbox thread compiles the same text again). */
+  source: string;
   /** Evaluates the mapping on one decoded raw message. Throws a JSONata error (with `code`). */
   evaluate(input: unknown, bindings: MappingBindings): Promise<unknown>;
   /**
@@ -39,6 +54,13 @@ export interface CompiledMapping {
 /** How a mapping is run: MAPPING_COMPILER (on by default). */
 export interface EngineOptions {
   compiler: boolean;
+  /** The jsonata version installed (default: read from its package.json); tests pass another. */
+  jsonataVersion?: string;
+  /**
+   * Where a mapping that runs interpreted is evaluated (the pipeline's: a worker thread,
+   * ./isolate.ts); without it, in this thread (the sandbox's own thread, the CLI, tests).
+   */
+  isolate?: { evaluate(file: string, source: string, input: unknown, bindings: MappingBindings): Promise<unknown> };
 }
 
 /** Variables bound per evaluation, besides the helpers. */
@@ -62,6 +84,11 @@ export class MappingCompileError extends Error {
   }
 }
 
+/** `<file name>@<first 12 hex of the text's SHA-256>` (CompiledMapping.version). */
+export function mappingVersion(file: string, source: string): string {
+  return `${basename(file)}@${createHash('sha256').update(source).digest('hex').slice(0, 12)}`;
+}
+
 export function compileMappingSource(
   file: string,
   source: string,
@@ -81,37 +108,51 @@ export function compileMappingSource(
     throw new MappingCompileError(file, `${e.message ?? String(err)} (at character ${e.position ?? '?'})`);
   }
   for (const [name, h] of Object.entries(HELPERS)) expr.registerFunction(name, h.impl, h.signature);
-  const hash = createHash('sha256').update(source).digest('hex').slice(0, 12);
-  const version = `${basename(file)}@${hash}`;
-  const interpret = (input: unknown, bindings: MappingBindings): Promise<unknown> =>
+  const version = mappingVersion(file, source);
+  const inThisThread = (input: unknown, bindings: MappingBindings): Promise<unknown> =>
     expr.evaluate(input, { ...bindings }).catch((err: unknown) => Promise.reject(withLine(err, source)));
-  if (!options.compiler) return { file, version, evaluate: interpret, engine: 'interpreted', interpretedBecause: 'MAPPING_COMPILER is off' };
+  const { isolate } = options;
+  // A mapping that runs interpreted runs in the isolate when there is one; a compiled mapping's
+  // hand-overs stay here: they evaluate the compiled subset, which the interpreter's own clock bounds.
+  const interpret = isolate ? (input: unknown, bindings: MappingBindings) => isolate.evaluate(file, source, input, bindings) : inThisThread;
+  if (!options.compiler) return { file, version, source, evaluate: interpret, engine: 'interpreted', interpretedBecause: 'MAPPING_COMPILER is off' };
+  const installed = options.jsonataVersion ?? INSTALLED_JSONATA;
+  if (installed !== PORTED_JSONATA) {
+    const because = `jsonata ${installed} is installed, and the compiled code is a port of jsonata ${PORTED_JSONATA} (package.json pins it)`;
+    return { file, version, source, evaluate: interpret, engine: 'interpreted', interpretedBecause: because };
+  }
   const translation = translateMapping(expr.ast(), limits);
-  if (!translation.ok) return { file, version, evaluate: interpret, engine: 'interpreted', interpretedBecause: translation.reason };
+  if (!translation.ok) return { file, version, source, evaluate: interpret, engine: 'interpreted', interpretedBecause: translation.reason };
   const { run } = translation;
   const handovers = metrics.mappingHandovers.labels(basename(file));
   const handOver = (input: unknown, bindings: MappingBindings): Promise<unknown> => {
     handovers.inc();
-    return interpret(input, bindings);
+    return inThisThread(input, bindings);
   };
   return {
     file,
     version,
+    source,
     engine: 'compiled',
     evaluate: (input, bindings) => {
-      const started = limits.timeoutMs > 0 ? performance.now() : 0;
       let output: unknown;
       try {
         output = run(input, { ...bindings });
-      } catch {
+      } catch (err) {
+        if (err instanceof RunTimedOut) return Promise.reject(timeoutError(limits.timeoutMs));
         // A case the compiled code does not model exactly (a bail-out): JSONata decides, errors included.
         return handOver(input, bindings);
       }
-      // Cannot run away (./to-js/compile-to-js.ts), but a run over the limit is the interpreter's to judge.
-      if (limits.timeoutMs > 0 && performance.now() - started > limits.timeoutMs) return handOver(input, bindings);
+      // Past the deadline between two of the run's clock readings: over the limit all the same.
+      if (pastDeadline()) return Promise.reject(timeoutError(limits.timeoutMs));
       return Promise.resolve(output);
     },
   };
+}
+
+/** JSONata's own timeout error (D1012), as the interpreter raises it. */
+function timeoutError(timeoutMs: number): Error {
+  return Object.assign(new Error(`Evaluation timeout after ${timeoutMs} milliseconds. Check for infinite loop`), { code: 'D1012', value: timeoutMs });
 }
 
 /**

@@ -29,6 +29,13 @@ export const metrics = {
     labelNames: ['manufacturer'] as const,
     registers,
   }),
+  ingestToStored: new Histogram({
+    name: 'cvd_ingest_to_stored_seconds',
+    help: 'End-to-end latency of a raw message: from its reception (MQTT, HTTP or a poll) to its harmonized points stored, per manufacturer. Reprocessed messages are not counted.',
+    labelNames: ['manufacturer'] as const,
+    buckets: [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+    registers,
+  }),
   mappingFailures: new Counter({
     name: 'cvd_mapping_failures_total',
     help: 'Raw messages quarantined, per manufacturer and reason (decode, mapping, schema).',
@@ -79,10 +86,29 @@ export const metrics = {
     labelNames: ['state'] as const,
     registers,
   }),
+  periodicRuns: new Counter({
+    name: 'cvd_periodic_runs_total',
+    help: 'Runs of a periodic job in this process. history-retention, poll-reconcile and push-reconciler run once per interval for the whole installation (summed over the processes: one per interval); console-sampler in every process.',
+    labelNames: ['job'] as const,
+    registers,
+  }),
   queueDepth: new Gauge({
     name: 'cvd_queue_jobs',
     help: 'Jobs per BullMQ queue and state, read at scrape time.',
     labelNames: ['queue', 'state'] as const,
+    registers,
+  }),
+  httpRequestDuration: new Histogram({
+    name: 'cvd_http_request_duration_seconds',
+    help: 'Duration of HTTP requests from arrival to the last byte of the answer, per method, route (the route template, "unmatched" for URLs no route serves) and status class.',
+    labelNames: ['method', 'route', 'status_class'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers,
+  }),
+  dependencyUp: new Gauge({
+    name: 'cvd_dependency_up',
+    help: 'Whether a dependency answered its readiness check at scrape time (1) or not (0): store, redis, and what the process runs (broker).',
+    labelNames: ['dependency'] as const,
     registers,
   }),
   quarantineSize: new Gauge({

@@ -3,6 +3,7 @@ import { vinOfTopic } from '../adapters/topics.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import { VIN_PATTERN } from '../management/vin.ts';
 import type { MappingBindings } from '../mapping/compile.ts';
+import { STOPPED_CODE } from '../mapping/isolate.ts';
 import type { DataPoint } from '../store/contract.ts';
 import type { QuarantineCode } from '../store/contract/quarantine.ts';
 import type { RawMessage } from '../domain/raw-message.ts';
@@ -22,6 +23,11 @@ export interface Analysis {
   vin: string | null;
   candidates: Candidate[];
   failure?: { code: QuarantineCode; reason: string };
+  /**
+   * Set with a SCHEMA_VIOLATION when the manifest says `invalidItems: quarantine-items` and
+   * some candidates are valid: those may be stored, and only the others are quarantined.
+   */
+  storesValid?: true;
 }
 
 /** Deeper than this, a mapping's output is refused (MAPPING_LIMIT). */
@@ -44,8 +50,11 @@ export interface AnalyseOptions {
 
 /** More items than this from one message is a runaway mapping, not telemetry. */
 const MAX_ITEMS_PER_MESSAGE = 10_000;
-/** JSONata's guardrail codes: D1011 stack depth, D1012 timeout, D2014 range size, D2015 sequence size. */
-const LIMIT_CODES = new Set(['D1011', 'D1012', 'D2014', 'D2015']);
+/**
+ * JSONata's guardrail codes (D1011 stack depth, D1012 timeout, D2014 range size, D2015 sequence
+ * size) and an evaluation its thread's deadline or heap limit stopped (src/mapping/isolate.ts).
+ */
+const LIMIT_CODES = new Set(['D1011', 'D1012', 'D2014', 'D2015', STOPPED_CODE]);
 
 /**
  * Decodes, maps and validates one raw message; never throws for anything the message or its
@@ -74,7 +83,8 @@ export async function analyse(adapter: Adapter, catalog: Catalog, msg: RawMessag
   const bindings: MappingBindings = { receivedAt: msg.receivedAt, messageType: msg.messageType, ...(msg.topic ? { topic: msg.topic } : {}) };
   let output: unknown;
   try {
-    output = await evaluateWithRetry(() => mapping.evaluate(input, bindings));
+    // Once: a run that hit a limit (D1012 included) would hit it again; its message is quarantined.
+    output = await mapping.evaluate(input, bindings);
   } catch (err) {
     const e = err as { code?: string; message?: string };
     const limit = (e.code && LIMIT_CODES.has(e.code)) || err instanceof RangeError;
@@ -88,19 +98,6 @@ export async function analyse(adapter: Adapter, catalog: Catalog, msg: RawMessag
     // Whatever the output holds, the message fails alone (a RangeError: a stack overflow).
     if (err instanceof OutputTooDeepError || err instanceof RangeError) return fail('MAPPING_LIMIT', err.message);
     return fail('OUTPUT_INVALID', `the mapping output could not be checked: ${(err as Error).message}`);
-  }
-}
-
-/**
- * The time limit is wall-clock, and evaluations of concurrent jobs interleave on one event
- * loop: a timeout may be another job's time. A mapping that really loops times out again.
- */
-async function evaluateWithRetry(run: () => Promise<unknown>): Promise<unknown> {
-  try {
-    return await run();
-  } catch (err) {
-    if ((err as { code?: string }).code !== 'D1012') throw err;
-    return await run();
   }
 }
 
@@ -121,11 +118,13 @@ function validateOutput(
   const candidates: Candidate[] = [];
   const declared = new Set(adapter.manifest.items);
   let vin: string | null = null;
-  for (const g of groups) {
-    const group = g as { vin?: unknown; items?: unknown } | null;
-    if (typeof group !== 'object' || group === null || typeof group.vin !== 'string' || typeof group.items !== 'object' || group.items === null || Array.isArray(group.items)) {
-      return fail('OUTPUT_INVALID', 'the mapping output must be {"vin": string, "items": {...}} or a list of them');
+  for (const [index, g] of groups.entries()) {
+    const problem = outputShapeProblem(g);
+    if (problem) {
+      const where = groups.length > 1 ? `element ${index} of the mapping output` : 'the mapping output';
+      return fail('OUTPUT_INVALID', `${where} ${problem}; a mapping returns {"vin": string, "items": {...}} or a list of them`);
     }
+    const group = g as { vin: string; items: Record<string, unknown> };
     const groupVin = group.vin;
     vin = groupVin;
     // Stored under anything else, the data could never be asked for (delivery answers such a
@@ -158,13 +157,18 @@ function validateOutput(
   const analysed = { mappingVersion, vin };
   if (candidates.length === 0) return fail('OUTPUT_INVALID', 'the mapping produced no item', vin);
   const bad = candidates.filter((c) => c.errors.length > 0);
-  if (bad.length > 0) {
-    const reason = bad.flatMap((c) => c.errors.map((e) => `${c.item}: ${e}`)).join('; ');
-    return { ...analysed, candidates, failure: { code: 'SCHEMA_VIOLATION', reason: reason.length > 4000 ? `${reason.slice(0, 3997)}...` : reason } };
-  }
+  const good = bad.length === 0 ? candidates : candidates.filter((c) => c.errors.length === 0);
   // The latest value only moves forward: one point from a clock years ahead would stay the
-  // latest for ever, every correct reading after it kept in history only.
-  const early = candidates.find((c) => (pointTime(c.payload) ?? 0) > clock.receivedMs + clock.maxFutureMs);
+  // latest for ever, every correct reading after it kept in history only. The message's clock
+  // is wrong for all its items, so this fails the whole message even where items could fail alone.
+  const early = bad.length === 0 || adapter.manifest.invalidItems === 'quarantine-items' ? good.find((c) => (pointTime(c.payload) ?? 0) > clock.receivedMs + clock.maxFutureMs) : undefined;
+  if (bad.length > 0 && !early) {
+    const partial = adapter.manifest.invalidItems === 'quarantine-items' && good.length > 0;
+    const listed = bad.flatMap((c) => c.errors.map((e) => `${c.item}: ${e}`)).join('; ');
+    const text = partial ? `${bad.length} of ${candidates.length} items quarantined (the other ${good.length} were stored): ${listed}` : listed;
+    const reason = text.length > 4000 ? `${text.slice(0, 3997)}...` : text;
+    return { ...analysed, candidates, failure: { code: 'SCHEMA_VIOLATION', reason }, ...(partial ? { storesValid: true as const } : {}) };
+  }
   if (early) {
     const at = new Date(pointTime(early.payload)!).toISOString();
     const reason = `${early.item}: ${at} is more than ${clock.maxFutureMs / 1000} s after the message was received (INGEST_MAX_FUTURE_S)`;
@@ -173,10 +177,31 @@ function validateOutput(
   return { ...analysed, candidates };
 }
 
-/** The data points of a successful analysis, with their provenance. */
+/**
+ * What is wrong with one element of a mapping's output, in the words a data engineer needs
+ * (a missing `vin` is the commonest slip: a field renamed in the raw format), or null.
+ */
+function outputShapeProblem(g: unknown): string | null {
+  if (typeof g !== 'object' || g === null || Array.isArray(g)) return `is ${describe(g)}, not an object`;
+  const group = g as { vin?: unknown; items?: unknown };
+  if (group.vin === undefined || group.vin === null) return `has no "vin"${group.vin === null ? ' (it is null)' : ''} (the expression for it found nothing in the raw message?)`;
+  if (typeof group.vin !== 'string') return `has a "vin" that is ${describe(group.vin)}, not a string`;
+  if (group.items === undefined || group.items === null) return 'has no "items"';
+  if (typeof group.items !== 'object' || Array.isArray(group.items)) return `has "items" that is ${describe(group.items)}, not an object of catalog items`;
+  return null;
+}
+
+function describe(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  return typeof v === 'object' ? 'an object' : `a ${typeof v} (${JSON.stringify(v)?.slice(0, 40)})`;
+}
+
+/** The data points of a successful analysis (or the valid items of one that {@link Analysis.storesValid}), with their provenance. */
 export function toDataPoints(adapter: Adapter, analysis: Analysis, msg: RawMessage): DataPoint[] {
   const fallback = Date.parse(msg.receivedAt);
-  return analysis.candidates.map((c) => ({
+  const candidates = analysis.storesValid ? analysis.candidates.filter((c) => c.errors.length === 0) : analysis.candidates;
+  return candidates.map((c) => ({
     vin: c.vin,
     item: c.item,
     timestampMs: pointTime(c.payload) ?? fallback,

@@ -3,9 +3,12 @@ import { metrics, timed } from '../metrics/metrics.ts';
 import type { PushFanoutEnqueuer } from '../push/fanout-contract.ts';
 import type { Services } from '../services.ts';
 import type { DataPoint, QuarantinedMessage } from '../store/contract.ts';
+import { capRaw } from '../store/contract/quarantine.ts';
 import { firstReception } from './first-reception.ts';
 import { analyse, toDataPoints, type Analysis } from './harmonize.ts';
 import { quarantineIdOf, type RawMessage } from '../domain/raw-message.ts';
+
+const pointKey = (p: DataPoint) => `${p.vin}|${p.item}|${p.timestampMs}`;
 
 /** Messages harmonized between two turns of the event loop. */
 const YIELD_EVERY = 20;
@@ -26,7 +29,7 @@ export interface BatchOutcome {
  * and because every step is idempotent a retry changes nothing that already happened.
  */
 export async function processBatch(
-  services: Pick<Services, 'adapters' | 'catalog' | 'config' | 'logger' | 'redis' | 'secrets' | 'store'>,
+  services: Pick<Services, 'adapters' | 'catalog' | 'clock' | 'config' | 'logger' | 'redis' | 'secrets' | 'store'>,
   fanout: PushFanoutEnqueuer,
   messages: RawMessage[],
   opts: { rerun?: boolean } = {},
@@ -45,6 +48,8 @@ export async function processBatch(
   const toPush: DataPoint[] = [];
   const failures: QuarantinedMessage[] = [];
   const recovered: string[] = [];
+  /** Each new message's reception and its points' keys, for its end-to-end latency once stored. */
+  const arrivals: { manufacturer: string; receivedAt: string; keys: string[] }[] = [];
   for (const [i, received] of messages.entries()) {
     let msg = received;
     // Mapping is CPU-bound: give the event loop a turn now and then, so lock renewals, probes
@@ -56,19 +61,24 @@ export async function processBatch(
       : { mappingVersion: null, vin: null, candidates: [], failure: { code: 'UNKNOWN_MESSAGE_TYPE', reason: `no adapter "${msg.manufacturer}" in this deployment` } };
     // Items without a vehicle time are keyed by reception: a message received again is mapped
     // again with its first reception's time (src/pipeline/first-reception.ts).
-    if (adapter && !analysis.failure && analysis.candidates.some((c) => c.payload.timestamp === undefined)) {
+    if (adapter && (!analysis.failure || analysis.storesValid) && analysis.candidates.some((c) => c.payload.timestamp === undefined)) {
       const first = await firstReception(services, msg);
       if (first !== msg.receivedAt) analysis = await analyseAlone(adapter, (msg = { ...msg, receivedAt: first }));
     }
-    if (adapter && !analysis.failure) {
+    if (adapter && (!analysis.failure || analysis.storesValid)) {
+      // Every item, or (manifest invalidItems: quarantine-items) the valid ones of a message
+      // whose other items go to quarantine below.
       const mapped = toDataPoints(adapter, analysis, msg);
       points.push(...mapped);
       // A message type that reports the past (manifest `push: false`) is stored, not news.
       if (adapter.manifest.messageTypes[msg.messageType]?.push !== false) toPush.push(...mapped);
-      if (msg.reprocess) recovered.push(msg.reprocess.quarantineId);
-      continue;
+      if (!msg.reprocess) arrivals.push({ manufacturer: msg.manufacturer, receivedAt: received.receivedAt, keys: mapped.map(pointKey) });
+      if (!analysis.failure) {
+        if (msg.reprocess) recovered.push(msg.reprocess.quarantineId);
+        continue;
+      }
     }
-    const entry = toQuarantine(msg, analysis);
+    const entry = toQuarantine(msg, analysis, services.config.QUARANTINE_MAX_RAW_BYTES);
     failures.push(entry);
     metrics.mappingFailures.inc({ manufacturer: msg.manufacturer, reason: entry.code });
     // The reason can quote the message; it stays at debug level, the VIN only as a pseudonym.
@@ -87,6 +97,12 @@ export async function processBatch(
   const storedPer = new Map<string, number>();
   for (const p of fresh) storedPer.set(p.manufacturer, (storedPer.get(p.manufacturer) ?? 0) + 1);
   for (const [manufacturer, n] of storedPer) metrics.dataPointsStored.inc({ manufacturer }, n);
+  // Reception to stored, for the messages whose points are new (a redelivered batch's are not).
+  const storedNow = services.clock.now().getTime();
+  const freshKeys = new Set(fresh.map(pointKey));
+  for (const a of arrivals) {
+    if (a.keys.some((k) => freshKeys.has(k))) metrics.ingestToStored.observe({ manufacturer: a.manufacturer }, Math.max(0, storedNow - Date.parse(a.receivedAt)) / 1000);
+  }
   return { stored: fresh.length, points: points.length, quarantined: failures.length };
 }
 
@@ -94,8 +110,10 @@ export async function processBatch(
  * A failure's times are the message's own (received, or reprocess requested), never "now": a
  * redelivered batch then reports the very same failure, and the quarantine counts it once.
  */
-function toQuarantine(msg: RawMessage, analysis: Analysis): QuarantinedMessage {
+function toQuarantine(msg: RawMessage, analysis: Analysis, maxRawBytes: number): QuarantinedMessage {
   const failedAt = msg.reprocess?.at ?? msg.receivedAt;
+  // The id is the whole message's: a redelivery of it is the same entry, cut or not.
+  const { raw, rawTruncated } = capRaw(msg.body, msg.encoding, maxRawBytes);
   return {
     id: msg.reprocess?.quarantineId ?? quarantineIdOf(msg),
     manufacturer: msg.manufacturer,
@@ -105,11 +123,13 @@ function toQuarantine(msg: RawMessage, analysis: Analysis): QuarantinedMessage {
     mappingVersion: analysis.mappingVersion,
     vin: analysis.vin,
     topic: msg.topic ?? null,
-    raw: msg.body,
+    raw,
     rawEncoding: msg.encoding,
+    rawTruncated,
     receivedAt: msg.receivedAt,
     quarantinedAt: failedAt,
     lastFailedAt: failedAt,
     failures: 1,
+    ...(analysis.storesValid ? { failedItems: [...new Set(analysis.candidates.filter((c) => c.errors.length > 0).map((c) => c.item))] } : {}),
   };
 }

@@ -17,7 +17,8 @@ export const MAX_REPROCESS = 10_000;
 export async function reprocessQuarantined(services: Pick<Services, 'clock' | 'store'>, ingest: Ingest, selection: ReprocessSelection): Promise<number> {
   const entries = 'ids' in selection ? await services.store.quarantine.get(selection.ids) : await collect(services, selection.filter, selection.limit);
   const at = services.clock.now().toISOString();
-  const messages = entries.map((e): RawMessage => ({
+  // A message kept cut has lost its end: it could only fail again, as something it is not.
+  const messages = entries.filter((e) => !e.rawTruncated).map((e): RawMessage => ({
     manufacturer: e.manufacturer,
     messageType: e.messageType,
     receivedAt: e.receivedAt,

@@ -9,8 +9,9 @@ const TEXT_TYPES = /^(text\/|application\/([\w.+-]*\+)?(json|xml|x-www-form-urle
 /**
  * Reads at most `limit` bytes of a body and drops the rest (the socket is destroyed once the
  * limit is reached: a receiver streaming gigabytes costs one read). The excerpt is UTF-8 text
- * without control characters (tabs and line breaks stay), cut at a character boundary; a body of
- * another media type is only named, and an empty body is null.
+ * without control characters (tabs and line breaks stay) nor bidirectional controls (U+202A to
+ * U+202E, U+2066 to U+2069, which would reorder how the text, and what surrounds it, is shown),
+ * cut at a character boundary; a body of another media type is only named, and an empty body is null.
  */
 export async function readExcerpt(body: Readable, contentType: string | undefined, limit = EXCERPT_BYTES): Promise<string | null> {
   const chunks: Buffer[] = [];
@@ -30,5 +31,5 @@ export async function readExcerpt(body: Readable, contentType: string | undefine
   const head = Buffer.concat(chunks).subarray(0, limit);
   // A multi-byte character cut by the limit decodes as U+FFFD at the very end: dropped.
   const text = new TextDecoder('utf-8').decode(head).replace(/\uFFFD$/, '');
-  return text.replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g, '');
+  return text.replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F\u202A-\u202E\u2066-\u2069]/g, '');
 }

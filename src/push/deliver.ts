@@ -4,6 +4,8 @@ import { metrics } from '../metrics/metrics.ts';
 import type { Services } from '../services.ts';
 import type { DeliveryAttempt, DeliveryRecord, WebhookRecord } from '../store/contract.ts';
 import { IN_FLIGHT_STATUSES } from '../store/contract/deliveries.ts';
+import { DEFAULT_ENDPOINT } from '../store/contract.ts';
+import { admitsEvent } from './event-filter.ts';
 import { whyNotAllowed } from './eligibility.ts';
 import { envelopeBody } from './envelope.ts';
 import { NOTICE_VIN_NOT_HELD, noticeBody as buildNoticeBody, wantsNotice } from './notice.ts';
@@ -12,6 +14,9 @@ import { nextDelayMs, parseRetryAfter } from './retry-policy.ts';
 import { pushHeaders } from './push-headers.ts';
 import { postWebhook, type SendResult } from './sender.ts';
 import { createSigningKeys, memoUnseal } from './signing-keys.ts';
+
+/** The endpoint a webhook record is at. */
+const endpointOf = (webhook: Pick<WebhookRecord, 'endpointId'>): string => webhook.endpointId ?? DEFAULT_ENDPOINT;
 
 /** Thrown to have BullMQ run the job again after `delayMs` (the worker's backoff strategy reads it). */
 export class RetryLaterError extends Error {
@@ -45,8 +50,8 @@ export function createDeliveryProcessor(services: Pick<Services, 'clock' | 'conf
     metrics.pushOutcomes.inc({ outcome: status.toLowerCase() });
   }
 
-  async function disable(subscriptionId: string, reason: string, at: string) {
-    if (await store.webhooks.disable(subscriptionId, reason, at)) metrics.pushOutcomes.inc({ outcome: 'disabled' });
+  async function disable(webhook: WebhookRecord, reason: string, at: string) {
+    if (await store.webhooks.disable(webhook.subscriptionId, reason, at, endpointOf(webhook))) metrics.pushOutcomes.inc({ outcome: 'disabled' });
   }
 
   /** Finishes without an attempt (nothing was sent). */
@@ -56,20 +61,21 @@ export function createDeliveryProcessor(services: Pick<Services, 'clock' | 'conf
 
   async function onFailure(job: Job<PushJob>, d: DeliveryRecord, webhook: WebhookRecord, attempt: DeliveryAttempt, result: SendResult, now: Date) {
     const error = attempt.error ?? 'failed';
+    const endpoint = endpointOf(webhook);
     if (result.statusCode === 410) {
-      await disable(webhook.subscriptionId, `the endpoint answered 410 Gone at ${attempt.at}`, attempt.at);
+      await disable(webhook, `the endpoint answered 410 Gone at ${attempt.at}`, attempt.at);
       return finish(d, attempt, 'DEAD', error);
     }
-    let failingSince = await store.webhooks.recordFailure(webhook.subscriptionId, attempt.at);
-    if (failingSince && now.getTime() - Date.parse(failingSince) >= config.PUSH_DISABLE_AFTER_S * 1000 && (await succeededSince(webhook.subscriptionId, failingSince))) {
+    let failingSince = await store.webhooks.recordFailure(webhook.subscriptionId, attempt.at, endpoint);
+    if (failingSince && now.getTime() - Date.parse(failingSince) >= config.PUSH_DISABLE_AFTER_S * 1000 && (await succeededSince(webhook, failingSince))) {
       // A success overlapped the failure that started the count (it read the webhook before that
       // failure was recorded, so it did not clear it): the webhook has not been failing that long.
-      await store.webhooks.recordSuccess(webhook.subscriptionId);
-      failingSince = await store.webhooks.recordFailure(webhook.subscriptionId, attempt.at);
+      await store.webhooks.recordSuccess(webhook.subscriptionId, endpoint);
+      failingSince = await store.webhooks.recordFailure(webhook.subscriptionId, attempt.at, endpoint);
     }
     if (failingSince && now.getTime() - Date.parse(failingSince) >= config.PUSH_DISABLE_AFTER_S * 1000) {
       await disable(
-        webhook.subscriptionId,
+        webhook,
         `no successful delivery since ${failingSince} (disabled after ${config.PUSH_DISABLE_AFTER_S} s of failures); last error: ${error}`,
         attempt.at,
       );
@@ -88,9 +94,9 @@ export function createDeliveryProcessor(services: Pick<Services, 'clock' | 'conf
    * Whether one of the subscription's newest deliveries ended in a 2xx after `since`. Only asked
    * before disabling a webhook (rare), so it costs nothing on the way of each success.
    */
-  async function succeededSince(subscriptionId: string, since: string): Promise<boolean> {
+  async function succeededSince(webhook: WebhookRecord, since: string): Promise<boolean> {
     const after = Date.parse(since);
-    const delivered = await store.deliveries.list({ subscriptionId, status: 'DELIVERED', limit: 100 });
+    const delivered = await store.deliveries.list({ subscriptionId: webhook.subscriptionId, endpointId: endpointOf(webhook), status: 'DELIVERED', limit: 100 });
     return delivered.some((d) => d.attempts.some((a) => a.error === null && Date.parse(a.at) + a.durationMs > after));
   }
 
@@ -101,6 +107,7 @@ export function createDeliveryProcessor(services: Pick<Services, 'clock' | 'conf
    */
   async function dataBody(d: DeliveryRecord, webhook: WebhookRecord, now: Date): Promise<string | { dropped: string }> {
     if (d.kind === 'update' && !webhook.items.includes(d.item)) return { dropped: "item no longer in the webhook's update items" };
+    if (d.kind === 'event' && !admitsEvent(webhook, d.item)) return { dropped: "event no longer in the webhook's event filter" };
     const notAllowed = await whyNotAllowed(store, d.subscriptionId, d.vin, d.item);
     return notAllowed ? { dropped: notAllowed } : envelopeBody(d, now);
   }
@@ -122,7 +129,7 @@ export function createDeliveryProcessor(services: Pick<Services, 'clock' | 'conf
     if (!d || !(IN_FLIGHT_STATUSES as readonly string[]).includes(d.status)) return 'nothing to do';
     const now = clock.now();
     const at = now.toISOString();
-    const webhook = await store.webhooks.get(d.subscriptionId);
+    const webhook = await store.webhooks.get(d.subscriptionId, d.endpointId ?? DEFAULT_ENDPOINT);
     if (!webhook) {
       await settle(d, 'DROPPED', at, 'no webhook configured');
       return 'dropped';
@@ -146,7 +153,7 @@ export function createDeliveryProcessor(services: Pick<Services, 'clock' | 'conf
     logger.debug({ transactionId: d.transactionId, statusCode: result.statusCode, error: result.error, durationMs: result.durationMs }, 'webhook attempt');
     if (result.error === null) {
       await finish(d, attempt, 'DELIVERED', d.lastError);
-      if (webhook.failingSince !== null) await store.webhooks.recordSuccess(webhook.subscriptionId);
+      if (webhook.failingSince !== null) await store.webhooks.recordSuccess(webhook.subscriptionId, endpointOf(webhook));
       return 'delivered';
     }
     await onFailure(job, d, webhook, attempt, result, now);

@@ -10,8 +10,9 @@ import type { DataPoint } from '../store/contract.ts';
 export interface PushFanoutEnqueuer {
   /**
    * `rerun`: this batch ran before (a retry, or a run after its worker died), so an earlier
-   * hand-over of its points may have been interrupted half-way.
+   * hand-over of its points may have been interrupted half-way. `only`: these points go to this
+   * subscription and no other (a sandbox event, src/virtual/sandbox/).
    */
-  enqueue(points: DataPoint[], opts?: { rerun?: boolean }): Promise<void>;
+  enqueue(points: DataPoint[], opts?: { rerun?: boolean; only?: string }): Promise<void>;
   close(): Promise<void>;
 }

@@ -1,6 +1,7 @@
 import type { Services } from '../services.ts';
 import type { DataPoint, DeliveryRecord, Subscription, WebhookRecord } from '../store/contract.ts';
 import type { PushFanoutEnqueuer } from './fanout-contract.ts';
+import { admitsEvent } from './event-filter.ts';
 import { createPushQueue, type PushJobRef, type PushQueue } from './queue.ts';
 import { transactionId } from './transaction-id.ts';
 import { createUpdateThrottle } from './update-throttle.ts';
@@ -8,7 +9,7 @@ import { createWatchList, type Watcher } from './watch-list.ts';
 
 type WatchMap = ReadonlyMap<string, readonly Watcher[]>;
 
-/** A subscription that may receive some points of one vehicle. */
+/** One webhook endpoint of a subscription that may receive some points of one vehicle. */
 interface Candidate {
   subscription: Subscription;
   webhook: WebhookRecord;
@@ -29,8 +30,9 @@ function memo<T>(read: (id: string) => Promise<T>): (id: string) => Promise<T> {
 /**
  * Fan-out of ingested points to webhooks (issue 7 items 2 and 7). Push items (events) go to
  * every subscription that contains the item and has the vehicle ACTIVATED with an active
- * consent; pull items go only to webhooks that listed them, at most once per their minimum
- * interval. Each (subscription, point) becomes one deliveries row with a deterministic
+ * consent, to each of its webhook endpoints whose event filter admits them; pull items go only
+ * to endpoints that listed them, at most once per their minimum interval. Each (endpoint,
+ * point) becomes one deliveries row with a deterministic
  * transactionId and one queue job named after it, so a batch handed over twice (pipeline
  * retry, MQTT redelivery) creates nothing new: the unique index refuses the row, and a row
  * still PENDING gets its job re-added, which BullMQ ignores while the job exists.
@@ -41,22 +43,26 @@ export function createFanout(services: Pick<Services, 'catalog' | 'clock' | 'con
   const watchList = createWatchList(services);
   const throttle = createUpdateThrottle(services);
 
-  async function candidates(byVin: Map<string, DataPoint[]>, watched: WatchMap): Promise<Candidate[]> {
+  async function candidates(byVin: Map<string, DataPoint[]>, watched: WatchMap, only: string | undefined): Promise<Candidate[]> {
     const subscriptionOf = memo((id) => store.subscriptions.get(id));
-    const webhookOf = memo((id) => store.webhooks.get(id));
+    const endpointsOf = memo((id) => store.webhooks.list(id));
     const out: Candidate[] = [];
     for (const [vin, points] of byVin) {
       for (const activation of await store.vehicles.listByVin(vin)) {
-        if (activation.status !== 'ACTIVATED') continue;
+        if (activation.status !== 'ACTIVATED' || (only !== undefined && activation.subscriptionId !== only)) continue;
         const { subscriptionId } = activation;
         const wanted = points.filter(
           (p) => pushItems.has(p.item) || watched.get(p.item)?.some((w) => w.subscriptionId === subscriptionId),
         );
         if (wanted.length === 0) continue;
-        const [subscription, webhook] = await Promise.all([subscriptionOf(subscriptionId), webhookOf(subscriptionId)]);
-        if (!subscription || !webhook) continue;
+        const [subscription, endpoints] = await Promise.all([subscriptionOf(subscriptionId), endpointsOf(subscriptionId)]);
+        if (!subscription) continue;
         const covered = wanted.filter((p) => subscription.dataItems.includes(p.item));
-        if (covered.length > 0) out.push({ subscription, webhook, vin, points: covered });
+        // Each endpoint takes the events its filter admits and the updates it asked for.
+        for (const webhook of endpoints) {
+          const mine = covered.filter((p) => (pushItems.has(p.item) ? admitsEvent(webhook, p.item) : webhook.items.includes(p.item)));
+          if (mine.length > 0) out.push({ subscription, webhook, vin, points: mine });
+        }
       }
     }
     return out;
@@ -77,15 +83,14 @@ export function createFanout(services: Pick<Services, 'catalog' | 'clock' | 'con
 
   async function rowFor(point: DataPoint, subscription: Subscription, webhook: WebhookRecord, rerun: boolean): Promise<DeliveryRecord | null> {
     const kind = pushItems.has(point.item) ? 'event' : 'update';
-    const id = transactionId(secrets, subscription.subscriptionId, point.vin, point.item, point.timestampMs);
+    const id = transactionId(secrets, subscription.subscriptionId, point.vin, point.item, point.timestampMs, webhook.endpointId);
     const disabled = webhook.status === 'DISABLED';
     // An update is worth nothing late; an event (an accident call) is kept even for a disabled
     // webhook, dead-lettered at once, so the consumer can replay it after re-enabling.
     if (kind === 'update') {
       if (disabled) return null;
-      const admitted = await throttle.admit(
-        subscription.subscriptionId, point.vin, point.item, point.timestampMs, webhook.minIntervalSeconds * 1000, id,
-      );
+      // Each endpoint has its own interval: the throttle counts per (subscription, endpoint).
+      const admitted = await throttle.admit(subscription.subscriptionId, point.vin, point.item, point.timestampMs, webhook.minIntervalSeconds * 1000, id, webhook.endpointId);
       if (!admitted) {
         // On a rerun, this point's row may be PENDING from a hand-over interrupted before its
         // job was queued, and a newer point has been admitted since: this one is late, so its
@@ -98,6 +103,7 @@ export function createFanout(services: Pick<Services, 'catalog' | 'clock' | 'con
     return {
       transactionId: id,
       subscriptionId: subscription.subscriptionId,
+      ...(webhook.endpointId ? { endpointId: webhook.endpointId } : {}),
       vin: point.vin,
       item: point.item,
       kind,
@@ -120,7 +126,7 @@ export function createFanout(services: Pick<Services, 'catalog' | 'clock' | 'con
       if (relevant.length === 0) return;
       const byVin = new Map<string, DataPoint[]>();
       for (const p of relevant) byVin.set(p.vin, [...(byVin.get(p.vin) ?? []), p]);
-      const allowed = await consented(await candidates(byVin, watched));
+      const allowed = await consented(await candidates(byVin, watched, opts.only));
       const rows = (
         await Promise.all(allowed.flatMap((c) => c.points.map((p) => rowFor(p, c.subscription, c.webhook, opts.rerun === true))))
       ).filter((r): r is DeliveryRecord => r !== null);

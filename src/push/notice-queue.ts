@@ -4,11 +4,11 @@ import { noticeJob, PUSH_QUEUE } from '../queues/push-job.ts';
 import { withQueue } from '../queues/with-queue.ts';
 import { partitionOf } from '../queues/partitions.ts';
 import type { NoticeDeps } from './deps.ts';
-import { noticeDelivery, type Notice } from './notice.ts';
+import { noticeDelivery, wantsNotice, type Notice } from './notice.ts';
 import { pushJobOptions } from './queue.ts';
 
 /**
- * Queues one notice per recipient subscription through the push delivery machinery (signing,
+ * Queues one notice per recipient subscription's endpoint that asked for its type, through the push delivery machinery (signing,
  * retries, SSRF checks, deliveries log): a deliveries row without the VIN, then a job that
  * carries the VIN sealed. The job goes when the notice is sent or dead (removeOnComplete), and
  * also when it failed for another reason (removeOnFail): the VIN is held only while the notice
@@ -28,7 +28,15 @@ export async function queueNotices(
 ): Promise<string[]> {
   if (recipients.length === 0) return [];
   const { store, secrets } = services;
-  const rows = recipients.map((subscriptionId) => noticeDelivery(randomUUID(), subscriptionId, notice, at));
+  // One notice to each endpoint of a recipient that asked for the type; a recipient none of
+  // whose endpoints asked gets its one at the default endpoint, whose worker decides at send time.
+  const targets = await Promise.all(
+    recipients.map(async (subscriptionId) => {
+      const wanting = (await store.webhooks.list(subscriptionId)).filter((w) => wantsNotice(w, notice.type));
+      return wanting.length > 0 ? wanting.map((w) => ({ subscriptionId, endpointId: w.endpointId })) : [{ subscriptionId, endpointId: undefined }];
+    }),
+  );
+  const rows = targets.flat().map((t) => noticeDelivery(randomUUID(), t.subscriptionId, notice, at, t.endpointId));
   await Promise.all(rows.map((r) => store.deliveries.insertIfAbsent(r)));
   const opts = { ...pushJobOptions(services.config), removeOnFail: true };
   try {

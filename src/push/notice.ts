@@ -1,4 +1,4 @@
-import type { DeliveryRecord, WebhookRecord } from '../store/contract.ts';
+import type { DeliveryRecord, Store, WebhookRecord } from '../store/contract.ts';
 import { ERASURE_NOTICE_TYPE, erasureNoticePart, type ErasureNoticeFacts } from './erasure-notice.ts';
 import { REVOCATION_NOTICE_TYPE, revocationNoticePart, type RevocationNoticeFacts } from './revocation-notice.ts';
 
@@ -24,6 +24,11 @@ export const NOTICE_TYPES = [ERASURE_NOTICE_TYPE, REVOCATION_NOTICE_TYPE] as con
  */
 export function wantsNotice(webhook: Pick<WebhookRecord, 'notices'> | null, type: string): boolean {
   return webhook !== null && webhook.notices.includes(type);
+}
+
+/** Whether any webhook endpoint of the subscription asked for notices of this type. */
+export async function subscriptionWantsNotice(store: Pick<Store, 'webhooks'>, subscriptionId: string, type: string): Promise<boolean> {
+  return (await store.webhooks.list(subscriptionId)).some((w) => wantsNotice(w, type));
 }
 
 /** Each type's part of the body, after the envelope; keyed by the row's `item`. */
@@ -53,10 +58,11 @@ export function noticeBody(delivery: DeliveryRecord, vin: string, now: Date): st
 }
 
 /** The deliveries row of a notice: PENDING, `vin` empty, the facts as its payload. */
-export function noticeDelivery(transactionId: string, subscriptionId: string, notice: Notice, at: string): DeliveryRecord {
+export function noticeDelivery(transactionId: string, subscriptionId: string, notice: Notice, at: string, endpointId?: string): DeliveryRecord {
   return {
     transactionId,
     subscriptionId,
+    ...(endpointId ? { endpointId } : {}),
     vin: '',
     item: notice.type,
     kind: 'notice',

@@ -1,4 +1,4 @@
-import { startPeriodic, type Periodic } from '../periodic.ts';
+import { startPeriodic, type Periodic, type PeriodicScheduler } from '../periodic.ts';
 import type { Services } from '../services.ts';
 import type { DeliveryRecord } from '../store/contract.ts';
 import { IN_FLIGHT_STATUSES } from '../store/contract/deliveries.ts';
@@ -30,12 +30,17 @@ export type PushReconciler = Periodic<ReconcileResult>;
  * job that will run them get a fresh one, and a notice, which cannot (its VIN went with its
  * job), is DROPPED. Consent and activation are checked when the job runs, as for any push.
  *
- * Several push processes may run it at once: a job's id is its transactionId, so two of them
- * cannot give one delivery two jobs. It runs at start too (a Redis that lost its data often
+ * Given the installation-wide scheduler it runs once per interval for the whole installation;
+ * were two runs to overlap, a job's id is its transactionId, so they could not give one
+ * delivery two jobs. Without one it runs in this process, at start too (a Redis that lost its data often
  * comes back with the processes restarted); a failing run (store or Redis down) is logged and
  * tried again at the next interval. It owns `queue` and closes it.
  */
-export function startPushReconciler(services: Pick<Services, 'clock' | 'config' | 'logger' | 'store'>, queue: PushQueue, opts: { intervalMs?: number } = {}): PushReconciler {
+export function startPushReconciler(
+  services: Pick<Services, 'clock' | 'config' | 'logger' | 'store'>,
+  queue: PushQueue,
+  opts: { intervalMs?: number; scheduler?: PeriodicScheduler } = {},
+): PushReconciler {
   const { config, clock, logger, store } = services;
 
   async function reconcile(d: DeliveryRecord, at: string, result: ReconcileResult): Promise<void> {
@@ -76,6 +81,7 @@ export function startPushReconciler(services: Pick<Services, 'clock' | 'config' 
     logger,
     failure: 'push reconciliation failed; tried again at the next interval',
     run,
+    ...(opts.scheduler ? { scheduler: opts.scheduler } : {}),
   });
   return {
     ...periodic,

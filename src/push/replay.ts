@@ -1,7 +1,7 @@
 import { apiErrors } from '../errors.ts';
 import type { Services } from '../services.ts';
 import type { ReplayDeps } from './deps.ts';
-import type { DeliveryRecord, DeliveryStatus } from '../store/contract.ts';
+import { DEFAULT_ENDPOINT, type DeliveryRecord, type DeliveryStatus } from '../store/contract.ts';
 import type { PushQueue } from './queue.ts';
 
 /** Finished deliveries a consumer may have sent again. In-flight ones are already scheduled. */
@@ -9,11 +9,12 @@ const REPLAYABLE: readonly DeliveryStatus[] = ['DEAD', 'DELIVERED', 'DROPPED'];
 
 export const MAX_BULK_REPLAY = 1000;
 
-async function requireEnabledWebhook(services: Pick<Services, 'store'>, subscriptionId: string): Promise<void> {
-  const webhook = await services.store.webhooks.get(subscriptionId);
-  if (!webhook) throw apiErrors.conflict('No webhook configured for this subscription.');
+async function requireEnabledWebhook(services: Pick<Services, 'store'>, subscriptionId: string, endpointId: string): Promise<void> {
+  const webhook = await services.store.webhooks.get(subscriptionId, endpointId);
+  if (!webhook) throw apiErrors.conflict(endpointId === DEFAULT_ENDPOINT ? 'No webhook configured for this subscription.' : `No webhook endpoint ${endpointId} in this subscription.`);
   if (webhook.status === 'DISABLED') {
-    throw apiErrors.conflict('The webhook is disabled; register it again with PUT /push/v1/webhook to enable it.');
+    const again = endpointId === DEFAULT_ENDPOINT ? 'PUT /push/v1/webhook' : `PUT /push/v1/webhooks/${endpointId}`;
+    throw apiErrors.conflict(`The webhook is disabled; register it again with ${again} to enable it.`);
   }
 }
 
@@ -51,24 +52,29 @@ export async function replayOne(services: ReplayDeps, queue: PushQueue, subscrip
   if (!d || d.subscriptionId !== subscriptionId) throw apiErrors.notFound('Delivery not found.');
   // Its VIN went with its job (src/push/notice.ts): there is nothing left to send.
   if (d.kind === 'notice') throw apiErrors.conflict('A notice cannot be sent again: its VIN is no longer held.');
-  await requireEnabledWebhook(services, subscriptionId);
+  await requireEnabledWebhook(services, subscriptionId, d.endpointId ?? DEFAULT_ENDPOINT);
   const outcome = REPLAYABLE.includes(d.status) ? await requeue(services, queue, d) : 'scheduled';
   if (outcome === 'scheduled') throw apiErrors.conflict('The delivery is already scheduled.');
   if (outcome === 'running') throw apiErrors.conflict('The delivery is being sent right now; try again in a moment.');
   return (await services.store.deliveries.get(transactionId)) ?? d;
 }
 
-/** Replays the DEAD deliveries created in [since, until), at most {@link MAX_BULK_REPLAY} per call. */
+/**
+ * Replays the DEAD deliveries of one webhook endpoint (the default one unless named) created in
+ * [since, until), at most {@link MAX_BULK_REPLAY} per call.
+ */
 export async function replayDead(
   services: ReplayDeps,
   queue: PushQueue,
   subscriptionId: string,
   range: { since: string; until?: string },
+  endpointId: string = DEFAULT_ENDPOINT,
 ): Promise<{ replayed: number; more: boolean }> {
-  await requireEnabledWebhook(services, subscriptionId);
+  await requireEnabledWebhook(services, subscriptionId, endpointId);
   // Notices never leave DEAD (they cannot be replayed): left out, so they cannot fill every page.
   const dead = await services.store.deliveries.list({
     subscriptionId,
+    endpointId,
     status: 'DEAD',
     kinds: ['event', 'update'],
     since: range.since,

@@ -1,4 +1,5 @@
 import type { PushWorkerDeps } from './deps.ts';
+import type { PeriodicScheduler } from '../periodic.ts';
 import type { Running } from '../running.ts';
 import { createPushQueue } from './queue.ts';
 import { startPushReconciler } from './reconcile.ts';
@@ -12,7 +13,7 @@ import type { Worker } from 'bullmq';
  * queue job was lost a fresh one (fan-out runs inside the pipeline through
  * createPushFanoutEnqueuer). `resolve` is injectable so a test can play DNS. OWNED BY THE PUSH WORK.
  */
-export async function startPushWorkers(services: PushWorkerDeps, opts: { resolve?: Resolver } = {}): Promise<Running[]> {
+export async function startPushWorkers(services: PushWorkerDeps, opts: { resolve?: Resolver; scheduler?: PeriodicScheduler } = {}): Promise<Running[]> {
   const { config } = services;
   const agent = createGuardedAgent({
     allowPrivate: config.PUSH_ALLOW_PRIVATE_TARGETS,
@@ -25,7 +26,7 @@ export async function startPushWorkers(services: PushWorkerDeps, opts: { resolve
   const workers = createPushWorkers(services, agent);
   const connected = new Set<Worker>();
   for (const w of workers) w.once('ready', () => connected.add(w));
-  const reconciler = startPushReconciler(services, createPushQueue(services));
+  const reconciler = startPushReconciler(services, createPushQueue(services), opts.scheduler ? { scheduler: opts.scheduler } : {});
   return [
     reconciler,
     {

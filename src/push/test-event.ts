@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { apiErrors } from '../errors.ts';
+import { DEFAULT_ENDPOINT } from '../store/contract.ts';
 import { createFixedWindowLimiter } from '../rate-limit/fixed-window.ts';
 import type { Services } from '../services.ts';
 import { pushHeaders } from './push-headers.ts';
@@ -65,9 +66,9 @@ export function createTestEventSender(services: Pick<Services, 'clock' | 'config
   const keysFor = createSigningKeys(secrets);
 
   return {
-    async send(subscriptionId: string): Promise<TestEventResult> {
-      const webhook = await store.webhooks.get(subscriptionId);
-      if (!webhook) throw apiErrors.notFound('No webhook configured for this subscription.');
+    async send(subscriptionId: string, endpointId: string = DEFAULT_ENDPOINT): Promise<TestEventResult> {
+      const webhook = await store.webhooks.get(subscriptionId, endpointId);
+      if (!webhook) throw apiErrors.notFound(endpointId === DEFAULT_ENDPOINT ? 'No webhook configured for this subscription.' : `No webhook endpoint ${endpointId} in this subscription.`);
       // Counted only for a webhook that exists; Redis down: not limited (as every limit here).
       const [state] = (await limiter.hit([{ key: RATE_LIMIT_WEBHOOK_TEST.key(config.QUEUE_PREFIX, subscriptionId), limit: TEST_EVENTS_PER_MINUTE, windowS: 60 }])) ?? [];
       if (state && !state.allowed) throw apiErrors.rateLimited(state.resetS);

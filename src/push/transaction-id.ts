@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { SecretBox } from '../crypto.ts';
+import { DEFAULT_ENDPOINT } from '../store/contract.ts';
 
 /** Namespace of push transaction ids (a fixed random UUID, so ids never collide with another scheme's). */
 const NAMESPACE = Buffer.from('6f1c2a9e4b7d4e0a9c3f8d2b1a5e7c40', 'hex');
@@ -19,8 +20,12 @@ export function transactionId(
   vin: string,
   item: string,
   timestampMs: number,
+  endpointId: string = DEFAULT_ENDPOINT,
 ): string {
-  const name = `${subscriptionId}|${secrets.pseudonym(vin)}|${item}|${timestampMs}`;
+  // The default endpoint's ids are those of the time a subscription had one webhook, so a
+  // redelivered event is still recognised across the upgrade; another endpoint's differ.
+  const scope = endpointId === DEFAULT_ENDPOINT ? subscriptionId : `${subscriptionId}#${endpointId}`;
+  const name = `${scope}|${secrets.pseudonym(vin)}|${item}|${timestampMs}`;
   const hash = createHash('sha1').update(NAMESPACE).update(name).digest();
   const b = hash.subarray(0, 16);
   b[6] = (b[6]! & 0x0f) | 0x50;

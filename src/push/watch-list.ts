@@ -3,6 +3,8 @@ import type { Services } from '../services.ts';
 /** Which webhooks watch a pull item, and their minimum interval. */
 export interface Watcher {
   subscriptionId: string;
+  /** Absent: the default endpoint. */
+  endpointId?: string;
   minIntervalSeconds: number;
 }
 
@@ -29,7 +31,7 @@ export function createWatchList(services: Pick<Services, 'config' | 'store'>): W
     for (const w of await services.store.webhooks.listWatching()) {
       for (const item of w.items) {
         const list = map.get(item) ?? [];
-        list.push({ subscriptionId: w.subscriptionId, minIntervalSeconds: w.minIntervalSeconds });
+        list.push({ subscriptionId: w.subscriptionId, ...(w.endpointId ? { endpointId: w.endpointId } : {}), minIntervalSeconds: w.minIntervalSeconds });
         map.set(item, list);
       }
     }

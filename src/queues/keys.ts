@@ -15,8 +15,8 @@
 export type KeyErasure =
   /** Nothing of a vehicle (or only what it cannot link to one): the reason is said. */
   | { by: 'none'; reason: string }
-  /** The key names the VIN's pseudonym: the keys matching this SCAN pattern are deleted. */
-  | { by: 'pseudonym'; pattern: (prefix: string, pseudonym: string, subscriptionId: string | undefined) => string }
+  /** The key names the VIN's pseudonym: the keys matching these SCAN patterns are deleted. */
+  | { by: 'pseudonym'; patterns: (prefix: string, pseudonym: string, subscriptionId: string | undefined) => string[] }
   /** The value, sealed with the service key, holds the VIN at one of these places: opened and deleted if so (VIN-wide erasure only). */
   | { by: 'vin'; in: 'sealed-value'; pattern: (prefix: string) => string; vins: (opened: Record<string, unknown>) => unknown[] }
   /** A list whose JSON entries hold the VIN at one of these places: those entries are removed (VIN-wide erasure only). */
@@ -52,7 +52,14 @@ function family(def: Omit<KeyFamily, 'matches'> & { rest: (prefix: string) => st
 // --------------------------------------------------------------------------- BullMQ queues
 
 /** The service's BullMQ queues, by their logical names (metrics and logs use these). */
-export const QUEUE_NAMES = { harmonize: 'harmonize', push: 'push-deliveries', activation: 'vehicle-activations', poll: 'vehicle-polls' } as const;
+export const QUEUE_NAMES = {
+  harmonize: 'harmonize',
+  push: 'push-deliveries',
+  activation: 'vehicle-activations',
+  poll: 'vehicle-polls',
+  pipelineHousekeeping: 'pipeline-housekeeping',
+  pushHousekeeping: 'push-housekeeping',
+} as const;
 export type QueueName = (typeof QUEUE_NAMES)[keyof typeof QUEUE_NAMES];
 
 /**
@@ -69,12 +76,12 @@ export function bullQueueName(prefix: string, queue: QueueName, partition: numbe
 /** One key of a BullMQ queue, as BullMQ names it: `<prefix>:<BullMQ name>:<suffix>`. */
 export const bullKey = (prefix: string, bullName: string, suffix: string): string => `${prefix}:${bullName}:${suffix}`;
 
-function queueFamily(queue: QueueName, owner: string): KeyFamily {
+function queueFamily(queue: QueueName, owner: string, erasure: KeyErasure = { by: 'vin', in: 'queue-jobs' }): KeyFamily {
   return family({
     name: `queue.${queue}`,
     owner,
     tag: '`{<prefix>.<queue>.<partition>}`: every key of one BullMQ queue (partition) in one slot',
-    erasure: { by: 'vin', in: 'queue-jobs' },
+    erasure,
     rest: (prefix) => `\\{${re(prefix)}\\.${re(queue)}\\.\\d+\\}:.*`,
   });
 }
@@ -83,6 +90,10 @@ export const HARMONIZE_QUEUE_KEYS = queueFamily(QUEUE_NAMES.harmonize, 'src/pipe
 export const PUSH_QUEUE_KEYS = queueFamily(QUEUE_NAMES.push, 'src/push/ (webhook deliveries by transactionId; notices carry the VIN sealed)');
 export const ACTIVATION_QUEUE_KEYS = queueFamily(QUEUE_NAMES.activation, 'src/management/ (activations, sealed)');
 export const POLL_QUEUE_KEYS = queueFamily(QUEUE_NAMES.poll, 'src/ingest/poll/ (one job per polled vehicle, sealed)');
+/** The installation-wide housekeeping of a role (one partition, `{<prefix>.<role>-housekeeping.0}`): job schedulers and their runs. */
+const HOUSEKEEPING_ERASURE: KeyErasure = { by: 'none', reason: 'a job is only its name (history retention, a reconciler): no vehicle' };
+export const PIPELINE_HOUSEKEEPING_QUEUE_KEYS = queueFamily(QUEUE_NAMES.pipelineHousekeeping, 'src/queues/installation-schedule.ts (the pipeline role)', HOUSEKEEPING_ERASURE);
+export const PUSH_HOUSEKEEPING_QUEUE_KEYS = queueFamily(QUEUE_NAMES.pushHousekeeping, 'src/queues/installation-schedule.ts (the push role)', HOUSEKEEPING_ERASURE);
 
 // --------------------------------------------------------------------------- rate limits
 
@@ -109,7 +120,7 @@ export const RATE_LIMIT_VEHICLE = {
     tag: '`{<subscriptionId>}`: counted together with the subscription counter of the same request',
     erasure: {
       by: 'pseudonym',
-      pattern: (prefix, pseudonym, sub) => `${globLiteral(prefix)}:rl:{${sub === undefined ? '*' : globLiteral(sub)}}:v:${globLiteral(pseudonym)}:*`,
+      patterns: (prefix, pseudonym, sub) => [`${globLiteral(prefix)}:rl:{${sub === undefined ? '*' : globLiteral(sub)}}:v:${globLiteral(pseudonym)}:*`],
     },
     rest: () => 'rl:\\{[^}]*\\}:v:[^:]+:\\d+',
   }),
@@ -153,6 +164,12 @@ export const RATE_LIMIT_WEBHOOK_TEST = {
 
 // --------------------------------------------------------------------------- push
 
+/**
+ * One webhook endpoint's last admitted update of a vehicle's item: the scope is the
+ * subscription, `<subscriptionId>#<endpointId>` for an endpoint other than the default one
+ * (each endpoint has its own interval), the subscription alone for the default one (its keys
+ * as before endpoints existed).
+ */
 export const PUSH_THROTTLE = {
   ...family({
     name: 'push.update-throttle',
@@ -160,11 +177,15 @@ export const PUSH_THROTTLE = {
     tag: 'none: one key per script call',
     erasure: {
       by: 'pseudonym',
-      pattern: (prefix, pseudonym, sub) => `${globLiteral(prefix)}:push:throttle:${sub === undefined ? '*' : globLiteral(sub)}:${globLiteral(pseudonym)}:*`,
+      patterns: (prefix, pseudonym, sub) =>
+        sub === undefined
+          ? [`${globLiteral(prefix)}:push:throttle:*:${globLiteral(pseudonym)}:*`]
+          : [`${globLiteral(prefix)}:push:throttle:${globLiteral(sub)}:${globLiteral(pseudonym)}:*`, `${globLiteral(prefix)}:push:throttle:${globLiteral(sub)}#*:${globLiteral(pseudonym)}:*`],
     },
-    rest: () => 'push:throttle:.+',
+    rest: () => 'push:throttle:[^:#]+(#[^:]+)?:[^:]+:.+',
   }),
-  key: (prefix: string, subscriptionId: string, pseudonym: string, item: string) => `${prefix}:push:throttle:${subscriptionId}:${pseudonym}:${item}`,
+  key: (prefix: string, subscriptionId: string, pseudonym: string, item: string, endpointId?: string) =>
+    `${prefix}:push:throttle:${endpointId === undefined ? subscriptionId : `${subscriptionId}#${endpointId}`}:${pseudonym}:${item}`,
 };
 
 // --------------------------------------------------------------------------- consent portal
@@ -239,21 +260,27 @@ export const CONSOLE_SIGNED_OUT = {
     name: 'console.signed-out',
     owner: 'src/console/session.ts',
     tag: 'none: one key per command',
-    erasure: { by: 'none', reason: 'a hash of a signed-out console cookie' },
+    erasure: { by: 'none', reason: 'a hash of a signed-out console session\'s random id' },
     rest: () => 'console:out:[^:]+',
   }),
-  key: (prefix: string, cookieHash: string) => `${prefix}:console:out:${cookieHash}`,
+  key: (prefix: string, sessionIdHash: string) => `${prefix}:console:out:${sessionIdHash}`,
 };
 
+/**
+ * The pipeline charts' samples: one hash per bucket of each range (`1h` by the minute up to `7d`
+ * by the hour). One tag for every range: each flush writes the current bucket of every range in
+ * one transaction, so that a failed flush, carried over whole to the next, counts nothing twice;
+ * a range's chart reads its buckets in one pipeline. A few commands per process and interval.
+ */
 export const CONSOLE_SAMPLES = {
   ...family({
     name: 'console.samples',
-    owner: 'src/console/samples.ts',
-    tag: '`{<prefix>.console-samples}`: the pipeline view reads the hour\'s 60 hashes in one pipeline',
-    erasure: { by: 'none', reason: 'per-minute counts per manufacturer and queue' },
-    rest: (prefix) => `console:\\{${re(prefix)}\\.console-samples\\}:\\d+`,
+    owner: 'src/metrics/samples.ts (written), src/console/series.ts (read)',
+    tag: '`{<prefix>.console-samples}`: a flush writes every range\'s bucket in one transaction; a chart reads its range\'s buckets in one pipeline',
+    erasure: { by: 'none', reason: 'counts per manufacturer, transport, outcome and queue, per minute to per hour' },
+    rest: (prefix) => `console:\\{${re(prefix)}\\.console-samples\\}:(1h|6h|24h|7d):\\d+`,
   }),
-  key: (prefix: string, minuteMs: number) => `${prefix}:console:${hashTag(prefix, 'console-samples')}:${minuteMs}`,
+  key: (prefix: string, range: '1h' | '6h' | '24h' | '7d', bucketMs: number) => `${prefix}:console:${hashTag(prefix, 'console-samples')}:${range}:${bucketMs}`,
 };
 
 export const CONSOLE_REPROCESS_RUN = {
@@ -265,6 +292,35 @@ export const CONSOLE_REPROCESS_RUN = {
     rest: () => 'console:reprocess:[^:]+',
   }),
   key: (prefix: string, token: string) => `${prefix}:console:reprocess:${token}`,
+};
+
+// --------------------------------------------------------------------------- ingest, mappings
+
+/**
+ * The sessions of one MQTT share group (MQTT_SHARE_GROUP) this installation knows, client id →
+ * when the broker drops the session (src/ingest/share-members.ts).
+ */
+export const MQTT_SHARE_MEMBERS = {
+  ...family({
+    name: 'ingest.mqtt-share-members',
+    owner: 'src/ingest/share-members.ts',
+    tag: 'none: one key per script call',
+    erasure: { by: 'none', reason: 'the MQTT client ids of the service\'s own subscriber sessions' },
+    rest: () => 'mqtt-share-members:[^:]+',
+  }),
+  key: (prefix: string, group: string) => `${prefix}:mqtt-share-members:${group}`,
+};
+
+/** The outcomes of mapping reloads, newest first, of every process (src/mapping-cases/reload-bus.ts). */
+export const MAPPING_RELOADS = {
+  ...family({
+    name: 'mappings.reload-outcomes',
+    owner: 'src/mapping-cases/reload-bus.ts',
+    tag: 'none: one key per transaction',
+    erasure: { by: 'none', reason: 'which process reloaded which mappings, when, with what outcome' },
+    rest: () => 'mappings:reloads',
+  }),
+  key: (prefix: string) => `${prefix}:mappings:reloads`,
 };
 
 // --------------------------------------------------------------------------- virtual wing
@@ -354,12 +410,31 @@ export const INVALIDATION_DATA = {
   channel: (prefix: string, shard: number | null) => (shard === null ? `${prefix}:cache-invalidation:data` : `${prefix}:cache-invalidation:${hashTag(prefix, 'invalidation', shard)}`),
 };
 
+/**
+ * The channel of mapping reload requests (src/mapping-cases/reload-bus.ts). A classic channel on
+ * one Redis server; a sharded one (SPUBLISH) on a cluster: its subscribers all listen on the
+ * master that owns its slot, so the count SPUBLISH answers is every process that got the request
+ * (a classic PUBLISH on a cluster counts only the subscribers of the node it was sent to).
+ */
+export const MAPPING_RELOAD_CHANNEL = {
+  ...family({
+    name: 'channel.mapping-reload',
+    owner: 'src/mapping-cases/reload-bus.ts',
+    tag: 'none: one channel, its own slot on a cluster (sharded)',
+    erasure: { by: 'none', reason: 'a channel: nothing is kept' },
+    rest: () => 'mappings:reload',
+  }),
+  channel: (prefix: string) => `${prefix}:mappings:reload`,
+};
+
 /** Every family, in one list: the erasure walks it, the tests check keys against it. */
 export const KEY_FAMILIES: readonly KeyFamily[] = [
   HARMONIZE_QUEUE_KEYS,
   PUSH_QUEUE_KEYS,
   ACTIVATION_QUEUE_KEYS,
   POLL_QUEUE_KEYS,
+  PIPELINE_HOUSEKEEPING_QUEUE_KEYS,
+  PUSH_HOUSEKEEPING_QUEUE_KEYS,
   RATE_LIMIT_SUBSCRIPTION,
   RATE_LIMIT_VEHICLE,
   RATE_LIMIT_AUTH_FAILURE,
@@ -374,6 +449,8 @@ export const KEY_FAMILIES: readonly KeyFamily[] = [
   CONSOLE_SIGNED_OUT,
   CONSOLE_SAMPLES,
   CONSOLE_REPROCESS_RUN,
+  MQTT_SHARE_MEMBERS,
+  MAPPING_RELOADS,
   OEM_CODE,
   OEM_FAULT,
   KESTREL_API_FAULTS,
@@ -381,6 +458,7 @@ export const KEY_FAMILIES: readonly KeyFamily[] = [
   KESTREL_REQUEST_LOG,
   INVALIDATION_BROADCAST,
   INVALIDATION_DATA,
+  MAPPING_RELOAD_CHANNEL,
 ];
 
 /** The family a key of the installation belongs to, or undefined: built outside the registry. */

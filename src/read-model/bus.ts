@@ -3,7 +3,7 @@ import type { Logger } from '../logger.ts';
 import { INVALIDATION_BROADCAST, INVALIDATION_DATA, INVALIDATION_SHARDS } from '../queues/keys.ts';
 import { partitionOf } from '../queues/partitions.ts';
 import { isCluster, type RedisClient } from '../queues/redis.ts';
-import { subscribeChannels } from './channel-subscriber.ts';
+import { subscribeChannels } from '../queues/channel-subscriber.ts';
 import { decodeInvalidation, encodeInvalidation, type Invalidation, type ReceivedInvalidation } from './invalidation.ts';
 
 /** What the bus drives: the read model's caches. */
@@ -106,6 +106,7 @@ export function createInvalidationBus(opts: {
     redisUrl: opts.redisUrl,
     publisher,
     name: broadcast,
+    purpose: 'cache invalidation',
     logger,
     channels: opts.readModel && !cluster ? [broadcast, ...dataChannels] : [broadcast],
     sharded: opts.readModel && cluster ? dataChannels : [],

@@ -7,7 +7,7 @@
  * method is async; uniqueness that correctness depends on is a unique index in both engines.
  */
 import type { AuditRepo } from './contract/audit.ts';
-import type { ConsoleRepo } from './contract/console.ts';
+import type { ReportsRepo } from './contract/reports.ts';
 import type { ConsentRepo } from './contract/consents.ts';
 import type { ConsumerRepo } from './contract/consumers.ts';
 import type { DataPointRepo } from './contract/data-points.ts';
@@ -18,7 +18,7 @@ import type { VehicleRepo } from './contract/vehicles.ts';
 import type { WebhookRepo } from './contract/webhooks.ts';
 
 export type * from './contract/audit.ts';
-export type * from './contract/console.ts';
+export type * from './contract/reports.ts';
 export type * from './contract/consents.ts';
 export type * from './contract/consumers.ts';
 export type * from './contract/data-points.ts';
@@ -30,6 +30,7 @@ export type * from './contract/webhooks.ts';
 export { DuplicateKeyError, StoreUnavailableError } from './contract/errors.ts';
 export { LEGAL_BASES } from './contract/subscriptions.ts';
 export { VEHICLE_STATUSES } from './contract/vehicles.ts';
+export { DEFAULT_ENDPOINT } from './contract/webhooks.ts';
 
 /** What {@link Store.purgeErased} did. */
 export interface PurgeReport {
@@ -52,8 +53,8 @@ export interface Store {
   readonly webhooks: WebhookRepo;
   readonly deliveries: DeliveryRepo;
   readonly audit: AuditRepo;
-  /** The operators' console's read-only queries. */
-  readonly console: ConsoleRepo;
+  /** Read-only reports over the fleet and the consent funnel (the operators' console shows them). */
+  readonly reports: ReportsRepo;
   /**
    * After a GDPR erasure: makes the deleted rows unrecoverable from the engine's own files as far
    * as the engine allows (SQLite: the file is rewritten by VACUUM, which clears the unused space

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { signBody } from '../../src/ingest/signature.ts';
@@ -38,16 +38,37 @@ describe('manufacturers new', () => {
   });
 
   const scaffold = async (id: string, ...args: string[]) => {
-    project = copyProject();
+    project ??= copyProject();
     const r = await cli(project.paths, join(project.paths.adapters, '..'), 'manufacturers', 'new', id, ...args);
     return { r, paths: project.paths };
+  };
+  /*
+   * Ids and VIN prefixes no manufacturer of the repository has, whichever manufacturers it holds:
+   * a new manufacturer (an "acme", say) must not make this test fail.
+   */
+  const fresh = () => {
+    project ??= copyProject();
+    const { adapters } = project.paths;
+    const taken = readdirSync(adapters)
+      .filter((d) => existsSync(join(adapters, d, 'manifest.json')))
+      .flatMap((d) => JSON.parse(readFileSync(join(adapters, d, 'manifest.json'), 'utf8')).vinPrefixes as string[]);
+    const id = (base: string) => {
+      let candidate = base;
+      for (let n = 2; existsSync(join(adapters, candidate)) || existsSync(join(project!.paths.mappings, candidate)); n++) candidate = `${base}${n}`;
+      return candidate;
+    };
+    // Longer than any prefix the tests derive from it (`${p}X`), and overlapping none that exists.
+    const free = (p: string) => ![p, `${p}X`].some((c) => taken.some((t) => t.startsWith(c) || c.startsWith(t)));
+    const prefix = [...'ZYWV98'].flatMap((a) => [...'0123456789'].map((b) => `Z${a}${b}`)).find(free)!;
+    return { id, prefix };
   };
   const fixtureOf = (paths: Paths, id: string, type: string) => readFileSync(join(paths.adapters, id, 'fixtures', `${id}.${type}.json`), 'utf8');
 
   for (const transport of ['mqtt', 'http', 'poll'] as const) {
     it(`writes a ${transport} manufacturer that passes mappings:test at once and that the service starts with`, async () => {
-      const id = `acme-${transport}`;
-      const { r, paths } = await scaffold(id, '--transport', transport);
+      const { id: freeId, prefix } = fresh();
+      const id = freeId(`acme-${transport}`);
+      const { r, paths } = await scaffold(id, '--transport', transport, '--vin-prefix', prefix);
       expect(r.code, r.err).toBe(0);
       const type = transport === 'poll' ? 'signals' : 'telemetry';
       expect(JSON.parse(r.out)).toMatchObject({
@@ -102,20 +123,23 @@ describe('manufacturers new', () => {
   }
 
   it('takes a name, a VIN prefix and further items, and refuses what would not load, suggesting names', async () => {
-    const { r, paths } = await scaffold('kite', '--transport', 'http', '--name', 'Kite Cars', '--vin-prefix', 'KTE', '--items', 'vehiclespeed', '--items', 'geolocation');
+    const { id: freeId, prefix } = fresh();
+    const kite = freeId('kite');
+    const hawk = freeId('hawk');
+    const { r, paths } = await scaffold(kite, '--transport', 'http', '--name', 'Kite Cars', '--vin-prefix', prefix, '--items', 'vehiclespeed', '--items', 'geolocation');
     expect(r.code, r.err).toBe(0);
-    const manifest = JSON.parse(readFileSync(join(paths.adapters, 'kite', 'manifest.json'), 'utf8'));
-    expect(manifest).toMatchObject({ name: 'Kite Cars', vinPrefixes: ['KTE'], items: ['mileage', 'vehiclespeed', 'geolocation'] });
-    expect(manifest.transport.signatureHeader).toBe('X-Kite-Signature');
+    const manifest = JSON.parse(readFileSync(join(paths.adapters, kite, 'manifest.json'), 'utf8'));
+    expect(manifest).toMatchObject({ name: 'Kite Cars', vinPrefixes: [prefix], items: ['mileage', 'vehiclespeed', 'geolocation'] });
+    expect(manifest.transport.signatureHeader).toBe(kite === 'kite' ? 'X-Kite-Signature' : expect.stringMatching(/^X-Kite/));
 
     const refused: [string[], RegExp][] = [
-      [['kite', '--transport', 'mqtt'], /manufacturer "kite" exists already/],
-      [['hawk', '--transport', 'pol'], /--transport must be mqtt, http or poll, not "pol" \(did you mean "poll"\?\)/],
-      [['hawk', '--transport', 'mqtt', '--items', 'milage,hoverboard'], /unknown catalog items: milage \(did you mean "mileage"\?\), hoverboard$/m],
-      [['hawk', '--transport', 'mqtt', '--vin-prefix', 'KTEX'], /VIN prefix KTEX overlaps KTE of "kite"/],
-      [['hawk', '--transport', 'mqtt', '--vin-prefix', 'HAWKIO'], /--vin-prefix "HAWKIO": 3 to 16 digits and capital letters but I, O and Q/],
+      [[kite, '--transport', 'mqtt'], new RegExp(`manufacturer "${kite}" exists already`)],
+      [[hawk, '--transport', 'pol'], /--transport must be mqtt, http or poll, not "pol" \(did you mean "poll"\?\)/],
+      [[hawk, '--transport', 'mqtt', '--items', 'milage,hoverboard'], /unknown catalog items: milage \(did you mean "mileage"\?\), hoverboard$/m],
+      [[hawk, '--transport', 'mqtt', '--vin-prefix', `${prefix}X`], new RegExp(`VIN prefix ${prefix}X overlaps ${prefix} of "${kite}"`)],
+      [[hawk, '--transport', 'mqtt', '--vin-prefix', 'HAWKIO'], /--vin-prefix "HAWKIO": 3 to 16 digits and capital letters but I, O and Q/],
       [['Hawk', '--transport', 'mqtt'], /"Hawk" is not a manufacturer id/],
-      [['hawk'], /--transport is required/],
+      [[hawk], /--transport is required/],
     ];
     for (const [argv, message] of refused) {
       const out = await cli(paths, join(paths.adapters, '..'), 'manufacturers', 'new', ...argv);
@@ -123,9 +147,27 @@ describe('manufacturers new', () => {
       expect(out.err).toMatch(message);
     }
     // Nothing of the refused ones was written.
-    expect(existsSync(join(paths.adapters, 'hawk')) || existsSync(join(paths.mappings, 'hawk'))).toBe(false);
-    const typo = await cli(paths, join(paths.adapters, '..'), 'mappings', 'test', '--manufacturer', 'kit');
+    expect(existsSync(join(paths.adapters, hawk)) || existsSync(join(paths.mappings, hawk))).toBe(false);
+    const typo = await cli(paths, join(paths.adapters, '..'), 'mappings', 'test', '--manufacturer', `${kite}x`);
     expect(typo.code).toBe(2);
-    expect(typo.err).toMatch(/no manufacturer "kit" \(did you mean "kite"\?\)/);
+    expect(typo.err).toMatch(new RegExp(`no manufacturer "${kite}x" \\(did you mean "${kite}"\\?\\)`));
+  });
+
+  it('never lets --name write Markdown or mapping code: a name with a line break is refused, any other shown as text', async () => {
+    const { r, paths } = await scaffold('wren', '--transport', 'mqtt', '--name', 'Wren [beta](https://evil.example) <img src=x> *cars* */ $x := 1; /*');
+    expect(r.code, r.err).toBe(0);
+    const readme = readFileSync(join(paths.adapters, 'wren', 'README.md'), 'utf8');
+    expect(readme.split('\n')[0]).toBe('# Wren \\[beta\\](https://evil.example) \\<img src=x\\> \\*cars\\* \\*/ $x := 1; /\\* (`wren`)');
+    expect(readme).not.toMatch(/[^\\]\[beta\]|[^\\]<img/);
+    // The mapping still compiles and its case passes (the scaffold runs it): the name stayed inside the comment.
+    expect(readFileSync(join(paths.mappings, 'wren', 'telemetry.jsonata'), 'utf8')).toContain('/* Wren [beta](https://evil.example) <img src=x> *cars* * / $x := 1; /*:');
+    expect(JSON.parse(readFileSync(join(paths.adapters, 'wren', 'manifest.json'), 'utf8')).name).toBe('Wren [beta](https://evil.example) <img src=x> *cars* */ $x := 1; /*');
+
+    for (const name of ['Wren\n# Injected heading', 'Wren\r\n[link](https://evil.example)', 'Wren\u2028x', 'Tab\there', ' ', 'W'.repeat(81)]) {
+      const out = await cli(paths, join(paths.adapters, '..'), 'manufacturers', 'new', 'finch', '--transport', 'mqtt', '--name', name);
+      expect(out.code, JSON.stringify(name)).toBe(2);
+      expect(out.err).toMatch(/--name: one line of text, at most 80 characters, without line breaks or other control characters/);
+    }
+    expect(existsSync(join(paths.adapters, 'finch'))).toBe(false);
   });
 });

@@ -25,7 +25,7 @@ describe('console pages given odd input', () => {
     const at = t.services.clock.now().toISOString();
     const entry = (id: string, manufacturer: string) => ({
       id, manufacturer, messageType: 'telemetry', code: 'DECODE_FAILED' as const, reason: 'odd', mappingVersion: null, vin: null,
-      topic: null, raw: 'not json', rawEncoding: 'utf8' as const, receivedAt: at, quarantinedAt: at, lastFailedAt: at, failures: 1,
+      topic: null, raw: 'not json', rawEncoding: 'utf8' as const, rawTruncated: false, receivedAt: at, quarantinedAt: at, lastFailedAt: at, failures: 1,
     });
     await t.services.store.quarantine.put(entry('qoddvirtual', 'virtual'));
     await t.services.store.quarantine.put(entry('qoddborealis', 'borealis'));

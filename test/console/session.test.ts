@@ -90,6 +90,48 @@ describe('console sign-in and session', () => {
     expect(admin.statusCode).toBe(429);
   });
 
+  it('keeps a signed-out session out, whatever text its cookie is given; another session of the same operator stays in', async () => {
+    t = await createTestApp();
+    const a = await signIn(t.app);
+    const b = await signIn(t.app);
+    const out = await t.app.inject({ method: 'POST', url: '/console/sign-out', headers: { cookie: a.cookie }, payload: { csrf: a.csrf } });
+    expect(out.statusCode).toBe(303);
+    expect((await get('/console/fleet', a.cookie)).headers.location).toBe('/console/sign-in');
+    // Once, `.x` appended made another text of the same cookie, which the sign-out (keyed on the text) missed.
+    expect((await get('/console/fleet', `${a.cookie}.x`)).headers.location).toBe('/console/sign-in');
+    expect((await get('/console/fleet', b.cookie)).statusCode).toBe(200);
+  });
+
+  it('counts a cookie that does not decrypt as a failed authentication, toward the throttle shared with the admin API', async () => {
+    t = await createTestApp({ env: { RATE_LIMIT_AUTH_FAILURE_MAX: '2' } });
+    const good = await signIn(t.app);
+    const [name, value] = good.cookie.split('=') as [string, string];
+    const forged = (n: number) => `${name}=${value.slice(0, -3)}${'ABC'[n % 3]}${'xyz'[n % 3]}Q`;
+    expect((await get('/console/fleet', forged(1))).headers.location).toBe('/console/sign-in');
+    expect((await get('/console/fleet', forged(2))).headers.location).toBe('/console/sign-in');
+    const third = await get('/console/fleet', forged(3));
+    expect(third.statusCode).toBe(429);
+    expect(Number(third.headers['retry-after'])).toBeGreaterThan(0);
+    // Locked out until the window ends: the real session too, and the admin API.
+    expect((await get('/console/fleet', good.cookie)).statusCode).toBe(429);
+    const json = await t.app.inject({ method: 'POST', url: '/console/playground/run.json', headers: { cookie: good.cookie, 'x-csrf-token': good.csrf }, payload: {} });
+    expect(json.statusCode).toBe(429);
+    const admin = await t.app.inject({ method: 'GET', url: '/admin/v1/consumers', headers: { authorization: 'Bearer test-admin-token' } });
+    expect(admin.statusCode).toBe(429);
+  });
+
+  it('does not count a request without a cookie, nor an expired or signed-out one (they open: nothing was guessed)', async () => {
+    t = await createTestApp({ env: { RATE_LIMIT_AUTH_FAILURE_MAX: '1' } });
+    const a = await signIn(t.app);
+    await t.app.inject({ method: 'POST', url: '/console/sign-out', headers: { cookie: a.cookie }, payload: { csrf: a.csrf } });
+    for (let i = 0; i < 3; i++) {
+      expect((await get('/console/fleet')).headers.location).toBe('/console/sign-in');
+      expect((await get('/console/fleet', a.cookie)).headers.location).toBe('/console/sign-in');
+    }
+    const admin = await t.app.inject({ method: 'GET', url: '/admin/v1/consumers', headers: { authorization: 'Bearer test-admin-token' } });
+    expect(admin.statusCode).toBe(200);
+  });
+
   it('is disabled (404) without ADMIN_TOKEN', async () => {
     t = await createTestApp({ env: { ADMIN_TOKEN: '' } });
     expect((await get('/console/sign-in')).statusCode).toBe(404);

@@ -53,7 +53,8 @@ describe('POST /delivery/v1/in-vehicle', () => {
         response: {
           batteryvoltage: { dataPoint: payloadFor('batteryvoltage', new Date('2026-03-01T09:30:00.000Z'), 20) },
           coolanttemperature: { dataPoint: payloadFor('coolanttemperature', new Date('2026-03-01T09:00:00.000Z'), 10) },
-          sochighlevel: { error: err('CAR.VE.908') },
+          // A combustion car never sends its high-voltage battery's charge: not supplied, not "not yet".
+          sochighlevel: { error: err('CAR.VE.910') },
           accidentautomatic: { error: err('CAR.VE.909') },
         },
       },
@@ -72,7 +73,7 @@ describe('POST /delivery/v1/in-vehicle', () => {
     const response = body.inVehicleData[0].response as Record<string, { dataPoint?: unknown; error?: { code: string } }>;
     // The items with data have a data point, the one without has its error: none is skipped.
     expect(Object.keys(response).sort()).toEqual([...ITEMS].sort());
-    expect(response.sochighlevel).toEqual({ error: { code: 'CAR.VE.908', message: expect.any(String) } });
+    expect(response.sochighlevel).toEqual({ error: { code: 'CAR.VE.910', message: expect.any(String) } });
     for (const item of ['batteryvoltage', 'coolanttemperature']) {
       expect(response[item]?.dataPoint, item).toBeDefined();
       expect(t.services.catalog.validate(item, response[item]!.dataPoint)).toEqual({ valid: true });

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { addConsumer, createTestApp, type TestApp } from '../helpers/app.ts';
 import { activeConsentRecord } from '../helpers/consents.ts';
 import { unescapeHtml } from '../consent/harness.ts';
@@ -38,5 +38,26 @@ describe('/demo/callback: the next command', () => {
       expect(body).not.toContain('/delivery/v1/in-vehicle');
       expect(body).not.toContain('V1RTUALV1N0000008');
     }
+  });
+
+  it('suggests only what applies to the vehicle: its supplied items, pushes when it has any, the sandbox crash for virtual vehicles', async () => {
+    // A try-out with the simulator on, where the sandbox runs.
+    const sim = await createTestApp({ env: { SIMULATOR: 'on' } });
+    onTestFinished(() => sim.cleanup());
+    const c = await addConsumer(sim, { dataItems: ['mileage', 'fuellevel', 'sochighlevel', 'crashseverity', 'accidentautomatic'] });
+    const consentFor = async (vin: string) => {
+      const consent = activeConsentRecord(sim.services.clock.now().toISOString(), { consumerId: c.consumerId, subscriptionId: c.subscriptionId, vin });
+      await sim.services.store.consents.create(consent);
+      return unescapeHtml((await sim.app.inject(`/demo/callback?code=abc&consent_id=${consent.consentId}`)).body).replace(/&quot;|&#34;/g, '"');
+    };
+    // A combustion car: no battery charge to pull; it can crash, and the sandbox makes it.
+    const combustion = await consentFor('V1RTUALV1N0000001');
+    expect(combustion).toContain(`"dataItems":["mileage","fuellevel","crashseverity"]`);
+    expect(combustion).toContain('Then step 4 of the block receives its pushes, and step 5 makes it crash.');
+    // A polled manufacturer's vehicle: the sandbox does not drive it, so no step 5.
+    const kestrel = await consentFor('KESTRELV1N0000002');
+    expect(kestrel).toContain('pull the data of KESTRELV1N0000002');
+    expect(kestrel).toContain('Then step 4 of the block receives its pushes.');
+    expect(kestrel).not.toContain('step 5');
   });
 });

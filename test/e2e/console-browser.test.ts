@@ -15,10 +15,11 @@ import { consumerCall, waitFor } from './live-calls.ts';
 
 /**
  * The console in a real browser (Debian's chromium, driven by playwright-core) against the
- * running service with the virtual fleet moving: sign-in, the fleet and its map, the pipeline
- * charts, a quarantined message fixed in the playground and reprocessed, a dead letter
- * replayed, the funnel, and every action refused without a session or its CSRF token. The
- * screenshots of docs/console.md are taken here.
+ * running service with the virtual fleet moving: sign-in, the fleet and its map (zoom,
+ * clustering, an outlier), a vehicle's page, the pipeline charts and their range, the time
+ * zone switch, a quarantined message fixed in the playground, reloaded and reprocessed, a dead
+ * letter replayed, the funnel, and every action refused without a session or its CSRF token.
+ * The screenshots of docs/console.md are taken here.
  */
 const CHROMIUM = '/usr/bin/chromium';
 const available = existsSync(CHROMIUM);
@@ -30,6 +31,20 @@ const title = available ? 'the console in a real browser (chromium)' : `the cons
 const SHOTS = new URL(process.env.UPDATE_SCREENSHOTS === '1' ? '../../docs/console/' : '../../test-results/console/', import.meta.url).pathname;
 const S09 = 'V1RTUALV1N0000S09';
 const COLLISION_VIN = 'BRLAU1EV0N1000002';
+/** Vehicles of the map test: twelve around Munich's Marienplatz, eight of them within metres, and one in Lisbon. */
+const MAP_PREFIX = 'BRLAU1EV0N3';
+const mapVin = (n: number) => `${MAP_PREFIX}${String(n).padStart(6, '0')}`;
+const MUNICH: [number, number] = [48.13743, 11.57549];
+
+/** The boxes of the map's labels that are shown; none may overlap another. */
+async function overlappingLabels(page: Page): Promise<number> {
+  return page.locator('#map .leaflet-tooltip.vin-label:not(.label-hidden)').evaluateAll((labels) => {
+    const boxes = labels.map((l) => l.getBoundingClientRect());
+    let n = 0;
+    boxes.forEach((a, i) => boxes.slice(i + 1).forEach((b) => (n += a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom ? 1 : 0)));
+    return n;
+  });
+}
 
 /** Waits until the element's text matches (the pages' scripts and the workers take their time). */
 async function shows(locator: Locator, pattern: RegExp, ms = 15_000): Promise<void> {
@@ -55,6 +70,8 @@ describe.skipIf(!available)(title, () => {
       headless: true,
       acceptDownloads: true,
       viewport: { width: 1280, height: 800 },
+      // The time zone switch shows local times in this zone.
+      timezoneId: 'Europe/Berlin',
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     });
     context.setDefaultTimeout(15_000);
@@ -97,25 +114,146 @@ describe.skipIf(!available)(title, () => {
     expect(vins.length).toBeGreaterThan(0);
     expect(vins.every((v) => v!.startsWith('V1RTUALV1N0000S0'))).toBe(true);
 
+    await waitFor(async () => Number(await page.locator('#map').getAttribute('data-vehicles')) > 0, 'the map drawn');
+    await expect(page.locator('#map path.track').count()).resolves.toBeGreaterThan(0);
+    await expect(page.locator('#map .leaflet-control-scale-line').isVisible()).resolves.toBe(true);
+    await shot('fleet');
+
     // The map: S09 drives (simulated time x60), so its marker moves between two refreshes.
-    const marker = page.locator(`#map g[data-vin="${S09}"]`);
+    await page.goto(`${origin()}/console/fleet?vin=${S09}`);
+    const marker = page.locator(`#map .vehicle[data-vin="${S09}"]`);
     await marker.waitFor();
     const first = await marker.getAttribute('data-lon');
     await waitFor(async () => (await marker.getAttribute('data-lon')) !== first, 'the map to move', 20_000);
-    await expect(page.locator('#map polyline.track').count()).resolves.toBeGreaterThan(0);
-    await shot('fleet');
   }, 90_000);
 
-  it('draws the pipeline charts and they change while the simulator publishes', async () => {
+  it('the map zooms and pans, clusters close vehicles, keeps labels apart, and fits where most vehicles are despite an outlier', async () => {
+    const { store } = svc.t.services;
+    const at = new Date().toISOString();
+    const position = (n: number, lat: number, lon: number) => ({
+      vin: mapVin(n), item: 'geolocation', timestampMs: Date.parse(at), payload: { latitude: lat, longitude: lon, timestamp: at }, manufacturer: 'borealis', mappingVersion: 'test@1', receivedAt: at,
+    });
+    // Eight within a few metres, four 300 to 700 m away, one in Lisbon (about 2,000 km).
+    const points = [
+      ...Array.from({ length: 8 }, (_, i) => position(i + 1, MUNICH[0] + i * 0.00001, MUNICH[1] + i * 0.00001)),
+      ...[[0.003, 0.004], [-0.004, 0.006], [0.005, -0.005], [-0.006, -0.007]].map(([dlat, dlon], i) => position(9 + i, MUNICH[0] + dlat!, MUNICH[1] + dlon!)),
+      position(13, 38.7223, -9.1393),
+    ];
+    await store.dataPoints.insertMany(points);
+
+    await page.goto(`${origin()}/console/fleet?vin=${MAP_PREFIX}`);
+    const map = page.locator('#map');
+    await waitFor(async () => (await map.getAttribute('data-vehicles')) === '13', 'the 13 vehicles on the map');
+    // Fitted to Munich: Lisbon is outside the view and says so; the eight close ones are one cluster.
+    await shows(map.locator('.outside'), /^1 vehicle outside this view$/);
+    await expect(map.getAttribute('data-outside')).resolves.toBe('1');
+    const clusterOf8 = map.locator('.marker-cluster', { hasText: /^8$/ });
+    await clusterOf8.waitFor();
+    await expect(map.locator(`.vehicle[data-vin="${mapVin(9)}"]`).isVisible()).resolves.toBe(true);
+    expect(await overlappingLabels(page)).toBe(0);
+    await expect(map.locator('.leaflet-control-scale-line').textContent()).resolves.toMatch(/^\d+ (m|km)$/);
+    await shot('map');
+
+    // Zoom out twice with the control: nearby vehicles join the clusters, labels still apart.
+    const clustered = () => map.locator('.marker-cluster').evaluateAll((cs) => cs.reduce((n, c) => n + Number(c.textContent), 0));
+    expect(await clustered()).toBe(8);
+    const zoom = Number(await page.locator('#map-canvas').getAttribute('data-zoom'));
+    for (const step of [1, 2]) {
+      await map.locator('.leaflet-control-zoom-out').click();
+      await waitFor(async () => Number(await page.locator('#map-canvas').getAttribute('data-zoom')) === zoom - step, `zoomed out ${step}`);
+    }
+    await waitFor(async () => (await clustered()) > 8, 'more vehicles clustered');
+    expect(await overlappingLabels(page)).toBe(0);
+    // Pan by dragging: the view moves.
+    const before = await page.locator('#map-canvas .leaflet-map-pane').getAttribute('style');
+    const box = (await page.locator('#map-canvas').boundingBox())!;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width / 2 - 120, box.y + box.height / 2 + 60, { steps: 5 });
+    await page.mouse.up();
+    await waitFor(async () => (await page.locator('#map-canvas .leaflet-map-pane').getAttribute('style')) !== before, 'panned');
+
+    // The user's choice: all vehicles, Lisbon included.
+    await map.getByRole('button', { name: 'All vehicles' }).click();
+    await waitFor(async () => (await map.getAttribute('data-outside')) === '0', 'every vehicle in view');
+    await expect(map.locator(`.vehicle[data-vin="${mapVin(13)}"]`).isVisible()).resolves.toBe(true);
+    await map.getByRole('button', { name: 'Where most are' }).click();
+    await waitFor(async () => (await map.getAttribute('data-outside')) === '1', 'fitted to Munich again');
+
+    // A vehicle's popup links to its page.
+    await map.locator(`.vehicle[data-vin="${mapVin(9)}"]`).click();
+    await map.locator('.map-popup a').click();
+    await page.waitForURL(`${origin()}/console/vehicles/${mapVin(9)}`);
+  }, 90_000);
+
+  it('a vehicle\'s page: latest values with their age, history charts over a chosen range, its events', async () => {
+    await page.goto(`${origin()}/console/fleet?vin=${S09}`);
+    await page.getByRole('link', { name: S09 }).first().click();
+    await page.waitForURL(`${origin()}/console/vehicles/${S09}`);
+    // (The simulator's clock runs ahead: its readings are stamped later than now, and are 0 s old.)
+    await shows(page.locator('#latest tr[data-item="mileage"]'), /^mileage charted ✕\s*[\d.]+ km\s*\d+ (s|min|h|d) ago/);
+    const chart = page.locator('[data-chart="mileage"]');
+    await chart.locator('canvas').waitFor();
+    await expect(page.locator('nav.range a[aria-current]').textContent()).resolves.toBe('24 h');
+    // The simulator's days are not today's: its readings are in the last 7 days, not the last 24 hours.
+    await page.locator('nav.range').getByRole('link', { name: '7 days' }).click();
+    await page.waitForURL(`${origin()}/console/vehicles/${S09}?range=7d`);
+    await waitFor(async () => Number(await page.locator('[data-chart="mileage"]').getAttribute('data-points')) > 0, 'mileage points charted');
+    await shot('vehicle');
+    await page.getByRole('link', { name: 'Last hour' }).click();
+    await page.waitForURL(`${origin()}/console/vehicles/${S09}?range=1h`);
+    await expect(page.locator('#charts').getAttribute('data-range')).resolves.toBe('1h');
+    await page.locator('[data-chart="mileage"] canvas').waitFor();
+    // The age counts on by itself.
+    const age = page.locator('#last-data time');
+    const was = await age.textContent();
+    await waitFor(async () => (await age.textContent()) !== was, 'the age to count on', 5_000);
+  }, 60_000);
+
+  it('draws the pipeline charts over a chosen range, and they change while the simulator publishes', async () => {
     await page.goto(`${origin()}/console/pipeline`);
     const chart = page.locator('[data-chart="messages-in"]');
     await chart.locator('canvas').waitFor();
     const before = Number(await chart.getAttribute('data-total'));
     await waitFor(async () => Number(await chart.getAttribute('data-total')) > before, 'more messages on the chart', 20_000);
     await expect(chart.textContent()).resolves.toContain('virtual mqtt');
-    await expect(page.locator('[data-chart="queues"] canvas').count()).resolves.toBe(1);
+    for (const id of ['queues', 'latency', 'push-success', 'freshness']) await page.locator(`[data-chart="${id}"] canvas`).waitFor();
+    await waitFor(async () => Number(await page.locator('[data-chart="latency"]').getAttribute('data-total')) > 0, 'a latency charted', 20_000);
+    await expect(page.locator('[data-chart="freshness"]').textContent()).resolves.toContain('within 5 min');
+
+    // The range picker: 6 hours in 5-minute buckets, and the chart still shows this hour's messages.
+    await page.locator('nav.range').getByRole('link', { name: '6 h' }).click();
+    await page.waitForURL(`${origin()}/console/pipeline?range=6h`);
+    await waitFor(async () => (await chart.getAttribute('data-range')) === '6h' && Number(await chart.getAttribute('data-total')) > 0, 'the 6-hour chart');
+    await expect(chart.locator('h2').textContent()).resolves.toContain('per 5 minutes');
+    await expect(chart.getAttribute('data-points')).resolves.toBe('72');
+    await page.locator('nav.range').getByRole('link', { name: '7 days' }).click();
+    await waitFor(async () => (await chart.getAttribute('data-points')) === '168', 'the 7-day chart');
+    await page.locator('nav.range').getByRole('link', { name: 'Last hour' }).click();
+    await waitFor(async () => (await chart.getAttribute('data-points')) === '60', 'the hour chart');
     await shot('pipeline');
   }, 60_000);
+
+  it('shows every time in one format, in UTC or in the browser\'s zone at the operator\'s choice', async () => {
+    await page.goto(`${origin()}/console/fleet`);
+    const switcher = page.locator('#tz-switch');
+    await expect(switcher.textContent()).resolves.toBe('Times: UTC');
+    const times = page.locator('main table time[datetime]:not([data-age])');
+    const sample = times.first();
+    await sample.waitFor();
+    const iso = (await sample.getAttribute('datetime'))!;
+    await expect(sample.textContent()).resolves.toBe(`${iso.slice(0, 19).replace('T', ' ')} UTC`);
+    await switcher.click();
+    await expect(switcher.textContent()).resolves.toBe('Times: local');
+    const local = new Date(iso).toLocaleString('sv-SE', { timeZone: 'Europe/Berlin' });
+    await expect(sample.textContent()).resolves.toMatch(new RegExp(`^${local} UTC\\+0[12]:00$`));
+    // The choice holds on the next page, and switches back.
+    await page.goto(`${origin()}/console/fleet`);
+    await expect(page.locator('#tz-switch').textContent()).resolves.toBe('Times: local');
+    await expect(page.locator('main time:not([data-age])').first().textContent()).resolves.toMatch(/ UTC\+0[12]:00$/);
+    await page.locator('#tz-switch').click();
+    await expect(page.locator('main time:not([data-age])').first().textContent()).resolves.toMatch(/ UTC$/);
+  });
 
   it('shows a quarantined message beside its error; the playground fixes the mapping, the cases pass, and reprocessing stores it', async () => {
     const { services } = svc.t;
@@ -151,18 +289,41 @@ describe.skipIf(!available)(title, () => {
     await page.getByRole('button', { name: /Run borealis's cases/ }).click();
     await shows(page.locator('#cases-summary'), /^(\d+) of \1 cases pass/);
     await shot('playground');
+    // The output, saved as a case file for mappings/borealis/cases/.
+    await page.getByLabel('Case name').fill('collision-fixed');
+    const [saved] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Save the output as a case' }).click()]);
+    expect(saved.suggestedFilename()).toBe('collision-fixed.json');
+    const kase = JSON.parse(readFileSync((await saved.path())!, 'utf8')) as { messageType: string; expect: { items: { item: string; payload: { value?: unknown } }[] } };
+    expect(kase.messageType).toBe('incident');
+    expect(kase.expect.items.find((i) => i.item === 'crashseverity')!.payload.value).toBe(2);
     // Nothing was saved on the server; the download is the fixed mapping, which the operator deploys.
     expect(readFileSync(svc.incidentMapping, 'utf8')).toContain(BAD_SEVERITY);
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: /^Download/ }).click()]);
     expect(download.suggestedFilename()).toBe('incident.jsonata');
     await download.saveAs(svc.incidentMapping);
-    await svc.redeployPipeline();
+    // Served without a restart: every process reloads, once borealis's cases pass with it.
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Mappings' }).click();
+    await page.getByRole('button', { name: 'Reload every process' }).click();
+    await shows(page.locator('#reload-summary'), /^1 of 1 processes serve the files on disk\.$/);
+    await expect(page.locator('#reloads tr[data-outcome="applied"]').textContent()).resolves.toMatch(/borealis incident: incident\.jsonata@\w+ → incident\.jsonata@\w+/);
+    await page.goto(`${origin()}/console/mappings`);
+    await shot('mappings');
+
+    // The playground's lists follow the manufacturer picked.
+    await page.goto(`${origin()}/console/playground?manufacturer=borealis&messageType=incident`);
+    await page.locator('#pick select[name=manufacturer]').selectOption('kestrel');
+    await waitFor(async () => (await page.locator('#pick').getAttribute('data-refreshed')) === 'kestrel', 'the lists refreshed');
+    await expect(page.locator('#pick select[name=messageType] option').allTextContents()).resolves.toEqual(['signals']);
+    await expect(page.locator('#pick select[name=fixture]').inputValue()).resolves.toMatch(/^kestrel\.signals\./);
 
     await page.goto(detailUrl);
     await page.getByRole('button', { name: 'Reprocess this message' }).click();
     await shows(page.locator('#summary'), /1 stored/, 20_000);
     await shot('reprocess');
     expect((await services.store.dataPoints.latest([COLLISION_VIN], ['crashseverity']))[0]?.payload.value).toBe(2);
+    // The vehicle's page: the collision is among its events.
+    await page.goto(`${origin()}/console/vehicles/${COLLISION_VIN}`);
+    await expect(page.locator('#events').textContent()).resolves.toContain('accidentautomatic');
   }, 90_000);
 
   it('lists consumers, issues and revokes keys, and replays a dead letter from the delivery log', async () => {
@@ -199,7 +360,15 @@ describe.skipIf(!available)(title, () => {
 
     await page.goto(`${origin()}/console/consumers`);
     await page.getByRole('link', { name: 'Fleet App GmbH' }).click();
-    await page.getByRole('link', { name: 'Delivery log' }).click();
+    // A new subscription, its items picked from the catalog by topic.
+    await page.getByRole('checkbox', { name: 'Every item of Battery and charging' }).check();
+    await page.getByRole('checkbox', { name: /^Mileage/ }).check();
+    await page.getByRole('button', { name: 'Create subscription' }).click();
+    const subs = await services.store.subscriptions.listByConsumer(consumer.consumerId);
+    const created = subs.find((x) => x.subscriptionId !== consumer.subscriptionId)!;
+    expect(created.dataItems).toEqual(expect.arrayContaining(['mileage', 'sochighlevel', 'chargingstatus']));
+    expect(created.dataItems).not.toContain('geolocation');
+    await page.locator(`a[href="/console/subscriptions/${consumer.subscriptionId}/deliveries"]`).click();
     const row = page.locator(`tr[data-transaction="${transactionId}"]`);
     await shows(row, /DEAD/);
     await shot('consumers');
@@ -232,6 +401,8 @@ describe.skipIf(!available)(title, () => {
       ['/console/quarantine/reprocess', { all: '1', code: 'SCHEMA_VIOLATION' }],
       ['/console/playground/run.json', {}],
       ['/console/playground/cases.json', {}],
+      ['/console/playground/case.json', {}],
+      ['/console/mappings/reload', {}],
       ['/console/consumers', { name: 'Mallory' }],
       [`/console/consumers/${consumer.consumerId}/keys`, {}],
       [`/console/consumers/${consumer.consumerId}/keys/${randomUUID()}/revoke`, {}],

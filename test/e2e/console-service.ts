@@ -2,17 +2,17 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmbeddedBroker } from '../../src/ingest/embedded-broker.ts';
-import { buildApp } from '../../src/app.ts';
+import { buildServiceApp } from '../../src/main/http-app.ts';
 import { systemClock } from '../../src/clock.ts';
-import { startConsoleSampler } from '../../src/console/samples.ts';
+import { startServiceSampler } from '../../src/main/sampler.ts';
 import { startActivationWorkers } from '../../src/management/start.ts';
+import { fleetFreshness } from '../../src/main/fleet-freshness.ts';
+import { startMappingReloads } from '../../src/main/mapping-reloads.ts';
 import { startHarmonizeWorker } from '../../src/pipeline/worker.ts';
 import { startPushWorkers } from '../../src/push/start.ts';
 import { freePort } from '../helpers/free-port.ts';
 import type { Running } from '../../src/running.ts';
-import { closeServices, createServices } from '../../src/main/create-services.ts';
 import { defaultPaths } from '../../src/paths.ts';
-import { type Services } from '../../src/services.ts';
 import { startSimulator } from '../../simulator/src/start.ts';
 import type { LiveApp } from '../consent/harness.ts';
 import { createTestServices } from '../helpers/services.ts';
@@ -25,15 +25,14 @@ export interface ConsoleService {
   t: LiveApp;
   /** The mapping file the pipeline runs (a copy of mappings/borealis/incident.jsonata). */
   incidentMapping: string;
-  /** "Deploys" the mappings folder as it is now: a new harmonize worker on services loaded from it. */
-  redeployPipeline(): Promise<void>;
   close(): Promise<void>;
 }
 
 /**
  * The deployed service with the virtual fleet moving (simulated time x60 from 08:00, when most
- * vehicles drive), the console's sampler writing every 500 ms, and a copy of the adapters and
- * mappings folders whose Borealis incident mapping has a defect to be fixed in the playground.
+ * vehicles drive), the console's sampler writing every 500 ms, listening for mapping reloads,
+ * and a copy of the adapters and mappings folders whose Borealis incident mapping has a defect
+ * to be fixed in the playground.
  */
 export async function startConsoleService(): Promise<ConsoleService> {
   const project = mkdtempSync(join(tmpdir(), 'cvd-console-project-'));
@@ -63,7 +62,7 @@ export async function startConsoleService(): Promise<ConsoleService> {
       MQTT_PORT: '0',
     },
   });
-  const app = await buildApp(ts.services);
+  const app = await buildServiceApp(ts.services);
   await app.listen({ port, host: '127.0.0.1' });
   const t: LiveApp = {
     ...ts,
@@ -77,28 +76,22 @@ export async function startConsoleService(): Promise<ConsoleService> {
     },
   };
   const broker = await startEmbeddedBroker(ts.services, { port: 0 });
-  let harmonize: Running = startHarmonizeWorker(ts.services, {});
+  const reloads = startMappingReloads(ts.services);
+  await reloads.listening;
   const running: Running[] = [
+    reloads,
     broker,
-    startConsoleSampler(ts.services, { gauges: ts.services.gauges, intervalMs: 500 }),
+    startHarmonizeWorker(ts.services, {}),
+    startServiceSampler(ts.services, { gauges: ts.services.gauges, freshness: () => fleetFreshness(ts.services), intervalMs: 500 }),
     ...(await startActivationWorkers(ts.services)),
     ...(await startPushWorkers(ts.services)),
   ];
   running.push(...(await startSimulator(ts.services, broker.url)));
-  let redeployed: Services | undefined;
   return {
     t,
     incidentMapping,
-    async redeployPipeline() {
-      await harmonize.close();
-      // A second process on the same store and Redis, which loads the mappings at its start.
-      redeployed = await createServices(ts.services.config, ts.services.logger, ts.services.redisUrl, { clock: systemClock, paths });
-      harmonize = startHarmonizeWorker(redeployed, {});
-    },
     async close() {
       for (const r of [...running].reverse()) await r.close();
-      await harmonize.close();
-      if (redeployed) await closeServices(redeployed);
       await t.cleanup();
       rmSync(project, { recursive: true, force: true });
     },

@@ -27,12 +27,11 @@ export interface FleetService {
  * MQTT broker, harmonize, activation and push workers, the sandbox; the simulator starts when the test says.
  */
 export async function startFleetService(clock: Clock, env: Record<string, string>): Promise<FleetService> {
-  let brokerUrl = '';
   const t = await startLiveApp({
     clock,
     // The sandbox, as the composition root mounts it with the simulator on.
     mount: async (app, services) => {
-      await app.register(sandboxRoutes, { services, brokerUrl: () => brokerUrl });
+      await app.register(sandboxRoutes, { services });
     },
     env: {
       PUSH_ALLOW_PRIVATE_TARGETS: 'true',
@@ -47,7 +46,6 @@ export async function startFleetService(clock: Clock, env: Record<string, string
     },
   });
   const broker = await startEmbeddedBroker(t.services, { port: 0 });
-  brokerUrl = broker.url;
   const running: Running[] = [broker, startHarmonizeWorker(t.services, {}), ...(await startActivationWorkers(t.services)), ...(await startPushWorkers(t.services))];
   return {
     t,

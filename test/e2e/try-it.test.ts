@@ -157,15 +157,29 @@ describe('the local try-out, as the README and the demo block say', () => {
     expect(receiverLines.some((l) => /^✓ .* verified push [0-9a-f-]+: TEST0000000000000 accidentautomatic \(test event\)$/.test(l))).toBe(true);
 
     const sent = Date.now();
-    expect(JSON.parse(await run(steps.get(5)!.commands[0]!))).toMatchObject({ type: 'accidentautomatic', message: { event: { type: 'CRASH', severity: 4 } } });
+    const crash = JSON.parse(await run(steps.get(5)!.commands[0]!)) as { items: { item: string; payload: { value?: unknown } }[] };
+    expect(crash).toMatchObject({ type: 'accidentautomatic', message: { event: { type: 'CRASH', severity: 4 } } });
+    expect(crash.items.find((i) => i.item === 'crashseverity')?.payload.value).toBe(4);
     await waitFor(async () => receiverLines.some((l) => /verified push [0-9a-f-]+: V1RTUALV1N0000001 accidentautomatic$/.test(l)), `the crash push\n${receiverLines.join('\n')}`, 10_000);
     expect(Date.now() - sent).toBeLessThan(5000);
     expect(receiverLines.some((l) => l.startsWith('✗'))).toBe(false);
     stopReceiver();
+  });
 
-    // Step 3 again: the pull changed.
-    const pulled = JSON.parse(await run(steps.get(3)!.commands[0]!)) as { inVehicleData: { response: Record<string, { dataPoint?: { value?: unknown } }> }[] };
-    expect(pulled.inVehicleData[0]!.response.crashseverity!.dataPoint!.value).toBe(4);
+  it('the console is on: the block prints its address and the try-out\'s token, which signs in; the start log names /console and /docs', async () => {
+    const text = service.lines.join('\n');
+    expect(text).toContain(`    ${origin}/console\n    ${origin}/docs\n`);
+    const token = /sign in with the token generated for this try-out: (\S+)/.exec(text)![1]!;
+    expect(token.length).toBeGreaterThanOrEqual(16);
+    const started = service.lines.find((l) => l.includes('"service started') || l.includes('service started'))!;
+    expect(started).toContain(`${origin}/console`);
+    expect(started).toContain(`${origin}/docs`);
+    const form = await fetch(`${origin}/console/sign-in`);
+    const cookie = form.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    const csrf = /name="csrf" value="([^"]+)"/.exec(await form.text())![1]!;
+    const signIn = (t: string) =>
+      fetch(`${origin}/console/sign-in`, { method: 'POST', redirect: 'manual', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ csrf, token: t }) });
+    expect((await signIn(token)).headers.get('location')).toBe('/console/fleet');
   });
 
   it('with the typed client: a webhook to a local receiver, a test event, a crash, the push verified with verifyWebhook, within seconds', async () => {

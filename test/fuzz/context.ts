@@ -41,7 +41,7 @@ export async function fuzzContext(t: TestApp): Promise<FuzzContext> {
   ids.push(quarantineId);
   await store.quarantine.put({
     id: quarantineId, manufacturer: 'virtual', messageType: 'telemetry', code: 'DECODE_FAILED', reason: 'fuzz', mappingVersion: null, vin: null,
-    topic: null, raw: 'not json', rawEncoding: 'utf8', receivedAt: at, quarantinedAt: at, lastFailedAt: at, failures: 1,
+    topic: null, raw: 'not json', rawEncoding: 'utf8', rawTruncated: false, receivedAt: at, quarantinedAt: at, lastFailedAt: at, failures: 1,
   });
   await store.webhooks.put({
     subscriptionId: a.subscriptionId, url: 'https://203.0.113.7/in', secrets: [{ sealed: secrets.encrypt('whsec_ZnV6eg=='), createdAt: at, expiresAt: null }],

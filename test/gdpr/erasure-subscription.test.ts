@@ -18,7 +18,7 @@ const ADMIN = { authorization: 'Bearer test-admin-token' };
 /**
  * The subscription-scoped erasure: one subscription lost its legal basis for vehicle X. What
  * that subscription holds of X goes (consents, deliveries, the activation, their jobs, its
- * rate-limit counter and push throttle); another subscription's and the shared data points stay.
+ * rate-limit counter and push throttles, one per webhook endpoint); another subscription's and the shared data points stay.
  */
 describe('GDPR erasure of a VIN in one subscription', () => {
   let t: TestApp;
@@ -70,6 +70,8 @@ describe('GDPR erasure of a VIN in one subscription', () => {
       await services.store.deliveries.insertIfAbsent(d);
       await push.add([{ transactionId: d.transactionId, vin: X }]);
       await throttle.admit(c.subscriptionId, X, 'mileage', 1, 60_000, d.transactionId);
+      // A second webhook endpoint's throttle of the same item: its own key.
+      await throttle.admit(c.subscriptionId, X, 'mileage', 1, 60_000, d.transactionId, 'second');
       const read = await t.app.inject({
         method: 'POST',
         url: '/delivery/v1/in-vehicle',
@@ -94,7 +96,7 @@ describe('GDPR erasure of a VIN in one subscription', () => {
       vin: X,
       subscriptionId: a.subscriptionId,
       erasedAt: services.clock.now().toISOString(),
-      erased: { dataPoints: 0, quarantined: 0, consents: 1, deliveries: 1, activations: 1, queuedJobs: 2, rewrittenJobs: 0, queuedMessages: 0, cacheKeys: 2 },
+      erased: { dataPoints: 0, quarantined: 0, consents: 1, deliveries: 1, activations: 1, queuedJobs: 2, rewrittenJobs: 0, queuedMessages: 0, cacheKeys: 3 },
       notErased: { unreadableJobs: 0, activeJobs: 0 },
     });
 
@@ -111,7 +113,7 @@ describe('GDPR erasure of a VIN in one subscription', () => {
     // No Redis key of subscription A names X or its pseudonym any more; B's still do.
     const scan = await scanRedis(services.redis, services.config.QUEUE_PREFIX, [X, services.secrets.pseudonym(X)], services.secrets);
     expect(scan.hits.filter((h) => h.where.includes(a.subscriptionId))).toEqual([]);
-    expect(scan.hits.filter((h) => h.where.includes(b.subscriptionId)).length).toBe(2);
+    expect(scan.hits.filter((h) => h.where.includes(b.subscriptionId)).length).toBe(3);
 
     // Through the data API, A no longer knows the vehicle; B still does.
     expect((await t.app.inject({ method: 'GET', url: `/management/v1/vehicles/${X}`, headers: a.headers })).statusCode).toBe(404);

@@ -9,6 +9,7 @@ import { createPollSchedule } from '../../src/management/poll-schedule.ts';
 import { POLL_QUEUE } from '../../src/queues/poll-job.ts';
 import { createIngest } from '../../src/pipeline/ingest.ts';
 import { HARMONIZE_QUEUE } from '../../src/queues/harmonize-job.ts';
+import { housekeepingJobOptions } from '../../src/queues/installation-schedule.ts';
 import { rawMessage } from '../../src/domain/raw-message.ts';
 import { startHarmonizeWorker } from '../../src/pipeline/worker.ts';
 import { createPushQueue } from '../../src/push/queue.ts';
@@ -66,7 +67,13 @@ describe('queued jobs are kept no longer than JOB_RETENTION_COMPLETED_S / JOB_RE
     // the metrics scrape (queue depths).
     const readers = ['src/queues/open-queue.ts', 'src/queues/with-queue.ts', 'src/main/queue-metrics.ts'];
     // A new file here must be classified: a producer is added to the test below, a reader above.
-    expect(producers.filter((f) => !readers.includes(f))).toEqual(['src/management/poll-schedule.ts', 'src/management/queue.ts', 'src/pipeline/queue.ts', 'src/push/queue.ts']);
+    expect(producers.filter((f) => !readers.includes(f))).toEqual([
+      'src/management/poll-schedule.ts',
+      'src/management/queue.ts',
+      'src/pipeline/queue.ts',
+      'src/push/queue.ts',
+      'src/queues/installation-schedule.ts',
+    ]);
   });
 
   it('every producer removes its jobs at once or by age within the settings', async () => {
@@ -84,6 +91,11 @@ describe('queued jobs are kept no longer than JOB_RETENTION_COMPLETED_S / JOB_RE
     const polls = createPollSchedule(services);
     await polls.ensure('kestrel', 'KESTRELV1N0000001');
     await polls.close();
+
+    // Housekeeping runs carry no data, and are kept no longer either.
+    const housekeeping = housekeepingJobOptions({ completedS: services.config.JOB_RETENTION_COMPLETED_S, failedS: services.config.JOB_RETENTION_FAILED_S });
+    expect(keptAtMost(housekeeping.removeOnComplete, 123)).toBe(true);
+    expect(keptAtMost(housekeeping.removeOnFail, 4567)).toBe(true);
 
     for (const name of [HARMONIZE_QUEUE, PUSH_QUEUE, ACTIVATION_QUEUE, POLL_QUEUE]) {
       const jobs = await jobsOf(services, name);

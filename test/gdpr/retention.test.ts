@@ -35,7 +35,7 @@ describe('history retention purge', () => {
       const at = new Date(NOW - daysAgo * DAY).toISOString();
       await t.services.store.quarantine.put({
         id, manufacturer: 'virtual', messageType: 'telemetry', code: 'DECODE_FAILED', reason: 'x', mappingVersion: null, vin: VIN,
-        topic: null, raw: VIN, rawEncoding: 'utf8', receivedAt: at, quarantinedAt: at, lastFailedAt: at, failures: 1,
+        topic: null, raw: VIN, rawEncoding: 'utf8', rawTruncated: false, receivedAt: at, quarantinedAt: at, lastFailedAt: at, failures: 1,
       });
     }
 

@@ -4,7 +4,7 @@ import { startExternalSubscriber } from '../../src/ingest/broker-subscriber.ts';
 import { buildApp } from '../../src/app.ts';
 import { freePort } from '../helpers/free-port.ts';
 import { startPrivateRedis, type PrivateRedis } from '../../src/main/private-redis.ts';
-import { electricTelemetryOf, fixture, startHarness, waitFor, type Harness } from '../pipeline/harness.ts';
+import { electricTelemetryOf, fixture, harmonizeJobCount, startHarness, waitFor, type Harness } from '../pipeline/harness.ts';
 import { startMosquitto, type PrivateMosquitto } from '../pipeline/mosquitto.ts';
 
 /** An external broker (MQTT_URL): a real mosquitto, the pipeline's persistent QoS 1 subscriber. */
@@ -21,8 +21,8 @@ describe('external MQTT broker (MQTT_URL)', () => {
     h = broker = redis = publisher = undefined;
   });
 
-  async function subscribe(harness: Harness, url: string) {
-    const sub = await startExternalSubscriber(harness.services, url);
+  async function subscribe(harness: Harness, url: string, clientId?: string) {
+    const sub = await startExternalSubscriber(harness.services, url, clientId === undefined ? {} : { clientId });
     await waitFor(() => sub.client.connected, 5_000, 'subscriber connected');
     // The SUBACK follows the CONNACK; a publish before it would find no subscription.
     await new Promise((r) => setTimeout(r, 200));
@@ -90,6 +90,52 @@ describe('external MQTT broker (MQTT_URL)', () => {
     h!.running.push(await subscribe(h!, broker!.url));
     await waitFor(async () => (await services.store.dataPoints.count()) === 1, 10_000, 'the manual call');
   });
+
+  it('batches: publishes queued for it while it was away come in many at a time, many messages per job, each acknowledged once queued', async () => {
+    const { services } = await setUp();
+    const sub = h!.running.pop()!;
+    await sub.close();
+    const vins = Array.from({ length: 1000 }, (_, i) => `V1RTUALV1N${String(i).padStart(7, '0')}`);
+    await Promise.all(vins.map((vin) => publisher!.publishAsync(`virtual/v1/${vin}/telemetry`, electricTelemetryOf(vin), { qos: 1 })));
+    h!.running.push(await subscribe(h!, broker!.url));
+    await waitFor(async () => (await services.store.dataPoints.count()) === 30 * vins.length, 60_000, 'every message stored');
+    // One message per job would be 1000 jobs; Receive Maximum lets a batch fill (200 by default).
+    const jobs = await harmonizeJobCount(services);
+    expect(jobs).toBeLessThanOrEqual(vins.length / 20);
+    // Everything was acknowledged: a new session of the same id gets nothing again.
+    await h!.running.pop()!.close();
+    const again = await startExternalSubscriber(h!.services, broker!.url);
+    h!.running.push(again);
+    await waitFor(() => again.client.connected, 5_000, 'reconnected');
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await harmonizeJobCount(services)).toBe(jobs);
+  }, 90_000);
+
+  it('in a share group, a stopping member leaves while another stays, and the last one keeps its session', async () => {
+    broker = await startMosquitto();
+    h = await startHarness({ broker: false, env: { MQTT_URL: broker.url, MQTT_SHARE_GROUP: 'ingest' } });
+    const { services } = h;
+    const a = await subscribe(h, broker.url, 'member-a');
+    const b = await subscribe(h, broker.url, 'member-b');
+    publisher = await mqtt.connectAsync(broker.url, { reconnectPeriod: 0 });
+    const publish = (from: number, n: number) =>
+      Promise.all(Array.from({ length: n }, (_, i) => `V1RTUALV1N${String(from + i).padStart(7, '0')}`).map((vin) => publisher!.publishAsync(`virtual/v1/${vin}/telemetry`, electricTelemetryOf(vin), { qos: 1 })));
+    await publish(0, 20);
+    await waitFor(async () => (await services.store.dataPoints.count()) === 600, 20_000, 'the first 20 messages');
+    await a.close();
+    expect(h.logs.some((l) => l.includes('left the MQTT share group'))).toBe(true);
+    // Left: its session is gone, so the whole stream goes to b.
+    await publish(20, 20);
+    await waitFor(async () => (await services.store.dataPoints.count()) === 1200, 20_000, 'the next 20, all through member-b');
+    // member-b is the last: it keeps its session, and the broker queues for it meanwhile.
+    await b.close();
+    expect(h.logs.filter((l) => l.includes('left the MQTT share group'))).toHaveLength(1);
+    await publish(40, 10);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await services.store.dataPoints.count()).toBe(1200);
+    h.running.push(await subscribe(h, broker.url, 'member-b'));
+    await waitFor(async () => (await services.store.dataPoints.count()) === 1500, 20_000, 'the 10 queued for member-b');
+  }, 60_000);
 
   /** GET /ready of an API over the harness's services: what an orchestrator (and scale-out's start order) reads. */
   async function readiness(harness: Harness) {

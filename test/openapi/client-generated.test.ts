@@ -13,10 +13,10 @@ import { describe, expect, it } from 'vitest';
 const ROOT = new URL('../../', import.meta.url).pathname;
 
 describe('the TypeScript client package', () => {
-  it('shows a consumer’s whole journey in its README in under 30 lines, with calls the document has', () => {
+  it('shows a consumer’s whole journey in its README in under 40 lines, with calls the document has', () => {
     const readme = readFileSync(join(ROOT, 'clients/typescript/README.md'), 'utf8');
     const code = /```ts\n([\s\S]*?)```/.exec(readme)![1]!;
-    expect(code.trimEnd().split('\n').length).toBeLessThan(30);
+    expect(code.trimEnd().split('\n').length).toBeLessThan(40);
     const doc = JSON.parse(readFileSync(join(ROOT, 'docs/openapi.json'), 'utf8')) as { paths: Record<string, Record<string, unknown>> };
     const calls = [...code.matchAll(/request\('(\w+)', '([^']+)'/g)].map((m) => [m[1]!, m[2]!] as const);
     expect(calls.map(([, path]) => path)).toEqual(expect.arrayContaining(['/management/v1/vehicles', '/delivery/v1/in-vehicle', '/push/v1/webhook']));

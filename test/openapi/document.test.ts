@@ -15,13 +15,26 @@ import { examplesOf, operationsOf, servedDocument, type Operation } from './serv
  */
 const COMMITTED = new URL('../../docs/openapi.json', import.meta.url);
 
+/**
+ * `doc` with the keys of every object in the order the committed copy has them, new keys last:
+ * the order routes register in is not the committed one, and a rewrite should show only what changed.
+ */
+function inOrderOf(committed: unknown, doc: unknown): unknown {
+  if (Array.isArray(doc)) return doc.map((v, i) => inOrderOf(Array.isArray(committed) ? committed[i] : undefined, v));
+  if (!doc || typeof doc !== 'object') return doc;
+  const old = committed && typeof committed === 'object' && !Array.isArray(committed) ? (committed as Record<string, unknown>) : {};
+  const fresh = doc as Record<string, unknown>;
+  const keys = [...Object.keys(old).filter((k) => k in fresh), ...Object.keys(fresh).filter((k) => !(k in old))];
+  return Object.fromEntries(keys.map((k) => [k, inOrderOf(old[k], fresh[k])]));
+}
+
 describe('the OpenAPI document', () => {
   let doc: OpenApiDocument;
   let ops: Operation[];
   beforeAll(async () => {
     doc = await servedDocument();
     ops = operationsOf(doc);
-    if (process.env.OPENAPI_WRITE === '1') writeFileSync(COMMITTED, `${JSON.stringify(doc, null, 2)}\n`);
+    if (process.env.OPENAPI_WRITE === '1') writeFileSync(COMMITTED, `${JSON.stringify(inOrderOf(JSON.parse(readFileSync(COMMITTED, 'utf8')), doc), null, 2)}\n`);
   });
 
   it('is valid OpenAPI 3.1 for @seriousme/openapi-schema-validator', async () => {

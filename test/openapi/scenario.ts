@@ -41,6 +41,11 @@ export async function recordScenario(): Promise<ExamplesFile> {
     await r.call({ op: 'listDataItems', name: 'pushItems', method: 'GET', path: '/catalog/v1/data-items', query: { deliveryMethod: 'push' }, status: 200 });
     await r.call({ op: 'getDataItem', name: 'batteryvoltage', method: 'GET', path: '/catalog/v1/data-items/batteryvoltage', status: 200 });
     await r.call({ op: 'getDataItem', name: 'unknownItem', method: 'GET', path: '/catalog/v1/data-items/warpdrive', status: 404 });
+    await r.call({ op: 'listManufacturers', name: 'manufacturers', method: 'GET', path: '/catalog/v1/manufacturers', status: 200 });
+    await r.call({ op: 'listManufacturers', name: 'supplyingCharginghistory', method: 'GET', path: '/catalog/v1/manufacturers', query: { dataItem: 'charginghistory' }, status: 200 });
+    await r.call({ op: 'listManufacturers', name: 'unknownItem', method: 'GET', path: '/catalog/v1/manufacturers', query: { dataItem: 'warpdrive' }, status: 400 });
+    await r.call({ op: 'getManufacturer', name: 'virtual', method: 'GET', path: '/catalog/v1/manufacturers/virtual', status: 200 });
+    await r.call({ op: 'getManufacturer', name: 'unknownManufacturer', method: 'GET', path: '/catalog/v1/manufacturers/no-such-maker', status: 404 });
 
     // The operator creates the consumer, a second key, and the subscription.
     const consumer = await r.call({ op: 'createConsumer', name: 'created', method: 'POST', path: '/admin/v1/consumers', headers: admin, body: { name: 'Fleet App GmbH' }, status: 201 });
@@ -74,6 +79,16 @@ export async function recordScenario(): Promise<ExamplesFile> {
     await r.call({ op: 'putWebhook', name: 'registered', method: 'PUT', path: '/push/v1/webhook', headers: h, body: { url: receiver.url, items: ['batteryvoltage'], minIntervalSeconds: 3600, notices: ['vehicle.data_erased', 'consent.revoked'] }, status: 200 });
     await r.call({ op: 'putWebhook', name: 'itemNotInSubscription', method: 'PUT', path: '/push/v1/webhook', headers: h, body: { url: receiver.url, items: ['tirepressure'] }, status: 400 });
     await r.call({ op: 'putWebhook', name: 'notJson', method: 'PUT', path: '/push/v1/webhook', headers: { ...h, 'content-type': 'text/plain' }, raw: 'url=x', status: 415 });
+    // A second endpoint: only the crash events, signed with its own secret.
+    await r.call({ op: 'putWebhookEndpoint', name: 'registered', method: 'PUT', path: '/push/v1/webhooks/alerts', headers: h, body: { url: receiver.url, events: ['accidentautomatic'] }, status: 200 });
+    await r.call({ op: 'putWebhookEndpoint', name: 'eventNotInSubscription', method: 'PUT', path: '/push/v1/webhooks/alerts', headers: h, body: { url: receiver.url, events: ['mileage'] }, status: 400 });
+    await r.call({ op: 'getWebhookEndpoint', name: 'alerts', method: 'GET', path: '/push/v1/webhooks/alerts', headers: h, status: 200 });
+    await r.call({ op: 'getWebhookEndpoint', name: 'none', method: 'GET', path: '/push/v1/webhooks/nope', headers: h, status: 404 });
+    await r.call({ op: 'listWebhookEndpoints', name: 'two', method: 'GET', path: '/push/v1/webhooks', headers: h, status: 200 });
+    await r.call({ op: 'sendWebhookEndpointTestEvent', name: 'received', method: 'POST', path: '/push/v1/webhooks/alerts/test', headers: h, status: 200 });
+    await r.call({ op: 'rotateWebhookEndpointSecret', name: 'rotated', method: 'POST', path: '/push/v1/webhooks/alerts/rotate-secret', headers: h, status: 200 });
+    await r.call({ op: 'deleteWebhookEndpoint', name: 'deleted', method: 'DELETE', path: '/push/v1/webhooks/alerts', headers: h, status: 204 });
+    await r.call({ op: 'deleteWebhookEndpoint', name: 'none', method: 'DELETE', path: '/push/v1/webhooks/alerts', headers: h, status: 404 });
     // A test event: the receiver answers at once (its body is empty).
     await r.call({ op: 'sendWebhookTestEvent', name: 'received', method: 'POST', path: '/push/v1/webhook/test', headers: h, status: 200 });
 
@@ -87,6 +102,7 @@ export async function recordScenario(): Promise<ExamplesFile> {
       return (list as { status: string }[]).filter((v) => v.status === 'ACTIVATED').length === 2;
     }, 'two ACTIVATED vehicles');
     await r.call({ op: 'listVehicles', name: 'activated', method: 'GET', path: '/management/v1/vehicles', headers: h, status: 200 });
+    await r.call({ op: 'listVehicles', name: 'page', method: 'GET', path: '/management/v1/vehicles', query: { limit: '1' }, headers: h, status: 200 });
     await r.call({ op: 'getVehicle', name: 'activated', method: 'GET', path: `/management/v1/vehicles/${VIN1}`, headers: h, status: 200 });
     await r.call({ op: 'getVehicle', name: 'notInSubscription', method: 'GET', path: `/management/v1/vehicles/${UNKNOWN_VIN}`, headers: h, status: 404 });
 
@@ -107,6 +123,10 @@ export async function recordScenario(): Promise<ExamplesFile> {
       const answer = (await res.json()) as { inVehicleData: { response?: Record<string, { dataPoint?: unknown }> }[] };
       return Object.values(answer.inVehicleData[0]?.response ?? {}).every((x) => x.dataPoint);
     }, 'the data of V1RTUALV1N0000001');
+
+    // What the combustion car supplies of the subscription's items, and what has arrived.
+    await r.call({ op: 'getVehicleCapabilities', name: 'combustionCar', method: 'GET', path: `/management/v1/vehicles/${VIN1}/capabilities`, headers: h, status: 200 });
+    await r.call({ op: 'getVehicleCapabilities', name: 'notInSubscription', method: 'GET', path: `/management/v1/vehicles/${UNKNOWN_VIN}/capabilities`, headers: h, status: 404 });
 
     // Pull: one consented vehicle, one whose consent will be withdrawn, a malformed VIN.
     await r.call({ op: 'deliverInVehicle', name: 'latestData', method: 'POST', path: '/delivery/v1/in-vehicle', headers: h, body: inVehicle([VIN1, 'V1RTUALV1N00000IO'], ['batteryvoltage', 'mileage', 'fuellevel', 'sochighlevel', 'accidentautomatic']), status: 200 });

@@ -7,7 +7,7 @@ export async function servedDocument(): Promise<OpenApiDocument> {
   // As a process with the simulator on serves it: the sandbox included (never called here).
   const t = await createTestApp({
     mount: async (app, services) => {
-      await app.register(sandboxRoutes, { services, brokerUrl: () => 'mqtt://127.0.0.1:1' });
+      await app.register(sandboxRoutes, { services });
     },
   });
   try {

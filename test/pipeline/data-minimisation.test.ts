@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { suppliedItems } from '../../src/delivery/capabilities.ts';
 import { analyse, toDataPoints } from '../../src/pipeline/harmonize.ts';
 import { processBatch } from '../../src/pipeline/process-batch.ts';
 import { createPushFanoutEnqueuer } from '../../src/push/fanout.ts';
@@ -216,7 +217,7 @@ describe('data minimisation: consumers get only their subscription items (K4)', 
               const answer = entry.response[item];
               if (pushItems.has(item)) expect(answer.error.code).toBe('CAR.VE.909');
               else if (latest) expect(answer).toEqual({ dataPoint: latest.payload });
-              else expect(answer.error.code).toBe(adapter.manifest.items.includes(item) ? 'CAR.VE.908' : 'CAR.VE.910');
+              else expect(answer.error.code).toBe(suppliedItems(services, adapter.manifest.id, vin)?.has(item) ? 'CAR.VE.908' : 'CAR.VE.910');
             }
             expect(leaked(res.body)).toEqual([]);
           }

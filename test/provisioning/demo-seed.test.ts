@@ -69,6 +69,11 @@ describe('demo seed', () => {
     expect(bodies[0]).toEqual({ action: 'activate', vins: expect.arrayContaining(['V1RTUALV1N0000001', 'V1RTUALV1N0000S13']) });
     expect(bodies[1]).toMatchObject({ version: '1.0', vehicles: [{ identifier: { type: 'VIN', value: 'V1RTUALV1N0000001' } }] });
     for (const item of bodies[1].dataItems) expect(t.services.catalog.get(item)).toBeDefined();
+    // Step 3 pulls only what its vehicle, a combustion car, sends: no sochighlevel (CAR.VE.910).
+    const supplied = t.services.vehicleItems('virtual', 'V1RTUALV1N0000001')!;
+    expect(bodies[1].dataItems.length).toBeGreaterThan(0);
+    for (const item of bodies[1].dataItems) expect(supplied.has(item), item).toBe(true);
+    expect(bodies[1].dataItems).toEqual(['mileage', 'fuellevel', 'geolocation', 'batteryvoltage', 'crashseverity']);
   });
 });
 

@@ -70,6 +70,11 @@ describe('POST /push/v1/webhook/test', () => {
     expect(Buffer.byteLength(failed.bodyExcerpt)).toBeGreaterThan(1000);
     expect(failed.bodyExcerpt).toMatch(/^boom é+$/);
 
+    // Bidirectional controls would let the receiver's text reorder what is shown around it
+    // (U+202E makes "gnp.exe" read "exe.png"): removed, each of U+202A–U+202E and U+2066–U+2069.
+    receiver.respond = () => ({ status: 400, headers: { 'content-type': 'text/plain' }, body: 'ok \u202Egnp.exe\u202C \u202A\u202B\u202D\u2066\u2067\u2068\u2069 end' });
+    expect((await sendTest()).json()).toMatchObject({ status: 400, bodyExcerpt: 'ok gnp.exe  end' });
+
     receiver.respond = () => ({ status: 200, headers: { 'content-type': 'image/png' }, body: '\u0089PNG' });
     expect((await sendTest()).json()).toMatchObject({ status: 200, error: null, bodyExcerpt: '(a image/png body, not shown)' });
 

@@ -4,22 +4,31 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readPipelineSeries } from '../../src/console/series.ts';
-import { startConsoleSampler } from '../../src/console/samples.ts';
 import { rawMessage } from '../../src/domain/raw-message.ts';
 import { apiErrors } from '../../src/errors.ts';
 import { eraseVehicleData } from '../../src/gdpr/erase.ts';
 import { createApiRateLimiter } from '../../src/ingest/poll/rate-limiter.ts';
+import { createShareMembers } from '../../src/ingest/share-members.ts';
+import { startMappingReloads } from '../../src/main/mapping-reloads.ts';
+import { startServiceSampler } from '../../src/main/sampler.ts';
+import { requestReload } from '../../src/mapping-cases/reload-bus.ts';
 import { createActivationQueue } from '../../src/management/queue.ts';
 import { createPollSchedule } from '../../src/management/poll-schedule.ts';
 import { startActivationWorkers } from '../../src/management/start.ts';
 import { firstReception } from '../../src/pipeline/first-reception.ts';
 import { createIngest } from '../../src/pipeline/ingest.ts';
 import { startHarmonizeWorker } from '../../src/pipeline/worker.ts';
+import { startPeriodic } from '../../src/periodic.ts';
 import { createPushQueue } from '../../src/push/queue.ts';
+import { createInstallationSchedule } from '../../src/queues/installation-schedule.ts';
 import { familyOf, KEY_FAMILIES } from '../../src/queues/keys.ts';
+import { queueHome } from '../../src/queues/open-queue.ts';
+import type { DataPoint } from '../../src/store/contract.ts';
 import type { Running } from '../../src/running.ts';
 import { logRequest } from '../../src/virtual/kestrel/request-log.ts';
+import { signIn } from '../console/session.ts';
 import { recordRedisCommands, type SentCommand } from '../helpers/redis-commands.ts';
+import { clusterRun } from '../helpers/redis-env.ts';
 import { electricTelemetryOf, ROOT, waitFor } from '../pipeline/harness.ts';
 import { startPushHarness, type PushHarness } from '../push/harness.ts';
 import { crashPoint, S08 } from '../push/helpers.ts';
@@ -29,8 +38,10 @@ import { crashPoint, S08 } from '../push/helpers.ts';
  * service really sends: every ioredis connection of this process (BullMQ's too) is recorded
  * while the service ingests, harmonizes, fans out and delivers to a webhook, serves a delivery
  * under its rate limits, counts failed authentications, activates a vehicle, schedules a poll,
- * samples and draws the console's charts, retries failed batches, replays a delivery and erases
- * a VIN. A key built outside the registry, or a script, transaction or pipeline whose keys
+ * samples and draws the console's charts, signs in to and out of the console, runs an
+ * installation-wide housekeeping job, keeps an MQTT share group's members, reloads the mappings
+ * of every process, throttles a second webhook endpoint's updates, retries failed batches,
+ * replays a delivery and erases a VIN. A key built outside the registry, or a script, transaction or pipeline whose keys
  * would sit in two slots of a cluster (CROSSSLOT there), fails these tests.
  */
 describe('the Redis keyspace, as the service uses it', () => {
@@ -51,6 +62,13 @@ describe('the Redis keyspace, as the service uses it', () => {
     await waitFor(async () => (await services.store.dataPoints.count()) > 0, 15_000, 'the batch stored');
     await h.fanout.enqueue([crashPoint(S08)]);
     await h.receiver.waitFor(1, 15_000);
+    // A second webhook endpoint of the subscription, watching a pull item: its own update throttle.
+    const second = await h.t.app.inject({ method: 'PUT', url: '/push/v1/webhooks/second', headers: h.consumer.headers, payload: { url: h.receiver.url, items: ['crashseverity'] } });
+    expect(second.statusCode, second.body).toBe(200);
+    const at = new Date().toISOString();
+    const severity: DataPoint = { vin: S08, item: 'crashseverity', timestampMs: Date.parse(at), payload: { value: 1, timestamp: at }, manufacturer: 'virtual', mappingVersion: 'test', receivedAt: at };
+    await h.fanout.enqueue([severity]);
+    await h.receiver.waitFor(2, 15_000);
 
     // A delivery read under the subscription and vehicle limits; failed authentications of an address and a key.
     const read = await h.t.app.inject({
@@ -75,17 +93,37 @@ describe('the Redis keyspace, as the service uses it', () => {
     await logRequest(services.redis, services.config.QUEUE_PREFIX, 'kestrel', { at: new Date().toISOString(), phase: 'received', requestId: null, vin: S08, cursor: null });
     await firstReception(services, rawMessage({ manufacturer: 'virtual', messageType: 'telemetry', receivedAt: new Date().toISOString() }, '{}'));
 
-    // The console's samples and charts; failed batches retried; a delivery replayed.
-    const sampler = startConsoleSampler(services, { gauges: services.gauges });
+    // The console's samples and charts (every range), a session signed in and out; failed batches retried; a delivery replayed.
+    const sampler = startServiceSampler(services, { gauges: services.gauges });
     await sampler.flush();
     await sampler.close();
-    await readPipelineSeries(services);
+    for (const range of ['1h', '6h', '24h', '7d'] as const) await readPipelineSeries(services, range);
+    const session = await signIn(h.t.app, 'keyspace-admin-token');
+    const signedOut = await h.t.app.inject({ method: 'POST', url: '/console/sign-out', headers: { cookie: session.cookie, 'x-csrf-token': session.csrf }, payload: { csrf: session.csrf } });
+    expect(signedOut.statusCode).toBe(303);
+
+    // Housekeeping run once for the installation; an MQTT share group's members; a mapping reload of every process.
+    const housekeeping = createInstallationSchedule(queueHome(services), 'pipeline', services.logger, { completedS: 60, failedS: 60 });
+    let housekept!: () => void;
+    const ran = new Promise<void>((resolve) => (housekept = resolve));
+    const job = startPeriodic({ name: 'keyspace-housekeeping', intervalMs: 60_000, logger: services.logger, failure: 'failed', run: async () => housekept(), scheduler: housekeeping });
+    await ran;
+    await job.close();
+    await housekeeping.close();
+    const members = createShareMembers(services.redis, services.config.QUEUE_PREFIX, 'keyspace-group', 'client-1');
+    await members.joined(Date.now() + 60_000);
+    await members.mayLeave(Date.now());
+    const reloads = startMappingReloads(services);
+    await reloads.listening;
+    const reloaded = await requestReload(services.redis, services.config.QUEUE_PREFIX, { waitMs: 15_000 });
+    expect(reloaded.outcomes).toHaveLength(reloaded.processes);
+    await reloads.close();
     const retry = await h.t.app.inject({ method: 'POST', url: '/admin/v1/pipeline/failed-batches/retry', headers: { authorization: 'Bearer keyspace-admin-token' } });
     expect(retry.statusCode).toBe(202);
-    const [delivered] = await services.store.deliveries.list({ subscriptionId: h.consumer.subscriptionId, limit: 1 });
+    const [delivered] = await services.store.deliveries.list({ subscriptionId: h.consumer.subscriptionId, endpointId: 'default', status: 'DELIVERED', limit: 1 });
     const replay = await h.t.app.inject({ method: 'POST', url: `/push/v1/deliveries/${delivered!.transactionId}/replay`, headers: h.consumer.headers });
     expect(replay.statusCode).toBe(202);
-    await h.receiver.waitFor(2, 15_000);
+    await h.receiver.waitFor(3, 15_000);
     const push = createPushQueue(services);
     await push.isScheduled(delivered!.transactionId);
     await push.close();
@@ -107,7 +145,24 @@ describe('the Redis keyspace, as the service uses it', () => {
     expect(recorder.commands.some((c) => c.keys.length > 1)).toBe(true);
     expect(recorder.commands.some((c) => c.batch !== undefined && c.keys.length > 0)).toBe(true);
     const families = new Set(recorder.commands.flatMap((c) => c.keys.map((k) => familyOf(prefix(), k)?.name)));
-    for (const name of ['queue.harmonize', 'queue.push-deliveries', 'queue.vehicle-activations', 'queue.vehicle-polls', 'rate-limit.subscription', 'rate-limit.vehicle', 'rate-limit.auth-failure', 'console.samples', 'poll.api-rate']) {
+    for (const name of [
+      'queue.harmonize',
+      'queue.push-deliveries',
+      'queue.vehicle-activations',
+      'queue.vehicle-polls',
+      'queue.pipeline-housekeeping',
+      'rate-limit.subscription',
+      'rate-limit.vehicle',
+      'rate-limit.auth-failure',
+      'push.update-throttle',
+      'console.samples',
+      'console.signed-out',
+      'poll.api-rate',
+      'ingest.mqtt-share-members',
+      'mappings.reload-outcomes',
+      // A channel is a key only to a cluster (SPUBLISH, SSUBSCRIBE); PUBLISH names none.
+      ...(clusterRun() ? ['channel.mapping-reload'] : []),
+    ]) {
       expect(families, name).toContain(name);
     }
   });
@@ -156,7 +211,7 @@ describe('where keys are built', () => {
   it('no source file but the registry builds a Redis key from QUEUE_PREFIX', () => {
     // A template string that puts the prefix in front of something, or one that spells a key
     // family's name: what a key built by hand looks like.
-    const builtByHand = /`[^`]*\$\{\s*(?:[\w.]+\.)?(QUEUE_PREFIX|prefix)\s*\}[:{][^`]*`|['"`][^'"`]*:(rl|push:throttle|withdraw|oem|console|poll|first-reception|cache-invalidation):/;
+    const builtByHand = /`[^`]*\$\{\s*(?:[\w.]+\.)?\w*(QUEUE_PREFIX|[pP]refix)\s*\}[:{][^`]*`|['"`][^'"`]*:(rl|push:throttle|withdraw|oem|console|poll|first-reception|cache-invalidation|mqtt-share-members|mappings):/;
     const offenders = [...sources(join(ROOT, 'src')), ...sources(join(ROOT, 'simulator', 'src'))]
       .map((f) => relative(ROOT, f))
       .filter((f) => f !== 'src/queues/keys.ts')

@@ -9,10 +9,11 @@ import { createTestApp } from '../helpers/app.ts';
 import { seedVehicle, startReceiver, type Receiver } from '../push/helpers.ts';
 
 /*
- * The sandbox of the virtual vehicles (issue 23 item 4), over real sockets: the consumer's call
- * makes the vehicle publish its raw event over MQTT as the virtual manufacturer; the pipeline
- * harmonizes and stores it, the push worker posts it to the consumer's receiver, and the pull
- * answers it. Only the consumer's ACTIVATED, consented virtual vehicles take events.
+ * The sandbox of the virtual vehicles, over real sockets: the consumer's call makes its vehicle
+ * raise a raw event, the virtual mapping harmonizes it, and the push worker posts it to this
+ * consumer's receiver, and to no one else: the event is not stored as the vehicle's data, so the
+ * pull does not answer it and another consumer with the same vehicle (and its user's consent)
+ * neither reads nor receives it. Only the consumer's ACTIVATED, consented virtual vehicles take events.
  */
 const VIN = 'V1RTUALV1N0000001';
 const UNCONSENTED = 'V1RTUALV1N0000002';
@@ -57,12 +58,16 @@ describe('POST /sandbox/v1/vehicles/{vin}/events', () => {
     return out;
   };
 
-  it('a crash is published as the vehicle’s raw event, pushed to the webhook and answered by the pull', async () => {
+  it('a crash is harmonized and pushed to the caller’s webhook, its items in the answer; the pull does not answer it', async () => {
     const res = await raise(VIN, { type: 'accidentautomatic', severity: 4, zones: ['REAR_LEFT'], rollover: true });
     expect(res.status).toBe(202);
     expect(res.body).toMatchObject({ vin: VIN, type: 'accidentautomatic', topic: `virtual/v1/${VIN}/event` });
     expect(res.body.message).toMatchObject({ schema: 'virtual.event/1', vin: VIN, event: { type: 'CRASH', severity: 4, zones: ['REAR_LEFT'], rollover: true, pedestrianProtection: false } });
     const occurredAt = res.body.message.occurredAt as string;
+    const items = new Map((res.body.items as { item: string; payload: Record<string, unknown> }[]).map((i) => [i.item, i.payload]));
+    expect(items.get('crashseverity')).toEqual({ value: 4, timestamp: occurredAt });
+    expect(items.get('crashlocationrearleft')).toMatchObject({ value: true });
+    expect(items.get('crashlocationrollover')).toMatchObject({ value: true });
 
     const [push] = await waitFor(async () => {
       const found = await pushesOf('accidentautomatic');
@@ -77,10 +82,36 @@ describe('POST /sandbox/v1/vehicles/{vin}/events', () => {
       vehicles: [{ identifier: { type: 'VIN', value: VIN } }],
       dataItems: ['crashseverity', 'crashlocationrearleft', 'crashlocationrollover'],
     });
-    const answer = pull.body.inVehicleData[0]!.response!;
-    expect(answer.crashseverity!.dataPoint).toEqual({ value: 4, timestamp: occurredAt });
-    expect(answer.crashlocationrearleft!.dataPoint!.value).toBe(true);
-    expect(answer.crashlocationrollover!.dataPoint!.value).toBe(true);
+    expect(pull.status).toBe(200);
+    expect(JSON.stringify(pull.body)).not.toContain(occurredAt);
+  });
+
+  it('stays with its tenant: a consumer of another legal basis raises a crash on a vehicle another consumer’s user consented to, who sees nothing of it', async () => {
+    const { t } = fleet;
+    // The vehicle V1RTUALV1N0000001 is c's, consented; `other` has it too, under a contract.
+    const other = await consumerWith(t, { dataItems: ITEMS, allowedRedirectUrls: [REDIRECT], legalBasis: 'CONTRACT' });
+    await seedVehicle(t.services, other.subscriptionId, VIN);
+    const otherReceiver = await startReceiver();
+    try {
+      expect((await consumerCall(t, other, 'PUT', '/push/v1/webhook', { url: otherReceiver.url })).status).toBe(200);
+      const before = receiver.requests.length;
+      const res = await raise(VIN, { type: 'accidentautomatic', severity: 5 }, other);
+      expect(res.status).toBe(202);
+      const occurredAt = res.body.message.occurredAt as string;
+      await waitFor(async () => otherReceiver.requests.length > 0, 'the crash at its own webhook', 10_000);
+      // c's webhook, pushed every event of the vehicle, gets nothing of it; nor does c's pull.
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(receiver.requests.slice(before).map((r) => r.body).join('')).not.toContain(occurredAt);
+      const pull = await consumerCall<Pull>(t, c, 'POST', '/delivery/v1/in-vehicle', {
+        version: '1.0',
+        vehicles: [{ identifier: { type: 'VIN', value: VIN } }],
+        dataItems: ['crashseverity', 'accidentautomatic'],
+      });
+      expect(JSON.stringify(pull.body)).not.toContain(occurredAt);
+      expect(await t.services.store.dataPoints.latest([VIN], ['crashseverity', 'accidentautomatic'])).toEqual([]);
+    } finally {
+      await otherReceiver.close();
+    }
   });
 
   it('a manual emergency call and a teleservice call arrive as their event items', async () => {

@@ -122,6 +122,7 @@ const NOT_YOUR_CODE = 'Unauthorized request, the API key does not belong to the 
 
 const NOT_OBJECT_ADDRESSED: NotApplicable = { na: 'the route names no object: the subscription from the key is the whole scope' };
 const NOT_A_DATA_READ: NotApplicable = { na: 'no vehicle data is read, so consent does not gate it' };
+const ENDPOINT_IN_OWN_SCOPE: NotApplicable = { na: 'an endpoint id names one of the caller’s own subscription’s webhook endpoints: no other tenant’s can be named' };
 
 /** The refusals every `x-api-key` + `X-Subscription-Id` route shares (src/http/consumer-auth.ts). */
 const SUBSCRIPTION_GUARD = {
@@ -182,6 +183,15 @@ export const MATRIX: MatrixRow[] = [
   data(
     { method: 'GET', route: '/management/v1/vehicles', url: '/management/v1/vehicles' },
     { owner: { status: 200, shows: ['vin'] }, foreignObject: NOT_OBJECT_ADDRESSED, foreignConsent: NOT_OBJECT_ADDRESSED },
+  ),
+  data(
+    { method: 'GET', route: '/management/v1/vehicles/:vin/capabilities', url: '/management/v1/vehicles/{vin}/capabilities' },
+    {
+      owner: { status: 200, shows: ['vin'], body: { status: 'ACTIVATED' } },
+      foreignObject: { status: 404, reason: 'Vehicle not found in this subscription.', sameAs: 'missingObject' },
+      // What arrived is the vehicle's data: B's consent does not let A see it (CAR.VE.905 as delivery).
+      foreignConsent: { status: 200, sameAs: 'unconsentedVin', body: { receivedUnknown: { code: 'CAR.VE.905' } } },
+    },
   ),
   data(
     { method: 'GET', route: '/management/v1/vehicles/:vin', url: '/management/v1/vehicles/{vin}' },
@@ -288,6 +298,32 @@ export const MATRIX: MatrixRow[] = [
     { method: 'POST', route: '/push/v1/webhook/test', url: '/push/v1/webhook/test' },
     { owner: { status: 200 }, foreignObject: NOT_OBJECT_ADDRESSED, foreignConsent: NOT_A_DATA_READ },
   ),
+  // Several endpoints: an endpoint id names an endpoint of the caller's own subscription (the
+  // subscription comes from the key), so there is no other tenant's endpoint to address.
+  data(
+    { method: 'GET', route: '/push/v1/webhooks', url: '/push/v1/webhooks' },
+    { owner: { status: 200, shows: ['webhookUrl'] }, foreignObject: NOT_OBJECT_ADDRESSED, foreignConsent: NOT_A_DATA_READ },
+  ),
+  data(
+    { method: 'PUT', route: '/push/v1/webhooks/:endpointId', url: '/push/v1/webhooks/matrix', body: { url: 'http://127.0.0.1:9/matrix-endpoint' } },
+    { owner: { status: 200, body: { endpointId: 'matrix', url: 'http://127.0.0.1:9/matrix-endpoint' } }, foreignObject: ENDPOINT_IN_OWN_SCOPE, foreignConsent: NOT_A_DATA_READ },
+  ),
+  data(
+    { method: 'GET', route: '/push/v1/webhooks/:endpointId', url: '/push/v1/webhooks/default' },
+    { owner: { status: 200, shows: ['webhookUrl'], body: { endpointId: 'default' } }, foreignObject: ENDPOINT_IN_OWN_SCOPE, foreignConsent: NOT_A_DATA_READ },
+  ),
+  data(
+    { method: 'DELETE', route: '/push/v1/webhooks/:endpointId', url: '/push/v1/webhooks/default' },
+    { owner: { status: 204 }, foreignObject: ENDPOINT_IN_OWN_SCOPE, foreignConsent: NOT_A_DATA_READ },
+  ),
+  data(
+    { method: 'POST', route: '/push/v1/webhooks/:endpointId/rotate-secret', url: '/push/v1/webhooks/default/rotate-secret' },
+    { owner: { status: 200 }, foreignObject: ENDPOINT_IN_OWN_SCOPE, foreignConsent: NOT_A_DATA_READ },
+  ),
+  data(
+    { method: 'POST', route: '/push/v1/webhooks/:endpointId/test', url: '/push/v1/webhooks/default/test' },
+    { owner: { status: 200 }, foreignObject: ENDPOINT_IN_OWN_SCOPE, foreignConsent: NOT_A_DATA_READ },
+  ),
   data(
     { method: 'GET', route: '/push/v1/deliveries', url: '/push/v1/deliveries' },
     { owner: { status: 200, shows: ['transactionId', 'vin'] }, foreignObject: NOT_OBJECT_ADDRESSED, foreignConsent: NOT_A_DATA_READ },
@@ -362,6 +398,8 @@ export const PUBLIC_ROUTES: { method: string; route: string; prefix?: true; why:
   { method: 'GET', route: '/ready', why: 'readiness probe, no data' },
   { method: 'GET', route: '/catalog/v1/data-items', why: 'the public catalog (api-contract section 3)' },
   { method: 'GET', route: '/catalog/v1/data-items/:technicalName', why: 'the public catalog' },
+  { method: 'GET', route: '/catalog/v1/manufacturers', why: 'the public catalog: which items each manufacturer supplies' },
+  { method: 'GET', route: '/catalog/v1/manufacturers/:manufacturer', why: 'the public catalog' },
   { method: 'GET', route: '/docs', prefix: true, why: 'Swagger UI, its assets and the OpenAPI document: public by design' },
   { method: 'GET', route: '/metrics', why: 'Prometheus scrape, no personal data; open only while METRICS_TOKEN is unset, kept off the public port (src/routes/metrics, docs/operations.md)' },
   // The consent portal: the browser carries no key. consumerId + subscriptionId are checked to

@@ -177,7 +177,7 @@ describe('MongoDB engine without a server', () => {
   it('quarantine: a later failure that learned the VIN records it; one that did not keeps the stored VIN', () => {
     const message = (vin: string | null): QuarantinedMessage => ({
       id: 'q1', manufacturer: 'virtual', messageType: 'telemetry', code: 'SCHEMA_VIOLATION', reason: 'r', mappingVersion: 'v2', vin,
-      topic: null, raw: 'AAEC', rawEncoding: 'base64', receivedAt: 'T0', quarantinedAt: 'T1', lastFailedAt: 'T1', failures: 1,
+      topic: null, raw: 'AAEC', rawEncoding: 'base64', rawTruncated: false, receivedAt: 'T0', quarantinedAt: 'T1', lastFailedAt: 'T1', failures: 1,
     });
     const known = quarantineUpsert(message('V1RTUALV1N0000001')).update;
     expect(known.$set).toMatchObject({ vin: 'V1RTUALV1N0000001', lastFailedAt: 'T1' });
@@ -187,6 +187,10 @@ describe('MongoDB engine without a server', () => {
     expect(unknown.update.$setOnInsert).toMatchObject({ vin: null, quarantinedAt: 'T1' });
     // The same report again (same lastFailedAt) matches nothing, so it is not counted twice.
     expect(unknown.filter).toEqual({ _id: 'q1', lastFailedAt: { $ne: 'T1' } });
+    // Items that failed alone are set; a whole-message failure clears them.
+    expect(quarantineUpsert({ ...message(null), failedItems: ['fuellevel'] }).update).toMatchObject({ $set: { failedItems: ['fuellevel'] } });
+    expect(quarantineUpsert({ ...message(null), failedItems: ['fuellevel'] }).update).not.toHaveProperty('$unset');
+    expect(unknown.update.$unset).toEqual({ failedItems: '' });
   });
 
   it('stores a payload whose keys BSON refuses (a NUL character, a leading $) and reads it back unchanged', () => {

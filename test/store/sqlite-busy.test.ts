@@ -7,11 +7,11 @@ const AT = '2026-01-01T00:00:00.000Z';
 const VIN = 'WVWZZZ1JZXW000001';
 
 /**
- * One write per repository: each needs the write lock another connection holds. The console's
+ * One write per repository: each needs the write lock another connection holds. The reports
  * repository only reads (a WAL reader is never blocked by a writer), so it has none.
  */
-const READ_ONLY = ['console'];
-const WRITES: { [K in Exclude<keyof StoreRepos, 'console'>]: (store: Store) => Promise<unknown> } = {
+const READ_ONLY = ['reports'];
+const WRITES: { [K in Exclude<keyof StoreRepos, 'reports'>]: (store: Store) => Promise<unknown> } = {
   consumers: (s) => s.consumers.create({ consumerId: 'c-1', name: 'c', createdAt: AT }),
   subscriptions: (s) =>
     s.subscriptions.create({ subscriptionId: 's-1', consumerId: 'c-1', dataItems: [], allowedRedirectUrls: [], legalBasis: 'CONSENT', createdAt: AT }),

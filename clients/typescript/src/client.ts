@@ -1,5 +1,5 @@
-import { fetchWithRetry, type RetryOptions } from './retry.ts';
-import type { ErrorBody, Method, Operation, PathWith, RequestOptions, Success } from './types.ts';
+import { fetchWithRetry, type RetryOptions } from './retry.js';
+import type { ErrorBody, Method, Operation, PathWith, RequestOptions, Success } from './types.js';
 
 /**
  * The hand-written layer over the generated types: the auth headers, retries on 429, errors as
@@ -66,7 +66,13 @@ export class CvdClient {
   async *history(vin: string, item: string, opts: { from?: string; to?: string; pageSize?: number } = {}): AsyncGenerator<Record<string, unknown>> {
     let cursor: string | undefined;
     do {
-      const query = { from: opts.from, to: opts.to, limit: opts.pageSize === undefined ? undefined : String(opts.pageSize), cursor };
+      // Only the parameters that are set: with exactOptionalPropertyTypes an absent one is not `undefined`.
+      const query = {
+        ...(opts.from === undefined ? {} : { from: opts.from }),
+        ...(opts.to === undefined ? {} : { to: opts.to }),
+        ...(opts.pageSize === undefined ? {} : { limit: String(opts.pageSize) }),
+        ...(cursor === undefined ? {} : { cursor }),
+      };
       const page = await this.request('get', '/delivery/v1/history/{vin}/{item}', { path: { vin, item }, query });
       yield* page.dataPoints;
       cursor = page.nextCursor ?? undefined;

@@ -1,4 +1,4 @@
-import type { paths, webhooks } from './generated/openapi.ts';
+import type { paths, webhooks } from './generated/openapi.js';
 
 /**
  * Types picked out of the generated document (generated/openapi.ts, by openapi-typescript):

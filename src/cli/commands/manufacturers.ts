@@ -32,9 +32,14 @@ async function plan(ctx: CliContext, args: CliArgs): Promise<ScaffoldPlan> {
     if (clash) throw new UsageError(`VIN prefix ${vinPrefix} overlaps ${clash} of "${a.manifest.id}": choose another with --vin-prefix`);
   }
   const t = transport as ScaffoldTransport;
+  const name = typeof values['name'] === 'string' ? values['name'] : displayName(id);
+  // One line: a line break would start lines of its own in the README (a heading, a link, HTML).
+  if (name.trim() === '' || name.length > NAME_MAX || /\p{Cc}|\p{Zl}|\p{Zp}/u.test(name)) {
+    throw new UsageError(`--name: one line of text, at most ${NAME_MAX} characters, without line breaks or other control characters`);
+  }
   return {
     id,
-    name: typeof values['name'] === 'string' ? values['name'] : displayName(id),
+    name,
     transport: t,
     vinPrefix,
     exampleVin: exampleVin(vinPrefix),
@@ -42,6 +47,9 @@ async function plan(ctx: CliContext, args: CliArgs): Promise<ScaffoldPlan> {
     messageType: t === 'poll' ? 'signals' : 'telemetry',
   };
 }
+
+/** A display name's longest (it heads the adapter's README and the consent portal's pages). */
+const NAME_MAX = 80;
 
 /** Data engineers' start of a new manufacturer (docs/adding-a-manufacturer.md). */
 const commands: CliCommand[] = [
@@ -74,6 +82,24 @@ const commands: CliCommand[] = [
       }
       ctx.note(`created ${p.name} (${p.id}, ${p.transport}); its ${passed} case passes. Next: adapters/${p.id}/README.md, "Next steps".`);
       return { manufacturer: p.id, name: p.name, transport: p.transport, vinPrefix: p.vinPrefix, messageType: p.messageType, files };
+    },
+  },
+  {
+    name: 'manufacturers list',
+    summary: 'Each manufacturer with its transport, items and mapping versions (as adapters/ and mappings/ are on disk)',
+    async run(ctx) {
+      const list = (await loadRegistry(ctx)).list().map((a) => ({
+        manufacturer: a.manifest.id,
+        name: a.manifest.name,
+        transport: a.manifest.transport.kind,
+        vinPrefixes: a.manifest.vinPrefixes,
+        items: a.manifest.items,
+        mappings: Object.fromEntries([...a.mappings].sort(([x], [y]) => x.localeCompare(y)).map(([type, m]) => [type, { version: m.version, engine: m.engine }])),
+      }));
+      for (const m of list) {
+        ctx.note(`${m.manufacturer.padEnd(16)} ${m.transport.padEnd(5)} ${String(m.items.length).padStart(3)} items  ${Object.entries(m.mappings).map(([t, v]) => `${t}: ${v.version}`).join(', ')}`);
+      }
+      return list;
     },
   },
 ];

@@ -1,7 +1,5 @@
-import { readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { listCaseFiles, runCase, type CaseResult } from '../../mapping-cases/cases.ts';
-import { coverageMarkdown, coverageTable, withCoverage } from '../../mapping-cases/coverage.ts';
+import { coverageMarkdown, coverageTable } from '../../mapping-cases/coverage.ts';
 import type { CliCommand, CliContext } from '../command.ts';
 import { knownManufacturer, loadRegistry } from '../project.ts';
 import { watchFolders } from '../watch.ts';
@@ -56,23 +54,13 @@ const commands: CliCommand[] = [
   },
   {
     name: 'mappings coverage',
-    summary: 'Write the manufacturer × catalog item table (supplied, with a case or not) into mappings/README.md',
-    options: { check: { type: 'boolean', description: 'Write nothing; exit 1 when the README’s table is out of date.' } },
-    async run(ctx, args) {
+    summary: 'Show the manufacturer × catalog item table (supplied, with a case or not), from the manifests and cases as they are now',
+    async run(ctx) {
       const catalog = (await ctx.catalog()).list().map((e) => e.technicalName);
       const table = await coverageTable(await loadRegistry(ctx), catalog, ctx.paths.mappings);
-      const file = join(ctx.paths.mappings, 'README.md');
-      const before = await readFile(file, 'utf8');
-      const after = withCoverage(before, coverageMarkdown(table));
-      if (args.values['check'] === true) {
-        if (after !== before) {
-          ctx.exitCode = 1;
-          ctx.note('mappings/README.md: the coverage table is out of date; run `npm run mappings:coverage`');
-        }
-      } else if (after !== before) {
-        await writeFile(file, after);
-        ctx.note('mappings/README.md: coverage table written');
-      }
+      // Built on demand from the folders, never kept in a file: a new manufacturer's folders are
+      // all it takes, with nothing to regenerate (GET /catalog/v1/manufacturers serves the same).
+      ctx.note(coverageMarkdown(table).trimEnd());
       const summary = (id: string, c: string) => table.items.filter((i) => table.cells[i]![id] === c);
       return Object.fromEntries(table.manufacturers.map((id) => [id, { covered: summary(id, 'covered').length, noCase: summary(id, 'no case'), notSupplied: summary(id, 'not supplied').length }]));
     },

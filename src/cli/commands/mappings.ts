@@ -1,10 +1,8 @@
-import { readFile } from 'node:fs/promises';
 import { adapterSecret } from '../../adapters/secrets.ts';
 import { explainFailure, parsedJson } from '../../mapping-cases/explain.ts';
 import { dryRun } from '../../pipeline/dry-run.ts';
-import { requiredString, UsageError, type CliCommand } from '../command.ts';
-import { didYouMean } from '../did-you-mean.ts';
-import { knownManufacturer, loadRegistry } from '../project.ts';
+import { UsageError, type CliCommand } from '../command.ts';
+import { knownManufacturer, loadRegistry, rawMessageArgs } from '../project.ts';
 
 /** Data engineers' commands: dry runs and a manufacturer's transport secret (the cases: ./mapping-cases.ts). */
 const commands: CliCommand[] = [
@@ -17,18 +15,7 @@ const commands: CliCommand[] = [
       type: { type: 'string', description: 'The raw message type, e.g. vehicle-status.' },
     },
     async run(ctx, args) {
-      const file = args.positionals[0]!;
-      let raw: string;
-      try {
-        raw = await readFile(file, 'utf8');
-      } catch (err) {
-        throw new UsageError(`cannot read ${file}: ${(err as Error).message}`);
-      }
-      const reg = await loadRegistry(ctx);
-      const adapter = knownManufacturer(reg, requiredString(args, 'manufacturer'));
-      const type = requiredString(args, 'type');
-      const types = Object.keys(adapter.manifest.messageTypes);
-      if (!types.includes(type)) throw new UsageError(`${adapter.manifest.id} has no message type "${type}"${didYouMean(type, types)}; its types: ${types.join(', ')}`);
+      const { raw, reg, adapter, type } = await rawMessageArgs(ctx, args);
       const result = await dryRun(reg, await ctx.catalog(), adapter.manifest.id, type, raw, ctx.clock.now().toISOString());
       if (!result) throw new UsageError(`no adapter "${adapter.manifest.id}"`);
       if (result.valid) return result;

@@ -23,7 +23,8 @@ export function fixture(p: ScaffoldPlan): unknown {
 
 /** The mapping: one item, `mileage`, written as every further item will be. */
 export function mapping(p: ScaffoldPlan): string {
-  const header = `/* ${p.name}: ${p.messageType} messages (raw format: adapters/${p.id}/README.md) → catalog items.
+  // The name inside a comment: a "*/" in it would end the comment and start mapping code.
+  const header = `/* ${p.name.replaceAll('*/', '* /')}: ${p.messageType} messages (raw format: adapters/${p.id}/README.md) → catalog items.
    One line per catalog item; a payload's shape is in catalog/<item>.json, the helpers
    ($isoTime, $distance, $speed, $temperature, $percentage, $roundTo, $snapshots) in
    mappings/README.md. Prove each item with a case in mappings/${p.id}/cases/. */

@@ -45,8 +45,18 @@ Other paths are ignored (the fixture's \`Vehicle.Speed\` is not mapped yet).`;
 | \`odometer.value\`, \`odometer.unit\` | \`km\` (or \`mi\`, \`m\`) | \`mileage\` in whole km |`;
 }
 
+/**
+ * Text shown as itself in Markdown, inside a line: every character that could start a link or
+ * image, HTML, an entity, code, emphasis or a table cell escaped. (Line breaks are refused before.)
+ */
+export function markdownText(text: string): string {
+  return text.replace(/[\\`*_[\]<>!|~&]/g, '\\$&');
+}
+
 /** adapters/<id>/README.md: what a new reader needs, and what is left to do. */
-export function readme(p: ScaffoldPlan): string {
+export function readme(plan: ScaffoldPlan): string {
+  // The display name is the operator's text: shown as text, never as Markdown.
+  const p = { ...plan, name: markdownText(plan.name) };
   return `# ${p.name} (\`${p.id}\`)
 
 Scaffolded by \`npm run cli -- manufacturers new ${p.id} --transport ${p.transport}\`. Replace what

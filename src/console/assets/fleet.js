@@ -1,42 +1,157 @@
-// The fleet map: the page's vehicles' last positions and routes as SVG, from the data alone (no
-// tiles: deployments may have no internet). Redrawn from /console/fleet/map.json every 3 s.
+// The fleet map (Leaflet, no tiles: deployments may have no internet): the page's vehicles'
+// last positions and routes, close ones clustered, labels that never overlap, a scale bar, and
+// a view fitted to where most vehicles are, so one far away does not squeeze the rest into a
+// corner ("All vehicles" shows it too). Refreshed from /console/fleet/map.json every 3 s.
 'use strict';
 (() => {
   const box = document.getElementById('map');
   const canvas = document.getElementById('map-canvas');
-  if (!box || !canvas) return;
-  const W = 600;
-  const H = 420;
-  const PAD = 24;
+  if (!box || !canvas || !window.L || !window.L.markerClusterGroup) return;
+  const L = window.L;
+  const el = window.cvd.el;
+
+  const map = L.map(canvas, { attributionControl: false, minZoom: 2, maxZoom: 18, zoomSnap: 1 });
+  map.setView([48, 10], 4);
+  L.control.scale({ imperial: false, position: 'bottomleft' }).addTo(map);
+  const tracks = L.layerGroup().addTo(map);
+  const clusters = L.markerClusterGroup({ maxClusterRadius: 40, showCoverageOnHover: false, spiderfyOnMaxZoom: true, animate: false });
+  map.addLayer(clusters);
+  const held = new Map(); // vin -> { marker, track, data }
+  let mode = 'dense';
+  // Until the operator zooms or pans, the map follows the vehicles (refitted at each refresh);
+  // after that it stays where they put it, until they choose a fit again.
+  let following = true;
+  let fitting = false;
+  let fittedTo = '';
+
+  // --- Fitting: the dense part (most vehicles), or all of them.
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  function densePart(points) {
+    if (points.length < 3) return points;
+    const [mlat, mlon] = [median(points.map((p) => p[0])), median(points.map((p) => p[1]))];
+    const k = Math.cos((mlat * Math.PI) / 180);
+    const d = points.map((p) => Math.hypot(p[0] - mlat, (p[1] - mlon) * k));
+    // Four times the median distance from the middle, and never less than about 2 km.
+    const limit = Math.max(4 * median(d), 0.02);
+    const dense = points.filter((_, i) => d[i] <= limit);
+    return dense.length ? dense : points;
+  }
+  function fit(again) {
+    const points = [...held.values()].map((h) => [h.data.lat, h.data.lon]);
+    if (!points.length) return;
+    const chosen = mode === 'all' ? points : densePart(points);
+    const bounds = L.latLngBounds(chosen);
+    // Refitted only when the vehicles moved: a map that keeps still keeps its markers still.
+    const key = `${mode} ${bounds.toBBoxString()}`;
+    if (!again && key === fittedTo) return;
+    fittedTo = key;
+    fitting = true;
+    try {
+      map.fitBounds(bounds, { padding: [28, 28], maxZoom: 16, animate: false });
+    } finally {
+      fitting = false;
+    }
+    for (const b of fitControl.buttons) b.setAttribute('aria-pressed', String(b.dataset.mode === mode));
+  }
+
+  const fitControl = L.control({ position: 'topright' });
+  fitControl.onAdd = () => {
+    const div = el('div', { class: 'map-fit leaflet-bar', role: 'group', 'aria-label': 'Fit the map' });
+    fitControl.buttons = [
+      ['dense', 'Where most are'],
+      ['all', 'All vehicles'],
+    ].map(([m, label]) => {
+      const b = el('button', { type: 'button', 'data-mode': m, 'aria-pressed': String(m === mode) }, label);
+      b.addEventListener('click', () => {
+        mode = m;
+        following = true;
+        fit(true);
+      });
+      div.appendChild(b);
+      return b;
+    });
+    fitControl.outside = div.appendChild(el('p', { class: 'outside', 'aria-live': 'polite' }, ''));
+    L.DomEvent.disableClickPropagation(div);
+    return div;
+  };
+  fitControl.addTo(map);
+
+  // --- Labels: a vehicle's label is hidden where it would overlap one already shown.
+  let pending;
+  function declutter() {
+    clearTimeout(pending);
+    pending = setTimeout(() => {
+      const labels = [...canvas.querySelectorAll('.leaflet-tooltip.vin-label')];
+      for (const l of labels) l.classList.remove('label-hidden');
+      const kept = [];
+      for (const l of labels) {
+        const r = l.getBoundingClientRect();
+        if (kept.some((k) => r.left < k.right && k.left < r.right && r.top < k.bottom && k.top < r.bottom)) l.classList.add('label-hidden');
+        else kept.push(r);
+      }
+      const view = map.getBounds();
+      const outside = [...held.values()].filter((h) => !view.contains([h.data.lat, h.data.lon])).length;
+      box.dataset.outside = String(outside);
+      fitControl.outside.textContent = outside ? `${outside} ${outside === 1 ? 'vehicle' : 'vehicles'} outside this view` : '';
+      canvas.dataset.zoom = String(map.getZoom());
+    }, 30);
+  }
+  map.on('zoomend moveend', declutter);
+  map.on('movestart zoomstart', () => {
+    if (!fitting) following = false;
+  });
+  clusters.on('animationend', declutter);
+
+  // --- Vehicles.
+  function popupOf(v) {
+    const div = el('div', { class: 'map-popup' });
+    const a = div.appendChild(el('a', { href: `/console/vehicles/${encodeURIComponent(v.vin)}` }));
+    a.appendChild(el('code', {}, v.vin));
+    div.appendChild(el('div', {}, v.manufacturer || 'unknown manufacturer'));
+    div.appendChild(el('time', { datetime: v.at }, window.cvd.formatTime(Date.parse(v.at))));
+    return div;
+  }
+  function place(v) {
+    const h = held.get(v.vin);
+    const at = L.latLng(v.lat, v.lon);
+    if (!h) {
+      const marker = L.marker(at, { icon: L.divIcon({ className: 'vehicle', iconSize: [12, 12] }), title: v.vin, keyboard: true });
+      marker.bindTooltip(el('span', {}, v.vin.slice(-4)), { permanent: true, direction: 'right', offset: [6, 0], className: 'vin-label', interactive: false });
+      marker.bindPopup(() => popupOf(held.get(v.vin).data));
+      marker.on('add', () => {
+        const e = marker.getElement();
+        e.dataset.vin = v.vin;
+        e.dataset.lat = String(held.get(v.vin).data.lat);
+        e.dataset.lon = String(held.get(v.vin).data.lon);
+      });
+      const track = L.polyline(v.track, { className: 'track', interactive: false }).addTo(tracks);
+      held.set(v.vin, { marker, track, data: v });
+      clusters.addLayer(marker);
+      return;
+    }
+    h.track.setLatLngs(v.track);
+    const moved = h.data.lat !== v.lat || h.data.lon !== v.lon;
+    h.data = v;
+    if (moved) {
+      // A clustered marker that moves is taken out and put back, so its cluster is recomputed.
+      clusters.removeLayer(h.marker);
+      h.marker.setLatLng(at);
+      clusters.addLayer(h.marker);
+    }
+  }
 
   function draw(vehicles) {
-    const pts = vehicles.flatMap((v) => v.track.concat([[v.lat, v.lon]]));
-    const svg = window.cvd.el('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': `Map of ${vehicles.length} vehicles` });
-    if (pts.length === 0) {
-      svg.appendChild(window.cvd.el('text', { x: W / 2 - 80, y: H / 2 }, 'No positions reported yet'));
-    } else {
-      const lats = pts.map((p) => p[0]);
-      const lons = pts.map((p) => p[1]);
-      const minLat = Math.min(...lats), maxLat = Math.max(...lats), minLon = Math.min(...lons), maxLon = Math.max(...lons);
-      // Equirectangular, with longitude shrunk by cos(latitude) so distances look right.
-      const k = Math.cos(((minLat + maxLat) / 2) * (Math.PI / 180));
-      const spanX = Math.max((maxLon - minLon) * k, 1e-4);
-      const spanY = Math.max(maxLat - minLat, 1e-4);
-      const scale = Math.min((W - 2 * PAD) / spanX, (H - 2 * PAD) / spanY);
-      const x = (lon) => PAD + (lon - minLon) * k * scale;
-      const y = (lat) => H - PAD - (lat - minLat) * scale;
-      for (const v of vehicles) {
-        if (v.track.length > 1) svg.appendChild(window.cvd.el('polyline', { class: 'track', points: v.track.map((p) => `${x(p[1]).toFixed(1)},${y(p[0]).toFixed(1)}`).join(' ') }));
-      }
-      for (const v of vehicles) {
-        const g = window.cvd.el('g', { 'data-vin': v.vin, 'data-lat': v.lat, 'data-lon': v.lon });
-        g.appendChild(window.cvd.el('circle', { class: 'pos', cx: x(v.lon).toFixed(1), cy: y(v.lat).toFixed(1), r: 5 }));
-        g.appendChild(window.cvd.el('text', { x: (x(v.lon) + 7).toFixed(1), y: (y(v.lat) + 3).toFixed(1) }, v.vin.slice(-4)));
-        g.appendChild(window.cvd.el('title', {}, `${v.vin} (${v.manufacturer || '?'}) at ${v.at}`));
-        svg.appendChild(g);
-      }
+    const seen = new Set(vehicles.map((v) => v.vin));
+    for (const [vin, h] of held) {
+      if (seen.has(vin)) continue;
+      clusters.removeLayer(h.marker);
+      tracks.removeLayer(h.track);
+      held.delete(vin);
     }
-    canvas.replaceChildren(svg);
+    for (const v of vehicles) place(v);
+    box.dataset.vehicles = String(held.size);
+    if (following && held.size) fit();
+    declutter();
   }
 
   window.cvd.every(3000, async () => draw((await window.cvd.getJson(box.dataset.src)).vehicles));

@@ -75,16 +75,52 @@
     }
   });
 
-  document.getElementById('copy').addEventListener('click', async () => {
-    await navigator.clipboard.writeText(mapping.value);
-    status.textContent = 'Mapping copied to the clipboard.';
-  });
-  document.getElementById('download').addEventListener('click', () => {
-    const url = URL.createObjectURL(new Blob([mapping.value], { type: 'text/plain' }));
-    const a = el('a', { href: url, download: root.dataset.file });
+  // The pick form: another manufacturer's message types and fixtures, at once.
+  const pick = document.getElementById('pick');
+  if (pick) {
+    const [maker, type, fixture] = ['manufacturer', 'messageType', 'fixture'].map((n) => pick.elements.namedItem(n));
+    const options = (select, values, chosen, none) => {
+      select.replaceChildren(...(none ? [el('option', { value: '' }, none)] : []), ...values.map((v) => el('option', { value: v }, v)));
+      select.value = chosen;
+    };
+    let lists = null;
+    maker.addEventListener('change', async () => {
+      lists = await window.cvd.getJson(`/console/playground/lists.json?manufacturer=${encodeURIComponent(maker.value)}`);
+      options(type, lists.messageTypes, lists.messageTypes[0] || '');
+      options(fixture, lists.fixtures, lists.fixtureFor[type.value] || '', '(none)');
+      pick.dataset.refreshed = maker.value;
+    });
+    type.addEventListener('change', () => {
+      if (lists) fixture.value = lists.fixtureFor[type.value] || '';
+    });
+  }
+
+  function download(name, text, mime) {
+    const url = URL.createObjectURL(new Blob([text], { type: mime }));
+    const a = el('a', { href: url, download: name });
     document.body.appendChild(a);
     a.click();
     a.remove();
     setTimeout(() => URL.revokeObjectURL(url), 1000);
+  }
+
+  document.getElementById('save-case').addEventListener('click', async () => {
+    const name = document.getElementById('case-name').value.trim();
+    try {
+      const r = await postJson('/console/playground/case.json', { ...where(), raw: raw.value, name });
+      if (r.compileError) throw new Error(r.compileError);
+      download(`${name}.json`, `${JSON.stringify(r.case, null, 2)}\n`, 'application/json');
+      status.className = 'ok';
+      status.textContent = `Saved as ${name}.json: put it in ${r.file.replace(/[^/]+$/, '')} and run the cases.`;
+    } catch (err) {
+      status.className = 'error';
+      status.textContent = err.message;
+    }
   });
+
+  document.getElementById('copy').addEventListener('click', async () => {
+    await navigator.clipboard.writeText(mapping.value);
+    status.textContent = 'Mapping copied to the clipboard.';
+  });
+  document.getElementById('download').addEventListener('click', () => download(root.dataset.file, mapping.value, 'text/plain'));
 })();

@@ -120,6 +120,8 @@ const hook = (operationId: string, summary: string, description: string, schema:
     summary,
     description,
     tags: ['push'],
+    // The receiver checks the Standard Webhooks signature, not an OpenAPI security scheme.
+    security: [],
     parameters: headers,
     requestBody: { required: true, content: { 'application/json': { schema } } },
     responses,

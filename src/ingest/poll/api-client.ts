@@ -3,6 +3,7 @@ import { POLL_DEFAULTS, type Adapter, type PollTransport } from '../../adapters/
 import { resolveEndpoint } from '../../consent/manufacturer-auth.ts';
 import type { Services } from '../../services.ts';
 import type { ApiRateLimiter } from './rate-limiter.ts';
+import { discardBody, readCapped } from './read-capped.ts';
 import { retryAfterMs } from './retry-after.ts';
 import { createTokenSource } from './token-source.ts';
 
@@ -17,8 +18,14 @@ export type PageOutcome =
   | { kind: 'wait'; ms: number }
   /** 404: the manufacturer does not (or no longer) share this vehicle with us. */
   | { kind: 'not-shared' }
-  /** 5xx, a timeout, a connection error, a page without a next cursor, a 401 with a fresh token. */
-  | { kind: 'failed'; reason: string };
+  /** 5xx, a timeout, a connection error, a 401 with a fresh token. */
+  | { kind: 'failed'; reason: string }
+  /**
+   * A 200 whose page cannot be used: over POLL_MAX_PAGE_BYTES (`body` is its start only), not
+   * JSON, or without a next cursor. A failed poll too; the caller quarantines the page
+   * (./poll-vehicle.ts).
+   */
+  | { kind: 'bad-page'; reason: string; body: Buffer; cut: boolean };
 
 export interface PollApiClient {
   fetchPage(vin: string, cursor: string | undefined): Promise<PageOutcome>;
@@ -68,10 +75,14 @@ export function createPollApiClient(
     if ('failed' in token) return { kind: 'failed', reason: token.failed };
     const res = await send(pageUrl(vin, cursor), { headers: { authorization: `Bearer ${token.token}`, accept: 'application/json' } });
     if ('waitMs' in res) return { kind: 'wait', ms: res.waitMs };
-    const text = await res.text();
+    if (res.status !== 200) await discardBody(res);
     switch (res.status) {
-      case 200:
-        return readPage(text, t.nextCursorField ?? POLL_DEFAULTS.nextCursorField);
+      case 200: {
+        const cap = services.config.POLL_MAX_PAGE_BYTES;
+        const body = await readCapped(res, cap);
+        if (body.over) return { kind: 'bad-page', reason: `the API answered a page of more than POLL_MAX_PAGE_BYTES (${cap} bytes)`, body: body.bytes, cut: true };
+        return readPage(body.bytes, t.nextCursorField ?? POLL_DEFAULTS.nextCursorField);
+      }
       case 401:
         tokens.invalidate();
         return retried ? { kind: 'failed', reason: 'the API refused a fresh token (401)' } : attempt(vin, cursor, true);
@@ -97,14 +108,16 @@ export function createPollApiClient(
 }
 
 /** A 200's body: its next cursor and whether more is waiting. Without a next cursor there is no way on. */
-function readPage(text: string, nextCursorField: string): PageOutcome {
+function readPage(bytes: Buffer, nextCursorField: string): PageOutcome {
+  // As Response.text() decodes: invalid sequences become U+FFFD.
+  const text = new TextDecoder('utf-8').decode(bytes);
   let body: Record<string, unknown>;
   try {
     body = JSON.parse(text) as Record<string, unknown>;
   } catch {
-    return { kind: 'failed', reason: 'the API answered a page that is not JSON' };
+    return { kind: 'bad-page', reason: 'the API answered a page that is not JSON', body: bytes, cut: false };
   }
   const next = body?.[nextCursorField];
-  if (typeof next !== 'string' || next === '') return { kind: 'failed', reason: `the API answered a page without "${nextCursorField}"` };
+  if (typeof next !== 'string' || next === '') return { kind: 'bad-page', reason: `the API answered a page without "${nextCursorField}"`, body: bytes, cut: false };
   return { kind: 'page', text, nextCursor: next, hasMore: body.hasMore === true, signals: Array.isArray(body.signals) ? body.signals.length : -1 };
 }

@@ -35,7 +35,8 @@ export function nextPoll(job: PollJob, outcome: PageOutcome, s: ScheduleSettings
       return { delayMs: outcome.ms, job };
     case 'not-shared':
       return { delayMs: s.intervalMs, job: { ...job, failures: 0 } };
-    case 'failed': {
+    case 'failed':
+    case 'bad-page': {
       const failures = job.failures + 1;
       return { delayMs: backoffMs(failures, s), job: { ...job, failures } };
     }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { DelayedError, UnrecoverableError, Worker } from 'bullmq';
 import type { Adapter, PollTransport } from '../../adapters/manifest.ts';
 import { createPollSchedule } from '../../management/poll-schedule.ts';
-import { startPeriodic } from '../../periodic.ts';
+import { startPeriodic, type PeriodicScheduler } from '../../periodic.ts';
 import { bullConnection } from '../../queues/bull-connection.ts';
 import { bullName, queueHome } from '../../queues/open-queue.ts';
 import { decodePollJob, encodePollJob, POLL_QUEUE } from '../../queues/poll-job.ts';
@@ -24,11 +24,13 @@ const MAX_STALLS = 1_000_000;
  * The poller (pipeline role): workers of the poll queue, where each vehicle of a polled
  * manufacturer has one job that a worker takes, polls once, and puts back delayed until its next
  * poll. BullMQ hands a job to one worker at a time, across processes, and gives the job of a
- * worker that died to another once its lock (POLL_LOCK_DURATION_MS) has run out. At start, and
- * every POLL_RECONCILE_INTERVAL_S, the jobs of activated vehicles are checked (src/ingest/poll/reconcile.ts).
+ * worker that died to another once its lock (POLL_LOCK_DURATION_MS) has run out. Every
+ * POLL_RECONCILE_INTERVAL_S (once for the installation, given the installation-wide scheduler)
+ * the jobs of activated vehicles are checked (src/ingest/poll/reconcile.ts).
  */
 export async function startPollWorkers(
   services: Pick<Services, 'adapters' | 'clock' | 'config' | 'logger' | 'readiness' | 'redis' | 'redisUrl' | 'secrets' | 'store'>,
+  opts: { scheduler?: PeriodicScheduler } = {},
 ): Promise<Running[]> {
   const { config, logger, secrets } = services;
   const polled = services.adapters.list().filter((a) => a.manifest.transport.kind === 'poll');
@@ -91,11 +93,12 @@ export async function startPollWorkers(
     intervalMs: config.POLL_RECONCILE_INTERVAL_S * 1000,
     logger,
     failure: 'poll reconcile failed; trying again at the next interval',
-    run: async () => {
-      const added = await reconcilePolls(services, schedule);
+    run: async (closing) => {
+      const added = await reconcilePolls(services, schedule, { closing });
       if (added > 0) logger.info({ added }, 'poll jobs added for activated vehicles');
       return added;
     },
+    ...(opts.scheduler ? { scheduler: opts.scheduler } : {}),
   });
   logger.info({ pollerId, manufacturers: polled.map((a) => a.manifest.id) }, 'poll workers started');
   return [

@@ -2,6 +2,7 @@ import { adapterSecret } from '../../adapters/secrets.ts';
 import type { Adapter, PollTransport } from '../../adapters/manifest.ts';
 import { resolveEndpoint } from '../../consent/manufacturer-auth.ts';
 import type { Services } from '../../services.ts';
+import { discardBody, readCapped } from './read-capped.ts';
 import { retryAfterMs } from './retry-after.ts';
 
 /** Taken off a token's lifetime, so a token is renewed before it runs out in flight. */
@@ -37,12 +38,14 @@ export function createTokenSource(services: Pick<Services, 'config' | 'clock'>, 
       body: form.toString(),
     });
     if ('waitMs' in res) return res;
-    const text = await res.text();
+    if (res.status !== 200) await discardBody(res);
     if (res.status === 429) return { waitMs: retryAfterMs(res.headers.get('retry-after'), services.clock.now()) };
     if (res.status !== 200) return { failed: `token endpoint answered ${res.status}` };
+    const read = await readCapped(res, services.config.POLL_MAX_PAGE_BYTES);
+    if (read.over) return { failed: `token endpoint answered more than POLL_MAX_PAGE_BYTES (${services.config.POLL_MAX_PAGE_BYTES} bytes)` };
     let body: { access_token?: unknown; expires_in?: unknown };
     try {
-      body = JSON.parse(text) as typeof body;
+      body = JSON.parse(new TextDecoder('utf-8').decode(read.bytes)) as typeof body;
     } catch {
       return { failed: 'token endpoint answered something that is not JSON' };
     }

@@ -6,6 +6,7 @@
  */
 
 import { bail } from './bail.ts';
+import { charge } from './deadline.ts';
 import { checkLength, createSequence, isJsonataFunction, lookup } from './sequence.ts';
 import { toJsonataString } from './values.ts';
 
@@ -49,7 +50,11 @@ function keys(arg: unknown, max: number): unknown[] {
   let result = createSequence();
   if (Array.isArray(arg)) {
     const merged: Record<string, boolean> = Object.create(null);
-    for (const item of arg) for (const key of keys(item, max)) merged[key as string] = true;
+    for (const item of arg) {
+      const found = keys(item, max);
+      charge(found.length);
+      for (const key of found) merged[key as string] = true;
+    }
     result = keys(merged, max) as typeof result;
   } else if (arg !== null && typeof arg === 'object' && !isJsonataFunction(arg)) {
     for (const key of Object.keys(arg)) result.push(key);
@@ -86,6 +91,7 @@ export const BUILTINS: Record<string, Builtin> = {
     call: ([strs, sep]) => {
       const list = arrayOf('s', strs);
       if (sep !== undefined && typeof sep !== 'string') bail('a separator that is not a string');
+      if (list !== undefined) charge(list.length);
       return list === undefined ? undefined : list.join(sep ?? '');
     },
   },
@@ -95,7 +101,11 @@ export const BUILTINS: Record<string, Builtin> = {
       const list = arrayOf('o', v);
       if (list === undefined) return undefined;
       const result: Record<string, unknown> = Object.create(null);
-      for (const obj of list) for (const prop of Object.keys(obj as object)) result[prop] = (obj as Record<string, unknown>)[prop];
+      for (const obj of list) {
+        const props = Object.keys(obj as object);
+        charge(props.length + 1);
+        for (const prop of props) result[prop] = (obj as Record<string, unknown>)[prop];
+      }
       return result;
     },
   },

@@ -6,18 +6,27 @@
  * not modelled, it bails out (our mappings build objects over one object at a time).
  */
 
+import { bindsInSharedFrame } from './analysis.ts';
 import type { AstNode } from './ast.ts';
 import { bail, Unsupported } from './bail.ts';
 import type { Node } from './frame.ts';
+import { charge } from './deadline.ts';
 import { append } from './sequence.ts';
 import type { Scope, Translate } from './scope.ts';
 
+/** The interpreter evaluates a constructor's items at the same time: whether one sees another's `:=` depends on how they interleave (./analysis.ts). */
+function checkBinds(items: AstNode[]): void {
+  if (items.some(bindsInSharedFrame)) throw new Unsupported('a := inside an array or object constructor, outside parentheses');
+}
+
 export function arrayConstructor(ast: AstNode, scope: Scope, translate: Translate): Node {
+  checkBinds(ast.expressions ?? []);
   const items = (ast.expressions ?? []).map((e) => ({ node: translate(e, scope), nested: e.value === '[' }));
   const cons = ast.consarray === true;
   const { max } = scope;
   return (input, env) => {
     let result: unknown[] = [];
+    charge(items.length);
     for (const item of items) {
       const value = item.node(input, env);
       if (value === undefined) continue;
@@ -32,6 +41,7 @@ export function arrayConstructor(ast: AstNode, scope: Scope, translate: Translat
 const RESERVED_KEYS = new Set(['_jsonata_lambda', '_jsonata_function']);
 
 export function objectConstructor(ast: AstNode, scope: Scope, translate: Translate): Node {
+  checkBinds(((ast.lhs ?? []) as unknown as AstNode[][]).flat());
   const pairs = ((ast.lhs ?? []) as unknown as AstNode[][]).map(([k, v]) => ({
     key: k!.type === 'string' && !k!.predicate && !k!.keepArray ? String(k!.value) : translate(k!, scope),
     value: translate(v!, scope),
@@ -44,6 +54,7 @@ export function objectConstructor(ast: AstNode, scope: Scope, translate: Transla
     if (Array.isArray(input)) return bail('an object constructor over an array');
     const result: Record<string, unknown> = Object.create(null);
     const seen = dynamic ? new Set<string>(literal) : undefined;
+    charge(pairs.length);
     for (const pair of pairs) {
       let key: unknown = pair.key;
       if (typeof key !== 'string') {

@@ -6,6 +6,7 @@
  */
 
 import { bail } from './bail.ts';
+import { charge } from './deadline.ts';
 import { isDeepEqual, isNumeric, toJsonataString } from './values.ts';
 
 export type BinaryOp = (lhs: unknown, rhs: unknown) => unknown;
@@ -48,6 +49,7 @@ export const BINARY_OPERATORS: Record<string, BinaryOp> = {
   in: (lhs, rhs) => {
     if (lhs === undefined || rhs === undefined) return false;
     const list = Array.isArray(rhs) ? rhs : [rhs];
+    charge(list.length);
     for (const v of list) if (v === lhs) return true;
     return false;
   },

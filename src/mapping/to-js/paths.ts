@@ -5,6 +5,7 @@
  * a filter keeps the items whose predicate is truthy, or whose position a number names.
  */
 
+import { charge } from './deadline.ts';
 import type { Frame, Node } from './frame.ts';
 import { checkLength, createSequence, isSequence, sequenceOf, type Seq } from './sequence.ts';
 import { isNumeric, toBoolean } from './values.ts';
@@ -32,6 +33,7 @@ export function applyFilter(filter: Filter, input: unknown, env: Frame, max: num
     }
   } else {
     for (let index = 0; index < list.length; index++) {
+      charge();
       const item = list[index];
       let res = filter.predicate(item, env);
       if (isNumeric(res)) res = [res];
@@ -54,7 +56,10 @@ function flatten(result: Seq, lastStep: boolean, max: number): Seq {
   const flat = createSequence();
   for (const res of result) {
     if (!Array.isArray(res) || (res as Seq).cons) flat.push(res);
-    else for (let i = 0; i < res.length; i++) flat.push(res[i]);
+    else {
+      charge(res.length);
+      for (let i = 0; i < res.length; i++) flat.push(res[i]);
+    }
   }
   checkLength(flat, max);
   return flat;
@@ -63,6 +68,7 @@ function flatten(result: Seq, lastStep: boolean, max: number): Seq {
 function evaluateStep(step: Step, input: Seq, env: Frame, lastStep: boolean, max: number): Seq {
   const result = createSequence();
   for (let i = 0; i < input.length; i++) {
+    charge();
     let res = step.node(input[i], env);
     for (const stage of step.stages) res = applyFilter(stage, res, env, max);
     if (res !== undefined) result.push(res);

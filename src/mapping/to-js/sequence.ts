@@ -6,6 +6,7 @@
  */
 
 import { bail } from './bail.ts';
+import { charge } from './deadline.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Seq = any[] & { sequence?: boolean; keepSingleton?: boolean; cons?: boolean; outerWrapper?: boolean; tupleStream?: boolean };
@@ -53,6 +54,7 @@ export function isJsonataFunction(value: unknown): boolean {
 export function lookup(input: unknown, key: string, max: number): unknown {
   if (Array.isArray(input)) {
     const result = createSequence();
+    charge(input.length);
     for (let i = 0; i < input.length; i++) {
       const res = lookup(input[i], key, max);
       if (res !== undefined) {
@@ -76,5 +78,6 @@ export function append(a: unknown, b: unknown, max: number): unknown {
   const left = Array.isArray(a) ? a : sequenceOf(a);
   const right = Array.isArray(b) ? b : [b];
   checkLength({ length: left.length + right.length }, max);
+  charge(left.length + right.length);
   return left.concat(right);
 }

@@ -36,11 +36,23 @@ const NEVER_A_SEQUENCE = new Set(['string', 'number', 'value', 'binary']);
 /** Nodes whose value is a child's, already unwrapped (unwrapping again changes nothing without keepArray). */
 const ALREADY_UNWRAPPED = new Set(['condition', 'block', 'bind']);
 
-/** A node as `evaluate` runs it: the node, then its predicates `[...]`, then sequence unwrapping. */
-export function translate(ast: AstNode, scope: Scope, statement = false): Node {
+/**
+ * A node as `evaluate` runs it: the node, then its predicates `[...]`, then sequence unwrapping.
+ * `tail`: the node ends a function's body (directly, or as a branch of a condition or the last
+ * statement of a block that does): there JSONata's parser has turned a call into a tail call (a
+ * thunk), whose result the interpreter's `apply` returns as the call gives it, not unwrapped.
+ */
+export function translate(ast: AstNode, scope: Scope, statement = false, tail = false): Node {
   checkProperties(ast);
   if (ast.stages) throw new Unsupported('stages outside a path');
-  const core = translateCore(ast, scope, statement);
+  if (ast.type === 'lambda' && ast.thunk) {
+    if (!tail) throw new Unsupported('a tail call outside the end of a function');
+    return translateCall(ast.body!, scope);
+  }
+  if (tail && (ast.predicate?.length || ast.keepArray) && hasTailCall(ast)) {
+    throw new Unsupported('a call at the end of a function that JSONata rewrites as a tail call, under a filter or [] of its condition or block');
+  }
+  const core = translateCore(ast, scope, statement, tail);
   const filters = (ast.predicate ?? []).map((p) => translateFilter(p, scope));
   const keepArray = ast.keepArray === true;
   const { max } = scope;
@@ -56,7 +68,16 @@ export function translate(ast: AstNode, scope: Scope, statement = false): Node {
   };
 }
 
-function translateCore(ast: AstNode, scope: Scope, statement: boolean): Node {
+/** Whether JSONata's parser turned a call in the tail positions of this node into a thunk. */
+function hasTailCall(ast: AstNode | undefined): boolean {
+  if (!ast) return false;
+  if (ast.type === 'lambda') return ast.thunk === true;
+  if (ast.type === 'condition') return hasTailCall(ast.then) || hasTailCall(ast.else);
+  if (ast.type === 'block') return hasTailCall(ast.expressions?.at(-1));
+  return false;
+}
+
+function translateCore(ast: AstNode, scope: Scope, statement: boolean, tail: boolean): Node {
   switch (ast.type) {
     case 'string':
     case 'number':
@@ -79,13 +100,13 @@ function translateCore(ast: AstNode, scope: Scope, statement: boolean): Node {
       return translateUnary(ast, scope);
     case 'condition': {
       const condition = translate(ast.condition!, scope);
-      const then = translate(ast.then!, scope);
-      const otherwise = ast.else ? translate(ast.else, scope) : undefined;
+      const then = translate(ast.then!, scope, false, tail);
+      const otherwise = ast.else ? translate(ast.else, scope, false, tail) : undefined;
       return (input, env) => (toBoolean(condition(input, env)) ? then(input, env) : otherwise?.(input, env));
     }
     case 'block': {
       const list = ast.expressions ?? [];
-      const nodes = list.map((e, i) => translate(e, scope, i < list.length - 1));
+      const nodes = list.map((e, i) => translate(e, scope, i < list.length - 1, tail && i === list.length - 1));
       return (input, env) => {
         const frame = new Frame(env, env.inLambda);
         let result: unknown;
@@ -175,9 +196,7 @@ function translateBind(ast: AstNode, scope: Scope, statement: boolean): Node {
       return String(a.value);
     });
     const inner: Scope = { ...scope, inLambda: true };
-    const body = rhs.body!;
-    // JSONata turns a body that is a call into a tail call (a thunk): the call, without unwrapping.
-    const compiled = body.type === 'lambda' && body.thunk ? translateCall(body.body!, inner) : translate(body, inner);
+    const compiled = translate(rhs.body!, inner, false, true);
     return (input, env) => {
       const fn = new Lambda(params, compiled, env, input);
       env.bind(name, fn);

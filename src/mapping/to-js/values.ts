@@ -6,6 +6,7 @@
  */
 
 import { bail } from './bail.ts';
+import { charge } from './deadline.ts';
 import { isJsonataFunction } from './sequence.ts';
 
 /** A number that is not NaN; ±Infinity is an error in JSONata (D1001). */
@@ -36,6 +37,7 @@ export function boolize(value: unknown): boolean {
 }
 
 export function isDeepEqual(lhs: unknown, rhs: unknown): boolean {
+  charge();
   if (lhs === rhs) return true;
   if (typeof lhs === 'object' && typeof rhs === 'object' && lhs !== null && rhs !== null) {
     if (Array.isArray(lhs) && Array.isArray(rhs)) {
@@ -61,6 +63,7 @@ export function toJsonataString(arg: unknown): string | undefined {
   if (typeof arg === 'number' && !Number.isFinite(arg)) bail('$string of an infinite number');
   const value = Array.isArray(arg) && (arg as { outerWrapper?: boolean }).outerWrapper ? arg[0] : arg;
   return JSON.stringify(value, (_key, val: unknown) => {
+    charge();
     if (val !== undefined && val !== null && isNumeric(val)) return !Number.isInteger(val) ? Number(val.toPrecision(15)) : val;
     return val && isJsonataFunction(val) ? '' : val;
   });

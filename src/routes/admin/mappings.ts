@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { apiErrors } from '../../errors.ts';
 import { requireJsonBody } from '../../http/json-only.ts';
 import { errorResponses } from '../../http/schemas.ts';
-import { dryRun } from '../../pipeline/dry-run.ts';
+import { acquireServiceSandbox } from '../../mapping-cases/service-sandbox.ts';
+import { ThreadBusy } from '../../mapping-cases/sandbox.ts';
 import { pageSize } from './page-size.ts';
 import type { RouteOptions } from '../route-options.ts';
 
@@ -53,6 +54,11 @@ const pointSchema = {
 export default async function routes(app: FastifyInstance, opts: RouteOptions): Promise<void> {
   const { services } = opts;
   app.addHook('onRequest', requireJsonBody);
+  // Dry runs run in the mapping sandbox (a worker thread stopped at the run's deadline): a
+  // message that sends a deployed mapping's $sort or regular expression into minutes of work
+  // costs that thread, never this process's event loop.
+  const { sandbox, release } = acquireServiceSandbox(services);
+  app.addHook('onClose', () => release());
 
   app.post<{ Params: { manufacturer: string }; Body: { messageType: string; message?: unknown; raw?: string; receivedAt?: string } }>(
     '/mappings/:manufacturer/dry-run',
@@ -73,21 +79,23 @@ export default async function routes(app: FastifyInstance, opts: RouteOptions): 
           },
           required: ['messageType'],
         },
-        response: { 200: dryRunResponse, ...errorResponses(400, 401, 404, 413, 415) },
+        response: { 200: dryRunResponse, ...errorResponses(400, 401, 404, 413, 415, 503) },
       },
     },
     async (request) => {
       const { messageType, message, raw, receivedAt } = request.body;
       if ((message === undefined) === (raw === undefined)) throw apiErrors.badRequest('give either "message" (JSON) or "raw" (text).');
-      const result = await dryRun(
-        services.adapters,
-        services.catalog,
-        request.params.manufacturer,
-        messageType,
-        raw ?? JSON.stringify(message),
-        receivedAt ? new Date(receivedAt).toISOString() : services.clock.now().toISOString(),
-      );
-      if (!result) throw apiErrors.notFound(`No adapter ${request.params.manufacturer}.`);
+      const adapter = services.adapters.get(request.params.manufacturer);
+      if (!adapter) throw apiErrors.notFound(`No adapter ${request.params.manufacturer}.`);
+      let result;
+      try {
+        result = await sandbox.dryRun(adapter, messageType, raw ?? JSON.stringify(message), receivedAt ? new Date(receivedAt).toISOString() : services.clock.now().toISOString());
+      } catch (err) {
+        if (err instanceof ThreadBusy) throw apiErrors.unavailable(2, 'The mapping sandbox is busy: try again in a moment.');
+        throw err;
+      }
+      // A deployed mapping compiled at start; the same text compiles in the sandbox.
+      if ('compileError' in result) throw new Error(result.compileError);
       return result;
     },
   );

@@ -24,12 +24,19 @@ const entrySchema = {
     topic: { type: ['string', 'null'] },
     raw: { type: 'string', description: 'The message as received: UTF-8 text, or base64 (see rawEncoding).' },
     rawEncoding: { type: 'string', enum: ['utf8', 'base64'] },
+    rawTruncated: { type: 'boolean', description: 'The message was longer than QUARANTINE_MAX_RAW_BYTES: `raw` holds its first bytes, and it cannot be reprocessed.' },
     receivedAt: { type: 'string', format: 'date-time' },
     quarantinedAt: { type: 'string', format: 'date-time' },
     lastFailedAt: { type: 'string', format: 'date-time' },
     failures: { type: 'integer' },
+    failedItems: {
+      type: 'array',
+      items: { type: 'string' },
+      description:
+        'Present when only these items of the message were quarantined and its other items stored (manifest `invalidItems: quarantine-items`): `<item>` of the message, whose raw text is `raw`. Reprocessing sends the whole message again; its stored items are not stored or pushed twice.',
+    },
   },
-  required: ['id', 'manufacturer', 'messageType', 'code', 'reason', 'raw', 'rawEncoding', 'receivedAt', 'quarantinedAt', 'lastFailedAt', 'failures'],
+  required: ['id', 'manufacturer', 'messageType', 'code', 'reason', 'raw', 'rawEncoding', 'rawTruncated', 'receivedAt', 'quarantinedAt', 'lastFailedAt', 'failures'],
 } as const;
 
 const filterProperties = {
@@ -72,7 +79,7 @@ export default async function routes(app: FastifyInstance, opts: RouteOptions): 
         querystring: {
           type: 'object',
           additionalProperties: false,
-          properties: { ...filterProperties, limit: { type: 'string', pattern: '^[0-9]{1,4}$', description: 'Page size, 1 to 1000 (default 100).' }, cursor: { type: 'string', maxLength: 500 } },
+          properties: { ...filterProperties, limit: { type: 'string', pattern: '^[0-9]{1,4}$', description: 'Page size, 1 to 1000 (default 100). A page also ends once its raw messages add up to QUARANTINE_PAGE_MAX_BYTES (4 MiB by default; at least one entry): follow `nextCursor`.' }, cursor: { type: 'string', maxLength: 500 } },
         },
         response: {
           200: { type: 'object', properties: { items: { type: 'array', items: entrySchema }, nextCursor: { type: ['string', 'null'] } }, required: ['items', 'nextCursor'] },
@@ -84,7 +91,7 @@ export default async function routes(app: FastifyInstance, opts: RouteOptions): 
       const { limit: rawLimit, cursor, ...filter } = request.query;
       const limit = pageSize(rawLimit);
       try {
-        return await services.store.quarantine.list(toFilter(filter), limit, cursor);
+        return await services.store.quarantine.list(toFilter(filter), limit, cursor, { maxBytes: services.config.QUARANTINE_PAGE_MAX_BYTES });
       } catch (err) {
         if (err instanceof RangeError) throw apiErrors.badRequest('invalid cursor.');
         throw err;
@@ -117,7 +124,7 @@ export default async function routes(app: FastifyInstance, opts: RouteOptions): 
         summary: 'Send quarantined messages through the pipeline again (after a mapping fix)',
         description:
           'By `ids`, or by `filter` (up to `limit`, newest first). Messages that now harmonize are stored and leave quarantine; ' +
-          'those that fail again stay, with the new reason. 202 once they are queued.',
+          'those that fail again stay, with the new reason. 202 once they are queued. Entries kept cut (`rawTruncated`) are skipped: their end is gone.',
         body: {
           type: 'object',
           additionalProperties: false,

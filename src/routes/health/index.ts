@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { RouteOptions } from '../route-options.ts';
+import { readinessChecks } from './checks.ts';
 import { probeAll } from './probe.ts';
 
 const readySchema = {
@@ -36,13 +37,7 @@ export default async function healthRoutes(app: FastifyInstance, opts: RouteOpti
     '/ready',
     { schema: { tags: ['probes'], summary: 'Readiness: store, Redis, broker', response: { 200: readySchema, 503: readySchema } } },
     async (request, reply) => {
-      const results = await probeAll({
-        store: () => services.store.ping(),
-        redis: async () => {
-          await services.redis.ping();
-        },
-        ...Object.fromEntries(services.readiness),
-      });
+      const results = await probeAll(readinessChecks(services));
       const checks = Object.fromEntries(Object.entries(results).map(([name, r]) => [name, r.status]));
       const failing = Object.keys(checks).filter((name) => checks[name] !== 'ok');
       const ready = failing.length === 0;

@@ -4,6 +4,7 @@ import { consumerContext, requireSubscription } from '../../http/consumer-auth.t
 import { requireJsonBody } from '../../http/json-only.ts';
 import { createActivationQueue } from '../../management/queue.ts';
 import { QueueUnavailableError } from '../../queues/unavailable.ts';
+import { vehicleCapabilities } from '../../delivery/capabilities.ts';
 import { applyVehicleAction, type VehicleAction } from '../../management/vehicle-actions.ts';
 import { isValidVin } from '../../management/vin.ts';
 import { createRateLimits } from '../../rate-limit/limits.ts';
@@ -11,7 +12,7 @@ import { subscriptionLimit } from '../../http/rate-limit-hook.ts';
 import type { VehicleActivation } from '../../store/contract.ts';
 import type { RouteOptions } from '../route-options.ts';
 import activationCallback from './activation-callback.ts';
-import { getSchema, listSchema, MAX_VINS_PER_REQUEST, putSchema } from './schemas.ts';
+import { capabilitiesSchema, FIRST_PAGE_SIZE, getSchema, listSchema, MAX_VINS_PER_REQUEST, putSchema } from './schemas.ts';
 
 const ACTIONS: readonly string[] = ['activate', 'deactivate'];
 
@@ -47,9 +48,26 @@ export default async function routes(app: FastifyInstance, opts: RouteOptions): 
     }
   });
 
-  app.get('/management/v1/vehicles', { schema: listSchema, ...guard }, async (request) => {
+  // Pages with a cursor like the other lists. The bare call keeps its old answer, an array, for
+  // its first page only: no request reads a whole fleet, and a client that follows the Link
+  // header (or asks for pages) gets the rest.
+  app.get<{ Querystring: { limit?: string; cursor?: string } }>('/management/v1/vehicles', { schema: listSchema, ...guard }, async (request, reply) => {
     const { subscription } = consumerContext(request);
-    return (await services.store.vehicles.listBySubscription(subscription.subscriptionId)).map(view);
+    const { limit, cursor } = request.query;
+    const paged = limit !== undefined || cursor !== undefined;
+    const size = limit === undefined ? (paged ? 100 : FIRST_PAGE_SIZE) : Number(limit);
+    if (!(size >= 1 && size <= 1000)) throw apiErrors.badRequest('limit must be a whole number from 1 to 1000.');
+    let page;
+    try {
+      page = await services.store.vehicles.pageBySubscription(subscription.subscriptionId, size, cursor);
+    } catch (err) {
+      if (err instanceof RangeError) throw apiErrors.badRequest('invalid cursor.');
+      throw err;
+    }
+    const items = page.items.map(view);
+    if (paged) return { items, nextCursor: page.nextCursor };
+    if (page.nextCursor) reply.header('link', `</management/v1/vehicles?limit=${FIRST_PAGE_SIZE}&cursor=${page.nextCursor}>; rel="next"`);
+    return items;
   });
 
   app.get<{ Params: { vin: string } }>('/management/v1/vehicles/:vin', { schema: getSchema, ...guard }, async (request) => {
@@ -59,6 +77,16 @@ export default async function routes(app: FastifyInstance, opts: RouteOptions): 
     const row = isValidVin(vin) ? await services.store.vehicles.get(subscription.subscriptionId, vin) : null;
     if (!row) throw apiErrors.notFound('Vehicle not found in this subscription.');
     return view(row);
+  });
+
+  app.get<{ Params: { vin: string } }>('/management/v1/vehicles/:vin/capabilities', { schema: capabilitiesSchema, ...guard }, async (request) => {
+    const { subscription } = consumerContext(request);
+    const { vin } = request.params;
+    // As GET of the vehicle: another subscription's vehicle is answered like one never activated.
+    const row = isValidVin(vin) ? await services.store.vehicles.get(subscription.subscriptionId, vin) : null;
+    if (!row) throw apiErrors.notFound('Vehicle not found in this subscription.');
+    const capabilities = await vehicleCapabilities(services, subscription, vin, row.manufacturer);
+    return { vin, manufacturer: row.manufacturer, status: row.status, dataItems: capabilities.dataItems, ...(capabilities.receivedUnknown ? { receivedUnknown: capabilities.receivedUnknown } : {}) };
   });
 
   await app.register(activationCallback, opts);

@@ -2,7 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../errors.ts';
 import { bearerMatcher } from '../../http/bearer-token.ts';
 import { sendError } from '../../http/error-body.ts';
-import { registry } from '../../metrics/metrics.ts';
+import { metrics, registry } from '../../metrics/metrics.ts';
+import { readinessChecks } from '../health/checks.ts';
+import { probeAll } from '../health/probe.ts';
 import type { RouteOptions } from '../route-options.ts';
 
 /**
@@ -30,7 +32,9 @@ export default async function metricsRoutes(app: FastifyInstance, opts: RouteOpt
         return sendError(request, reply, refused.statusCode, refused.reasonText, headers);
       }
     }
-    await gauges.refresh();
+    // Alerting needs "Redis or the store is down" as a series, not only /ready's answer.
+    const [, probes] = await Promise.all([gauges.refresh(), probeAll(readinessChecks(services))]);
+    for (const [dependency, result] of Object.entries(probes)) metrics.dependencyUp.set({ dependency }, result.status === 'ok' ? 1 : 0);
     return reply.type(registry.contentType).send(await registry.metrics());
   });
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { replayDead, replayOne } from '../../push/replay.ts';
-import type { DeliveryRecord } from '../../store/contract.ts';
+import { DEFAULT_ENDPOINT, type DeliveryRecord } from '../../store/contract.ts';
 import { parseDeliveryQuery, parseInstant, type DeliveryListQuery } from './query.ts';
 import { listDeliveriesSchema, replayBulkSchema, replayOneSchema } from './schemas.ts';
 import type { PushRoutesShared } from './shared.ts';
@@ -8,6 +8,7 @@ import type { PushRoutesShared } from './shared.ts';
 /** What a consumer sees of a delivery: its attempts and outcome; the payload it can replay. */
 const view = (d: DeliveryRecord) => ({
   transactionId: d.transactionId,
+  endpointId: d.endpointId ?? DEFAULT_ENDPOINT,
   vin: d.vin,
   item: d.item,
   kind: d.kind,
@@ -30,11 +31,12 @@ export default async function deliveryRoutes(app: FastifyInstance, opts: PushRou
     return rows.map(view);
   });
 
-  app.post<{ Body: { since: string; until?: string } }>('/push/v1/deliveries/replay', { schema: replayBulkSchema, ...guard }, async (request, reply) => {
+  app.post<{ Body: { since: string; until?: string; endpointId?: string } }>('/push/v1/deliveries/replay', { schema: replayBulkSchema, ...guard }, async (request, reply) => {
     const { subscription } = subscriptionOf(request);
     const since = parseInstant('since', request.body.since);
     const until = request.body.until === undefined ? undefined : parseInstant('until', request.body.until);
-    const result = await replayDead(services, queue, subscription.subscriptionId, { since, ...(until ? { until } : {}) });
+    const { endpointId = DEFAULT_ENDPOINT } = parseDeliveryQuery({ ...(request.body.endpointId === undefined ? {} : { endpointId: request.body.endpointId }) });
+    const result = await replayDead(services, queue, subscription.subscriptionId, { since, ...(until ? { until } : {}) }, endpointId);
     return reply.code(202).send(result);
   });
 

@@ -6,6 +6,7 @@ import { createRateLimits } from '../../rate-limit/limits.ts';
 import { subscriptionLimit } from '../../http/rate-limit-hook.ts';
 import type { RouteOptions } from '../route-options.ts';
 import deliveryRoutes from './deliveries.ts';
+import endpointRoutes from './endpoints.ts';
 import testEventRoutes from './test-event.ts';
 import webhookRoutes from './webhook.ts';
 
@@ -25,6 +26,7 @@ export default async function routes(app: FastifyInstance, opts: PushRouteOption
   const guard = { onRequest: requireSubscription(services), preValidation: subscriptionLimit(limits) };
   const shared = { services, queue, guard, resolve: opts.resolve ?? systemResolver, subscriptionOf: consumerContext };
   await app.register(webhookRoutes, shared);
+  await app.register(endpointRoutes, shared);
   await app.register(deliveryRoutes, shared);
   await app.register(testEventRoutes, shared);
 }

@@ -15,14 +15,22 @@ export function parseInstant(name: string, value: string): string {
 }
 
 export interface DeliveryListQuery {
+  endpointId?: string;
   status?: string;
   since?: string;
   until?: string;
   limit?: string;
 }
 
-export function parseDeliveryQuery(q: DeliveryListQuery): { status?: DeliveryStatus; since?: string; until?: string; limit: number } {
-  const out: { status?: DeliveryStatus; since?: string; until?: string; limit: number } = { limit: 100 };
+/** An endpoint id as the endpoints API accepts it. */
+export const ENDPOINT_ID = /^[a-z0-9][a-z0-9-]{0,39}$/;
+
+export function parseDeliveryQuery(q: DeliveryListQuery): { endpointId?: string; status?: DeliveryStatus; since?: string; until?: string; limit: number } {
+  const out: { endpointId?: string; status?: DeliveryStatus; since?: string; until?: string; limit: number } = { limit: 100 };
+  if (q.endpointId !== undefined) {
+    if (!ENDPOINT_ID.test(q.endpointId)) throw apiErrors.badRequest('endpointId must be lowercase letters, digits and "-", at most 40.');
+    out.endpointId = q.endpointId;
+  }
   if (q.status !== undefined) {
     if (!(DELIVERY_STATUSES as readonly string[]).includes(q.status)) {
       throw apiErrors.badRequest(`status must be one of ${DELIVERY_STATUSES.join(', ')}.`);

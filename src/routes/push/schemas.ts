@@ -41,14 +41,46 @@ export const putWebhookSchema = {
           'Notices to receive besides data pushes (bodies with `type` instead of `inVehicleResponse`). Default none: only the live service\'s envelope is sent. ' +
           'Without them, GET /consent/v1/consents shows withdrawals and GET /consent/v1/erasures erasures. See docs/webhooks.md.',
       },
+      events: {
+        type: 'array',
+        maxItems: 50,
+        items: { type: 'string', minLength: 1, maxLength: 100 },
+        description: 'The event filter: push items (events) of the subscription this endpoint receives. Absent: every one.',
+      },
     },
   },
   response: {
     200: {
       type: 'object',
-      properties: { url: { type: 'string' }, signingSecret: { type: 'string' }, createdAt: { type: 'string', format: 'date-time' } },
+      properties: {
+        url: { type: 'string' },
+        signingSecret: { type: 'string' },
+        createdAt: { type: 'string', format: 'date-time' },
+        pendingDeliveries: { type: 'integer', description: 'Only when an endpoint with deliveries still PENDING or RETRYING was replaced: how many (counted up to 1000). They are sent to the new url.' },
+        note: { type: 'string', description: 'With pendingDeliveries: what happens to them, in words.' },
+      },
       required: ['url', 'signingSecret', 'createdAt'],
     },
+    ...bodyErrors,
+  },
+} as const;
+
+/** The endpoint of the several-endpoints API: lowercase letters, digits and `-`. */
+const endpointParams = {
+  type: 'object',
+  properties: { endpointId: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{0,39}$', description: 'Your name for the endpoint; `default` is the one of /push/v1/webhook.' } },
+  required: ['endpointId'],
+} as const;
+
+export const putEndpointSchema = {
+  ...putWebhookSchema,
+  summary: 'Register or replace one of the subscription’s webhook endpoints',
+  description:
+    'A subscription may have up to 10 endpoints, each with its own url, signing secret (shown only in this answer), event filter (`events`), update items, notices and delivery log. ' +
+    '`default` is the endpoint of /push/v1/webhook. Replacing an endpoint keeps its secret and re-enables it; deliveries still pending for it go to the new url, and the answer says how many.',
+  params: endpointParams,
+  response: {
+    200: { ...putWebhookSchema.response[200], properties: { endpointId: { type: 'string' }, ...putWebhookSchema.response[200].properties }, required: ['endpointId', ...putWebhookSchema.response[200].required] },
     ...bodyErrors,
   },
 } as const;
@@ -57,6 +89,7 @@ const webhookView = {
   type: 'object',
   properties: {
     url: { type: 'string' },
+    events: { type: 'array', items: { type: 'string' }, description: 'The event filter, when one was given; absent: every push item of the subscription.' },
     items: { type: 'array', items: { type: 'string' } },
     minIntervalSeconds: { type: 'integer' },
     notices: { type: 'array', items: { type: 'string' } },
@@ -75,6 +108,34 @@ export const getWebhookSchema = {
   tags,
   security,
   response: { 200: webhookView, ...errors },
+} as const;
+
+const endpointView = { ...webhookView, properties: { endpointId: { type: 'string' }, ...webhookView.properties } } as const;
+
+export const listEndpointsSchema = {
+  summary: 'Every webhook endpoint of the subscription, without secrets',
+  description: 'The default endpoint (the one of /push/v1/webhook) first, then by endpointId.',
+  tags,
+  security,
+  response: { 200: { type: 'array', items: endpointView }, ...errors },
+} as const;
+
+export const getEndpointSchema = {
+  summary: 'One webhook endpoint, without its secret',
+  description: 'Its url, event filter, update items, notices and status (ENABLED, or DISABLED and why); 404 for an endpoint the subscription does not have.',
+  tags,
+  security,
+  params: endpointParams,
+  response: { 200: endpointView, ...errors },
+} as const;
+
+export const deleteEndpointSchema = {
+  summary: 'Remove one webhook endpoint',
+  description: 'Its deliveries still queued are dropped; the other endpoints are untouched.',
+  tags,
+  security,
+  params: endpointParams,
+  response: { 204: { type: 'null' }, ...errors },
 } as const;
 
 export const deleteWebhookSchema = {
@@ -100,10 +161,18 @@ export const rotateSecretSchema = {
   },
 } as const;
 
+export const rotateEndpointSecretSchema = {
+  ...rotateSecretSchema,
+  summary: 'Rotate one webhook endpoint’s signing secret',
+  description: 'As POST /push/v1/webhook/rotate-secret, for this endpoint.',
+  params: endpointParams,
+} as const;
+
 const delivery = {
   type: 'object',
   properties: {
     transactionId: { type: 'string' },
+    endpointId: { type: 'string', description: 'The webhook endpoint it goes to (`default`: the one of /push/v1/webhook).' },
     vin: { type: 'string' },
     item: { type: 'string' },
     kind: { type: 'string', enum: ['event', 'update', 'notice'] },
@@ -129,13 +198,14 @@ const delivery = {
 
 export const listDeliveriesSchema = {
   summary: 'The subscription’s deliveries, newest first',
-  description: 'Filter by status and by creation time: since (inclusive) and until (exclusive), ISO 8601. limit 1–1000, default 100.',
+  description: 'Filter by endpoint, status and creation time: since (inclusive) and until (exclusive), ISO 8601. limit 1–1000, default 100.',
   tags,
   security,
   querystring: {
     type: 'object',
     additionalProperties: false,
     properties: {
+      endpointId: { type: 'string', description: 'Only one endpoint’s delivery log (`default` for the one of /push/v1/webhook).' },
       status: { type: 'string' },
       since: { type: 'string' },
       until: { type: 'string' },
@@ -163,7 +233,7 @@ export const replayBulkSchema = {
     type: 'object',
     required: ['since'],
     additionalProperties: false,
-    properties: { since: { type: 'string' }, until: { type: 'string' } },
+    properties: { since: { type: 'string' }, until: { type: 'string' }, endpointId: { type: 'string', description: 'The endpoint whose dead letters to send again; `default` when absent.' } },
   },
   response: {
     202: { type: 'object', properties: { replayed: { type: 'integer' }, more: { type: 'boolean' } }, required: ['replayed', 'more'] },

@@ -29,11 +29,21 @@ export const testEventSchema = {
   },
 } as const;
 
-/** POST /push/v1/webhook/test (issue 23 item 3). */
+export const endpointTestEventSchema = {
+  ...testEventSchema,
+  summary: 'Send a signed test event to one webhook endpoint now',
+  description: 'As POST /push/v1/webhook/test, to this endpoint, signed with its secret. The limit per minute is the subscription’s, shared by its endpoints.',
+  params: { type: 'object', properties: { endpointId: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{0,39}$' } }, required: ['endpointId'] },
+} as const;
+
+/** POST /push/v1/webhook/test (issue 23 item 3) and /push/v1/webhooks/{endpointId}/test. */
 export default async function testEventRoutes(app: FastifyInstance, opts: PushRoutesShared): Promise<void> {
   const sender = createTestEventSender(opts.services, opts.resolve);
   app.addHook('onClose', async () => sender.close());
   app.post('/push/v1/webhook/test', { schema: testEventSchema, ...opts.guard }, async (request) => {
     return sender.send(opts.subscriptionOf(request).subscription.subscriptionId);
+  });
+  app.post<{ Params: { endpointId: string } }>('/push/v1/webhooks/:endpointId/test', { schema: endpointTestEventSchema, ...opts.guard }, async (request) => {
+    return sender.send(opts.subscriptionOf(request).subscription.subscriptionId, request.params.endpointId);
   });
 }

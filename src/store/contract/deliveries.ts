@@ -36,6 +36,8 @@ export interface DeliveryRecord {
   /** UUID, deterministic in (subscriptionId, vin, item, timestampMs). Unique. */
   transactionId: string;
   subscriptionId: string;
+  /** The webhook endpoint it goes to; absent for the default one (DEFAULT_ENDPOINT). */
+  endpointId?: string;
   vin: string;
   item: string;
   kind: DeliveryKind;
@@ -54,6 +56,8 @@ export interface DeliveryRecord {
 
 export interface DeliveryQuery {
   subscriptionId: string;
+  /** Only the deliveries of this endpoint (`default` for the default one); all when omitted. */
+  endpointId?: string;
   status?: DeliveryStatus;
   /** createdAt at or after this instant (ISO). */
   since?: string;

@@ -26,6 +26,11 @@ export const QUARANTINE_CODES = [
   'SCHEMA_VIOLATION',
   /** Data stamped more than INGEST_MAX_FUTURE_S after the message was received (a wrong clock). */
   'TIME_IN_FUTURE',
+  /**
+   * A page of a polled manufacturer's API the poller cannot use: over POLL_MAX_PAGE_BYTES (kept
+   * cut), or not JSON, or without its next cursor, POLL_BAD_PAGE_TRIES times in a row.
+   */
+  'POLL_PAGE_INVALID',
 ] as const;
 export type QuarantineCode = (typeof QUARANTINE_CODES)[number];
 
@@ -46,9 +51,14 @@ export interface QuarantinedMessage {
   vin: string | null;
   /** MQTT topic, when it came over MQTT. */
   topic: string | null;
-  /** The raw message exactly as received: UTF-8 text, or base64 when not valid UTF-8. */
+  /**
+   * The raw message as received: UTF-8 text, or base64 when not valid UTF-8. At most
+   * QUARANTINE_MAX_RAW_BYTES of it ({@link capRaw}); a longer one is kept cut, and `rawTruncated`.
+   */
   raw: string;
   rawEncoding: 'utf8' | 'base64';
+  /** The raw message was longer than what is kept (it cannot be reprocessed: its end is gone). */
+  rawTruncated: boolean;
   receivedAt: string;
   /** First time it was quarantined. */
   quarantinedAt: string;
@@ -56,15 +66,31 @@ export interface QuarantinedMessage {
   lastFailedAt: string;
   /** How many times it failed: 1, plus one per failed reprocess. */
   failures: number;
+  /**
+   * Only these items of the message failed and were quarantined; its other items were stored
+   * (manifest `invalidItems: quarantine-items`). Absent when the whole message was quarantined.
+   * `raw` stays the whole message, its reference for a reprocess. A later put sets or clears it.
+   */
+  failedItems?: string[];
 }
 
 export interface QuarantineFilter {
   manufacturer?: string;
   code?: QuarantineCode;
+  /** Only the messages whose VIN is this one (a vehicle's page). */
+  vin?: string;
   /** Inclusive lower bound on lastFailedAt (ISO). */
   since?: string;
   /** Exclusive upper bound on lastFailedAt (ISO). */
   until?: string;
+}
+
+export interface QuarantineListOptions {
+  /**
+   * Stops the page once its raw messages add up to this many bytes (the first entry is always
+   * returned): a page of large messages is paged by size as well as by `limit`.
+   */
+  maxBytes?: number;
 }
 
 export interface QuarantinePage {
@@ -83,7 +109,7 @@ export interface QuarantineRepo {
   /** Entries by id; unknown ids are left out. */
   get(ids: string[]): Promise<QuarantinedMessage[]>;
   /** A page (limit 1..1000) newest failure first; the cursor comes from the previous page. */
-  list(filter: QuarantineFilter, limit: number, cursor?: string): Promise<QuarantinePage>;
+  list(filter: QuarantineFilter, limit: number, cursor?: string, opts?: QuarantineListOptions): Promise<QuarantinePage>;
   /** Removes entries (a reprocessed message that now succeeds). Returns how many. */
   remove(ids: string[]): Promise<number>;
   /**
@@ -98,4 +124,23 @@ export interface QuarantineRepo {
    * unknown but whose raw text contains it. Returns how many.
    */
   deleteByVin(vin: string): Promise<number>;
+}
+
+/**
+ * The raw text to keep of a message: at most `maxBytes` of its bytes (UTF-8 text cut at a
+ * character boundary; base64 of the first `maxBytes` bytes), and whether it was cut. A hostile
+ * or broken sender's megabytes would otherwise fill the store, the Redis of a reprocess and every
+ * answer of the quarantine list.
+ */
+export function capRaw(raw: string, encoding: 'utf8' | 'base64', maxBytes: number): { raw: string; rawTruncated: boolean } {
+  if (encoding === 'base64') {
+    if (raw.length <= Math.ceil(maxBytes / 3) * 4) return { raw, rawTruncated: false };
+    const bytes = Buffer.from(raw, 'base64');
+    return bytes.length <= maxBytes ? { raw, rawTruncated: false } : { raw: bytes.subarray(0, maxBytes).toString('base64'), rawTruncated: true };
+  }
+  // A UTF-8 character is at most 4 bytes: a text of maxBytes/4 characters cannot be over.
+  if (raw.length <= maxBytes / 4 || Buffer.byteLength(raw, 'utf8') <= maxBytes) return { raw, rawTruncated: false };
+  const head = Buffer.from(raw, 'utf8').subarray(0, maxBytes);
+  // A character cut by the limit decodes as U+FFFD at the very end: dropped.
+  return { raw: new TextDecoder('utf-8').decode(head).replace(/\uFFFD$/, ''), rawTruncated: true };
 }

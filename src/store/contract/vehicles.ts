@@ -18,6 +18,12 @@ export interface VehicleActivation {
   updatedAt: string;
 }
 
+/** A page of vehicles; `nextCursor` (opaque) asks for the next one, null on the last page. */
+export interface VehiclePage {
+  items: VehicleActivation[];
+  nextCursor: string | null;
+}
+
 export interface VehicleRepo {
   /** Inserts or replaces the (subscriptionId, vin) row. */
   upsert(vehicle: VehicleActivation): Promise<void>;
@@ -27,7 +33,20 @@ export interface VehicleRepo {
    * left out. One query for a whole delivery request instead of one per vehicle.
    */
   getMany(subscriptionId: string, vins: readonly string[]): Promise<VehicleActivation[]>;
+  /** Every row of the subscription, by createdAt then VIN. Unbounded: tests and tools only; requests page. */
   listBySubscription(subscriptionId: string): Promise<VehicleActivation[]>;
+  /**
+   * One page (limit 1..1000) of the subscription's rows, in listBySubscription's order
+   * (createdAt, then VIN); the cursor comes from the previous page. Keyset paging: rows added
+   * meanwhile never shift or repeat the ones already read. A cursor we never made: RangeError.
+   */
+  pageBySubscription(subscriptionId: string, limit: number, cursor?: string): Promise<VehiclePage>;
+  /**
+   * One page (limit 1..1000) of the rows ACTIVATED with this manufacturer, in every
+   * subscription, by VIN then subscription (a VIN's rows are next to each other): what the
+   * poll reconciler walks without holding the fleet in memory.
+   */
+  pageActivated(manufacturer: string, limit: number, cursor?: string): Promise<VehiclePage>;
   /** Every subscription's row for this VIN (push fan-out, erasure). */
   listByVin(vin: string): Promise<VehicleActivation[]>;
   /**

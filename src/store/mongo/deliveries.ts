@@ -1,6 +1,7 @@
 import type { Db, Filter } from 'mongodb';
 import type { DeliveryRecord, DeliveryRepo } from '../contract.ts';
 import { IN_FLIGHT_STATUSES, MAX_STORED_ATTEMPTS } from '../contract/deliveries.ts';
+import { DEFAULT_ENDPOINT } from '../contract/webhooks.ts';
 import { deleteInChunks } from './delete-in-chunks.ts';
 import { isDuplicateKey } from './errors.ts';
 import { BOUNDED } from './time-limits.ts';
@@ -38,9 +39,11 @@ export async function createMongoDeliveryRepo(db: Db): Promise<DeliveryRepo> {
 
   return {
     async insertIfAbsent(record) {
-      const { transactionId, payload, ...rest } = record;
+      const { transactionId, payload, endpointId, ...rest } = record;
+      // The default endpoint's deliveries carry no endpointId, as those from before there were several.
+      const endpoint = endpointId && endpointId !== DEFAULT_ENDPOINT ? { endpointId } : {};
       try {
-        await col.insertOne({ _id: transactionId, ...rest, payloadJson: JSON.stringify(payload) });
+        await col.insertOne({ _id: transactionId, ...rest, ...endpoint, payloadJson: JSON.stringify(payload) });
         return true;
       } catch (err) {
         // E11000 on _id: the event was fanned out before (a retried pipeline batch).
@@ -54,6 +57,7 @@ export async function createMongoDeliveryRepo(db: Db): Promise<DeliveryRepo> {
     },
     async list(q) {
       const filter: Filter<DeliveryDoc> = { subscriptionId: q.subscriptionId };
+      if (q.endpointId) filter.endpointId = q.endpointId === DEFAULT_ENDPOINT ? { $exists: false } : q.endpointId;
       if (q.status) filter.status = q.status;
       if (q.kinds) filter.kind = { $in: [...q.kinds] };
       if (q.since || q.until) {

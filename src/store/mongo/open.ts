@@ -2,7 +2,7 @@ import { MongoClient, type Db } from 'mongodb';
 import type { Store } from '../contract.ts';
 import { StoreUnavailableError } from '../contract/errors.ts';
 import { createMongoAuditRepo } from './audit.ts';
-import { createMongoConsoleRepo } from './console.ts';
+import { createMongoReportsRepo } from './reports.ts';
 import { createMongoConsentRepo } from './consents.ts';
 import { createMongoConsumerRepo } from './consumers.ts';
 import { createMongoDataPointRepo } from './data-points.ts';
@@ -35,7 +35,7 @@ export const MONGO_CLIENT_OPTIONS = {
 /** Every repository on this database; each factory creates its collection's indexes first. */
 async function openRepos(db: Db) {
   // Independent collections, so in parallel.
-  const [consumers, subscriptions, vehicles, consents, dataPoints, quarantine, webhooks, deliveries, audit, console] = await Promise.all([
+  const [consumers, subscriptions, vehicles, consents, dataPoints, quarantine, webhooks, deliveries, audit, reports] = await Promise.all([
     createMongoConsumerRepo(db),
     createMongoSubscriptionRepo(db),
     createMongoVehicleRepo(db),
@@ -45,9 +45,9 @@ async function openRepos(db: Db) {
     createMongoWebhookRepo(db),
     createMongoDeliveryRepo(db),
     createMongoAuditRepo(db),
-    createMongoConsoleRepo(db),
+    createMongoReportsRepo(db),
   ]);
-  return { consumers, subscriptions, vehicles, consents, dataPoints, quarantine, webhooks, deliveries, audit, console };
+  return { consumers, subscriptions, vehicles, consents, dataPoints, quarantine, webhooks, deliveries, audit, reports };
 }
 
 /**

@@ -7,7 +7,8 @@ import { BOUNDED } from './time-limits.ts';
 
 type Doc = Omit<QuarantinedMessage, 'id'> & { _id: string };
 
-const toMessage = ({ _id, ...rest }: Doc): QuarantinedMessage => ({ id: _id, ...rest });
+// An entry written before raw messages were capped has no rawTruncated: it was kept whole.
+const toMessage = ({ _id, ...rest }: Doc): QuarantinedMessage => ({ id: _id, ...rest, rawTruncated: rest.rawTruncated === true });
 
 /** Escapes a string for use as a literal inside a regular expression. */
 const literal = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -19,14 +20,16 @@ const literal = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
  * does, so a GDPR erasure by VIN finds the entry even when its raw text does not hold the VIN.
  */
 export function quarantineUpsert(m: QuarantinedMessage): { filter: Filter<Doc>; update: UpdateFilter<Doc> } {
-  const { id, code, reason, mappingVersion, lastFailedAt, vin, ...first } = m;
-  const { manufacturer, messageType, topic, raw, rawEncoding, receivedAt, quarantinedAt } = first;
+  const { id, code, reason, mappingVersion, lastFailedAt, vin, failedItems, ...first } = m;
+  const { manufacturer, messageType, topic, raw, rawEncoding, rawTruncated, receivedAt, quarantinedAt } = first;
   return {
     filter: { _id: id, lastFailedAt: { $ne: lastFailedAt } },
     update: {
-      $set: { code, reason, mappingVersion, lastFailedAt, ...(vin !== null ? { vin } : {}) },
+      $set: { code, reason, mappingVersion, lastFailedAt, ...(vin !== null ? { vin } : {}), ...(failedItems ? { failedItems } : {}) },
+      // A whole-message failure after a partial one: the entry no longer names single items.
+      ...(failedItems ? {} : { $unset: { failedItems: '' as const } }),
       $inc: { failures: 1 },
-      $setOnInsert: { manufacturer, messageType, topic, raw, rawEncoding, receivedAt, quarantinedAt, ...(vin === null ? { vin } : {}) },
+      $setOnInsert: { manufacturer, messageType, topic, raw, rawEncoding, rawTruncated, receivedAt, quarantinedAt, ...(vin === null ? { vin } : {}) },
     },
   };
 }
@@ -56,26 +59,42 @@ export async function createMongoQuarantineRepo(db: Db): Promise<QuarantineRepo>
     async get(ids) {
       return ids.length === 0 ? [] : (await col.find({ _id: { $in: ids } }).toArray()).map(toMessage);
     },
-    async list(filter, limit, cursor) {
+    async list(filter, limit, cursor, opts = {}) {
       checkQuarantineLimit(limit);
       const and: Filter<Doc>[] = [];
       if (filter.manufacturer !== undefined) and.push({ manufacturer: filter.manufacturer });
       if (filter.code !== undefined) and.push({ code: filter.code });
+      if (filter.vin !== undefined) and.push({ vin: filter.vin });
       if (filter.since !== undefined) and.push({ lastFailedAt: { $gte: filter.since } });
       if (filter.until !== undefined) and.push({ lastFailedAt: { $lt: filter.until } });
       if (cursor !== undefined) {
         const c = decodeQuarantineCursor(cursor);
         and.push({ $or: [{ lastFailedAt: { $lt: c.lastFailedAt } }, { lastFailedAt: c.lastFailedAt, _id: { $lt: c.id } }] });
       }
-      const docs = await col
+      const found = col
         // Bounded: a filter the index order does not serve (a rare code) walks the collection.
         .find(and.length ? { $and: and } : {}, BOUNDED)
         .sort({ lastFailedAt: -1, _id: -1 })
-        .limit(limit + 1)
-        .toArray();
-      const items = docs.slice(0, limit).map(toMessage);
+        .limit(limit + 1);
+      // Document by document: a page stops at maxBytes of raw messages without reading the rest.
+      const items: QuarantinedMessage[] = [];
+      let bytes = 0;
+      let more = false;
+      try {
+        for await (const doc of found) {
+          const size = Buffer.byteLength(doc.raw);
+          if (items.length === limit || (opts.maxBytes !== undefined && items.length > 0 && bytes + size > opts.maxBytes)) {
+            more = true;
+            break;
+          }
+          items.push(toMessage(doc));
+          bytes += size;
+        }
+      } finally {
+        await found.close();
+      }
       const last = items.at(-1);
-      return { items, nextCursor: docs.length > limit && last ? encodeQuarantineCursor(last.lastFailedAt, last.id) : null };
+      return { items, nextCursor: more && last ? encodeQuarantineCursor(last.lastFailedAt, last.id) : null };
     },
     async remove(ids) {
       return ids.length === 0 ? 0 : (await col.deleteMany({ _id: { $in: ids } })).deletedCount;

@@ -1,5 +1,13 @@
 import type { Db } from 'mongodb';
-import type { VehicleActivation, VehicleRepo } from '../contract.ts';
+import type { Filter } from 'mongodb';
+import type { VehicleActivation, VehiclePage, VehicleRepo } from '../contract.ts';
+import {
+  checkVehicleLimit,
+  decodeActivatedVehicleCursor,
+  decodeSubscriptionVehicleCursor,
+  encodeActivatedVehicleCursor,
+  encodeSubscriptionVehicleCursor,
+} from '../vehicle-cursor.ts';
 import { upsertRetrying } from './errors.ts';
 
 const toVehicle = (d: VehicleActivation): VehicleActivation => ({
@@ -18,8 +26,17 @@ export async function createMongoVehicleRepo(db: Db): Promise<VehicleRepo> {
     // A VIN is activated at most once per subscription: two concurrent activations meet here.
     { key: { subscriptionId: 1, vin: 1 }, name: 'vehicles_subscription_vin_uq', unique: true },
     { key: { vin: 1 }, name: 'vehicles_vin_idx' },
+    // Pages of one subscription's vehicles, and of one manufacturer's activated ones, are seeks.
+    { key: { subscriptionId: 1, createdAt: 1, vin: 1 }, name: 'vehicles_subscription_created_idx' },
+    { key: { status: 1, manufacturer: 1, vin: 1, subscriptionId: 1 }, name: 'vehicles_activated_idx' },
   ]);
   const noId = { projection: { _id: 0 } } as const;
+  /** limit + 1 documents read: the page, and whether another follows (then its cursor). */
+  const page = (docs: VehicleActivation[], limit: number, cursorOf: (last: VehicleActivation) => string): VehiclePage => {
+    const items = docs.slice(0, limit).map(toVehicle);
+    const last = items.at(-1);
+    return { items, nextCursor: docs.length > limit && last ? cursorOf(last) : null };
+  };
 
   return {
     async upsert(vehicle) {
@@ -40,6 +57,26 @@ export async function createMongoVehicleRepo(db: Db): Promise<VehicleRepo> {
     },
     async listBySubscription(subscriptionId) {
       return (await vehicles.find({ subscriptionId }, noId).sort({ createdAt: 1, vin: 1 }).toArray()).map(toVehicle);
+    },
+    async pageBySubscription(subscriptionId, limit, cursor) {
+      checkVehicleLimit(limit);
+      const filter: Filter<VehicleActivation> = { subscriptionId };
+      if (cursor !== undefined) {
+        const after = decodeSubscriptionVehicleCursor(cursor);
+        filter.$or = [{ createdAt: { $gt: after.createdAt } }, { createdAt: after.createdAt, vin: { $gt: after.vin } }];
+      }
+      const docs = await vehicles.find(filter, noId).sort({ createdAt: 1, vin: 1 }).limit(limit + 1).toArray();
+      return page(docs, limit, (last) => encodeSubscriptionVehicleCursor(last.createdAt, last.vin));
+    },
+    async pageActivated(manufacturer, limit, cursor) {
+      checkVehicleLimit(limit);
+      const filter: Filter<VehicleActivation> = { status: 'ACTIVATED', manufacturer };
+      if (cursor !== undefined) {
+        const after = decodeActivatedVehicleCursor(cursor);
+        filter.$or = [{ vin: { $gt: after.vin } }, { vin: after.vin, subscriptionId: { $gt: after.subscriptionId } }];
+      }
+      const docs = await vehicles.find(filter, noId).sort({ vin: 1, subscriptionId: 1 }).limit(limit + 1).toArray();
+      return page(docs, limit, (last) => encodeActivatedVehicleCursor(last.vin, last.subscriptionId));
     },
     async listByVin(vin) {
       return (await vehicles.find({ vin }, noId).sort({ createdAt: 1, subscriptionId: 1 }).toArray()).map(toVehicle);

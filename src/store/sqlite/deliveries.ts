@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { DeliveryAttempt, DeliveryKind, DeliveryRecord, DeliveryRepo, DeliveryStatus } from '../contract.ts';
 import { MAX_STORED_ATTEMPTS } from '../contract/deliveries.ts';
+import { DEFAULT_ENDPOINT } from '../contract/webhooks.ts';
 import { deleteInChunks } from './delete-in-chunks.ts';
 import { fromJson, toJson } from './json-column.ts';
 import { isUniqueViolation } from './unique-violation.ts';
@@ -8,6 +9,7 @@ import { isUniqueViolation } from './unique-violation.ts';
 interface DeliveryRow {
   transaction_id: string;
   subscription_id: string;
+  endpoint_id: string;
   vin: string;
   item: string;
   kind: string;
@@ -50,6 +52,7 @@ CREATE INDEX IF NOT EXISTS deliveries_in_flight_idx ON deliveries (updated_at) W
 const toRecord = (r: DeliveryRow): DeliveryRecord => ({
   transactionId: r.transaction_id,
   subscriptionId: r.subscription_id,
+  ...(r.endpoint_id === DEFAULT_ENDPOINT ? {} : { endpointId: r.endpoint_id }),
   vin: r.vin,
   item: r.item,
   kind: r.kind as DeliveryKind,
@@ -116,11 +119,15 @@ function createGroupCommit(db: Database.Database) {
 /** SQLite engine of the DeliveryRepo. Creates its own tables and indexes. */
 export function createSqliteDeliveryRepo(db: Database.Database): DeliveryRepo {
   db.exec(SCHEMA);
+  // Deliveries from before a subscription could have several webhook endpoints went to the default one.
+  if (!db.prepare<[], { name: string }>('PRAGMA table_info(deliveries)').all().some((c) => c.name === 'endpoint_id')) {
+    db.exec(`ALTER TABLE deliveries ADD COLUMN endpoint_id TEXT NOT NULL DEFAULT '${DEFAULT_ENDPOINT}'`);
+  }
   const write = createGroupCommit(db);
   const insert = db.prepare(
-    `INSERT INTO deliveries (transaction_id, subscription_id, vin, item, kind, timestamp_ms, payload, status,
+    `INSERT INTO deliveries (transaction_id, subscription_id, endpoint_id, vin, item, kind, timestamp_ms, payload, status,
        attempts, last_error, next_attempt_at, created_at, updated_at)
-     VALUES (@transactionId, @subscriptionId, @vin, @item, @kind, @timestampMs, @payload, @status,
+     VALUES (@transactionId, @subscriptionId, @endpointId, @vin, @item, @kind, @timestampMs, @payload, @status,
        @attempts, @lastError, @nextAttemptAt, @createdAt, @updatedAt)`,
   );
   const byId = db.prepare<[string], DeliveryRow>('SELECT * FROM deliveries WHERE transaction_id = ?');
@@ -151,7 +158,7 @@ export function createSqliteDeliveryRepo(db: Database.Database): DeliveryRepo {
 
   return {
     async insertIfAbsent(record) {
-      const params = { ...record, payload: toJson(record.payload), attempts: toJson(record.attempts) };
+      const params = { ...record, endpointId: record.endpointId ?? DEFAULT_ENDPOINT, payload: toJson(record.payload), attempts: toJson(record.attempts) };
       try {
         await write(() => insert.run(params));
         return true;
@@ -166,6 +173,7 @@ export function createSqliteDeliveryRepo(db: Database.Database): DeliveryRepo {
     },
     async list(q) {
       const where = ['subscription_id = @subscriptionId'];
+      if (q.endpointId) where.push('endpoint_id = @endpointId');
       if (q.status) where.push('status = @status');
       if (q.since) where.push('created_at >= @since');
       if (q.until) where.push('created_at < @until');
@@ -178,6 +186,7 @@ export function createSqliteDeliveryRepo(db: Database.Database): DeliveryRepo {
       if (!stmt) statements.set(sql, (stmt = db.prepare<Record<string, unknown>, DeliveryRow>(sql)));
       const rows = stmt.all({
         subscriptionId: q.subscriptionId,
+        endpointId: q.endpointId ?? null,
         status: q.status ?? null,
         since: q.since ?? null,
         until: q.until ?? null,

@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import type { Store } from '../contract.ts';
 import { StoreUnavailableError } from '../contract/errors.ts';
 import { createSqliteAuditRepo } from './audit.ts';
-import { createSqliteConsoleRepo } from './console.ts';
+import { createSqliteReportsRepo } from './reports.ts';
 import { createSqliteConsentRepo } from './consents.ts';
 import { createSqliteConsumerRepo } from './consumers.ts';
 import { createSqliteDataPointRepo } from './data-points.ts';
@@ -50,7 +50,7 @@ export function openSqliteStore(file: string, opts: { busyTimeoutMs?: number; er
         deliveries: createSqliteDeliveryRepo(db),
         audit: createSqliteAuditRepo(db),
         // After the repositories whose tables it reads.
-        console: createSqliteConsoleRepo(db),
+        reports: createSqliteReportsRepo(db),
       },
       toSqliteStoreError,
     );

@@ -1,5 +1,12 @@
 import type Database from 'better-sqlite3';
-import type { VehicleActivation, VehicleRepo, VehicleStatus } from '../contract.ts';
+import type { VehicleActivation, VehiclePage, VehicleRepo, VehicleStatus } from '../contract.ts';
+import {
+  checkVehicleLimit,
+  decodeActivatedVehicleCursor,
+  decodeSubscriptionVehicleCursor,
+  encodeActivatedVehicleCursor,
+  encodeSubscriptionVehicleCursor,
+} from '../vehicle-cursor.ts';
 
 interface VehicleRow {
   subscription_id: string;
@@ -22,6 +29,9 @@ CREATE TABLE IF NOT EXISTS vehicles (
 -- A VIN is activated at most once per subscription: two concurrent activations must meet here.
 CREATE UNIQUE INDEX IF NOT EXISTS vehicles_subscription_vin_uq ON vehicles (subscription_id, vin);
 CREATE INDEX IF NOT EXISTS vehicles_vin_idx ON vehicles (vin);
+-- Pages of one subscription's vehicles, and of one manufacturer's activated ones, are seeks.
+CREATE INDEX IF NOT EXISTS vehicles_subscription_created_idx ON vehicles (subscription_id, created_at, vin);
+CREATE INDEX IF NOT EXISTS vehicles_activated_idx ON vehicles (status, manufacturer, vin, subscription_id);
 `;
 
 const toVehicle = (r: VehicleRow): VehicleActivation => ({
@@ -52,6 +62,24 @@ export function createSqliteVehicleRepo(db: Database.Database): VehicleRepo {
   const bySubscription = db.prepare<[string], VehicleRow>(
     'SELECT * FROM vehicles WHERE subscription_id = ? ORDER BY created_at, vin',
   );
+  const firstOfSubscription = db.prepare<[string, number], VehicleRow>(
+    'SELECT * FROM vehicles WHERE subscription_id = ? ORDER BY created_at, vin LIMIT ?',
+  );
+  const nextOfSubscription = db.prepare<[string, string, string, number], VehicleRow>(
+    'SELECT * FROM vehicles WHERE subscription_id = ? AND (created_at, vin) > (?, ?) ORDER BY created_at, vin LIMIT ?',
+  );
+  const firstActivated = db.prepare<[string, number], VehicleRow>(
+    "SELECT * FROM vehicles WHERE status = 'ACTIVATED' AND manufacturer = ? ORDER BY vin, subscription_id LIMIT ?",
+  );
+  const nextActivated = db.prepare<[string, string, string, number], VehicleRow>(
+    "SELECT * FROM vehicles WHERE status = 'ACTIVATED' AND manufacturer = ? AND (vin, subscription_id) > (?, ?) ORDER BY vin, subscription_id LIMIT ?",
+  );
+  /** limit + 1 rows read: the page, and whether another follows (then its cursor). */
+  const page = (rows: VehicleRow[], limit: number, cursorOf: (last: VehicleActivation) => string): VehiclePage => {
+    const items = rows.slice(0, limit).map(toVehicle);
+    const last = items.at(-1);
+    return { items, nextCursor: rows.length > limit && last ? cursorOf(last) : null };
+  };
   const byVin = db.prepare<[string], VehicleRow>('SELECT * FROM vehicles WHERE vin = ? ORDER BY created_at, subscription_id');
   // One statement: the status check and the update are atomic, so of two racing processes only
   // one sees its `from` status and wins; the other gets no row back.
@@ -77,6 +105,20 @@ export function createSqliteVehicleRepo(db: Database.Database): VehicleRepo {
     },
     async listBySubscription(subscriptionId) {
       return bySubscription.all(subscriptionId).map(toVehicle);
+    },
+    async pageBySubscription(subscriptionId, limit, cursor) {
+      checkVehicleLimit(limit);
+      const after = cursor === undefined ? undefined : decodeSubscriptionVehicleCursor(cursor);
+      const rows = after
+        ? nextOfSubscription.all(subscriptionId, after.createdAt, after.vin, limit + 1)
+        : firstOfSubscription.all(subscriptionId, limit + 1);
+      return page(rows, limit, (last) => encodeSubscriptionVehicleCursor(last.createdAt, last.vin));
+    },
+    async pageActivated(manufacturer, limit, cursor) {
+      checkVehicleLimit(limit);
+      const after = cursor === undefined ? undefined : decodeActivatedVehicleCursor(cursor);
+      const rows = after ? nextActivated.all(manufacturer, after.vin, after.subscriptionId, limit + 1) : firstActivated.all(manufacturer, limit + 1);
+      return page(rows, limit, (last) => encodeActivatedVehicleCursor(last.vin, last.subscriptionId));
     },
     async listByVin(vin) {
       return byVin.all(vin).map(toVehicle);

@@ -8,7 +8,7 @@
 export const AUTH_HEADERS = '-H "x-api-key: $CVD_API_KEY" -H "X-Subscription-Id: $CVD_SUBSCRIPTION_ID"';
 export const JSON_HEADER = "-H 'content-type: application/json'";
 
-/** Items worth asking for first, when the subscription has them; crashseverity changes with the sandbox crash. */
+/** Items worth asking for first, when the subscription has them; crashseverity changes with the fleet's own crashes. */
 const SHOWCASE_ITEMS = ['mileage', 'fuellevel', 'geolocation', 'batteryvoltage', 'sochighlevel', 'crashseverity'];
 
 /** Single-quoted for a POSIX shell. */

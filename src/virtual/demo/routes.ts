@@ -5,6 +5,8 @@ import { renderMessagePage } from '../../consent/pages/message-page.ts';
 import type { RouteOptions } from '../../routes/route-options.ts';
 import type { Services } from '../../services.ts';
 import { ACTIVE_CONSENT_STATES } from '../../consent/states.ts';
+import { suppliedItems } from '../../delivery/capabilities.ts';
+import { VIRTUAL as SANDBOX_MANUFACTURER } from '../sandbox/index.ts';
 import { pullCommand } from './commands.ts';
 
 /**
@@ -36,14 +38,24 @@ export default async function demoRoutes(app: FastifyInstance, opts: RouteOption
 /**
  * Step 3 of the demo block for the consented vehicle (issue 23 item 6): the pull, with the
  * variables step 1 set. Only for an active consent; the id in the URL is the redirect's own.
+ * Only what applies to the vehicle is suggested: the pull asks for items it supplies, step 4
+ * only when it supplies a pushed item of the subscription, step 5 (the sandbox crash) only for
+ * the virtual manufacturer's vehicles while the sandbox runs.
  */
 async function nextCommand(services: Services, consentId: string | undefined): Promise<string[]> {
   const consent = consentId ? await services.store.consents.get(consentId) : null;
   if (!consent?.vin || !ACTIVE_CONSENT_STATES.includes(consent.state)) return [];
   const subscription = await services.store.subscriptions.get(consent.subscriptionId);
+  const items = subscription?.dataItems ?? consent.dataItems;
+  const manufacturer = services.adapters.forVin(consent.vin)?.manifest.id ?? null;
+  const supplied = suppliedItems(services, manufacturer, consent.vin);
+  const own = supplied ? items.filter((i) => supplied.has(i)) : items;
+  const pushes = own.some((i) => services.catalog.get(i)?.deliveryMethod === 'push');
+  const crashes = manufacturer === SANDBOX_MANUFACTURER && services.config.SIMULATOR === 'on' && own.includes('accidentautomatic');
+  const later = pushes ? (crashes ? 'Then step 4 of the block receives its pushes, and step 5 makes it crash.' : 'Then step 4 of the block receives its pushes.') : null;
   return [
     `Next, in the terminal of step 1 of the demo block (it set CVD_URL, CVD_API_KEY and CVD_SUBSCRIPTION_ID), pull the data of ${consent.vin}:`,
-    pullCommand(consent.vin, subscription?.dataItems ?? consent.dataItems),
-    'Then step 4 of the block receives its pushes, and step 5 makes it crash.',
+    pullCommand(consent.vin, own),
+    ...(later ? [later] : []),
   ];
 }

@@ -3,7 +3,7 @@ import { CRASH_ZONES, SANDBOX_EVENTS } from './raw-event.ts';
 
 const rawEvent = {
   type: 'object',
-  description: 'The raw `virtual/v1/<VIN>/event` message published (adapters/virtual/README.md).',
+  description: 'The raw `virtual/v1/<VIN>/event` message the vehicle raised (adapters/virtual/README.md), as the virtual mapping harmonized it.',
   required: ['schema', 'messageId', 'vin', 'occurredAt', 'event'],
   properties: {
     schema: { type: 'string', const: 'virtual.event/1' },
@@ -20,9 +20,10 @@ export const sandboxEventSchema = {
   description:
     'Only where the virtual vehicles run (`SIMULATOR=on`, as in the local try-out; 404 elsewhere), and only for a vehicle of the virtual manufacturer ' +
     'that is ACTIVATED in this subscription and, under the CONSENT legal basis, has an active consent; the event item must be in the subscription. ' +
-    'The vehicle sends the raw event over MQTT like any virtual vehicle, so it is harmonized, stored and pushed to your webhook like a real one, ' +
-    'and the pull answers it (a crash: `crashseverity` and the `crashlocation*` items). Stamped with the service’s clock. ' +
-    'Answers 202 with the message sent; 503 when the MQTT broker did not take it. See docs/sandbox.md.',
+    'The raw event is harmonized by the virtual manufacturer’s mapping like a real one and pushed to this subscription’s webhook only ' +
+    '(a crash: `accidentautomatic`, and `crashseverity` and the `crashlocation*` items where the webhook watches them). It is not stored as the ' +
+    'vehicle’s data: the pull does not answer it, and no other subscription sees it. Stamped with the service’s clock. ' +
+    'Answers 202 with the raw message and the harmonized items; 503 when push could not take it. See docs/sandbox.md.',
   tags: ['sandbox'],
   security: consumerSecurity,
   params: { type: 'object', required: ['vin'], properties: { vin: { type: 'string', minLength: 1, maxLength: 64 } } },
@@ -42,8 +43,18 @@ export const sandboxEventSchema = {
   response: {
     202: {
       type: 'object',
-      required: ['vin', 'type', 'topic', 'message'],
-      properties: { vin: { type: 'string' }, type: { type: 'string' }, topic: { type: 'string' }, message: rawEvent },
+      required: ['vin', 'type', 'topic', 'message', 'items'],
+      properties: {
+        vin: { type: 'string' },
+        type: { type: 'string' },
+        topic: { type: 'string', description: 'The topic a virtual vehicle sends such an event on.' },
+        message: rawEvent,
+        items: {
+          type: 'array',
+          description: 'The harmonized items, as this subscription’s webhook receives them.',
+          items: { type: 'object', required: ['item', 'payload'], properties: { item: { type: 'string' }, payload: { type: 'object', additionalProperties: true } } },
+        },
+      },
     },
     ...errorResponses(400, 401, 403, 404, 409, 429, 503),
   },

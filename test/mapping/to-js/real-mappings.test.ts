@@ -4,6 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { eventsBetween } from '../../../simulator/src/events.ts';
 import { sample } from '../../../simulator/src/sample.ts';
 import { allVehicles } from '../../simulator/fixtures.ts';
+import jsonata from 'jsonata';
+import { compileMappingSource, DEFAULT_LIMITS } from '../../../src/mapping/compile.ts';
+import { depthBound } from '../../../src/mapping/to-js/analysis.ts';
+import type { AstNode } from '../../../src/mapping/to-js/ast.ts';
 import { BINDINGS, caseInput, engines, mappingFiles, mappingOf, MAPPINGS_DIR, outcome, type Engines } from './engines.ts';
 
 /*
@@ -55,6 +59,40 @@ describe('every adapter fixture', () => {
     const input = JSON.parse(readFileSync(join(adapters, adapter, 'fixtures', f), 'utf8'));
     await expectSame(e, input, f);
     expect(() => e.run(input, { ...BINDINGS })).not.toThrow();
+  });
+});
+
+describe('MAPPING_MAX_DEPTH means the same in both engines', () => {
+  // JSONata's count for virtual/telemetry.jsonata reaches 135 on its cases: with a limit of 31
+  // to 134 the compiled code once stored what the interpreter quarantined (D1011).
+  const files = [...byFile.values()];
+  it.each(files.map((m) => [`${m.manufacturer}/${m.name}`, m] as const))('%s: every case alike at every limit', async (_n, m) => {
+    const inputs = cases
+      .filter(([, manufacturer, c]) => manufacturer === m.manufacturer && mappingOf(manufacturer, c.messageType) === m.file)
+      .map(([, manufacturer, c]) => caseInput(manufacturer, c))
+      .filter((i) => i !== undefined);
+    const bound = depthBound(jsonata(m.source).ast() as AstNode);
+    for (const maxDepth of [16, 31, 66, 100, 134, 135, 200, bound - 1, bound]) {
+      const limits = { ...DEFAULT_LIMITS, timeoutMs: 10_000, maxDepth };
+      const compiled = compileMappingSource(m.file, m.source, limits);
+      const interpreted = compileMappingSource(m.file, m.source, limits, { compiler: false });
+      expect(compiled.engine, `limit ${maxDepth}, bound ${bound}`).toBe(maxDepth >= bound ? 'compiled' : 'interpreted');
+      for (const input of inputs) {
+        expect(await outcome(compiled, structuredClone(input)), `limit ${maxDepth}`).toEqual(await outcome(interpreted, structuredClone(input)));
+      }
+    }
+  });
+
+  it('the bound is above what each mapping needs, and within the default limit', async () => {
+    for (const m of files) {
+      const bound = depthBound(jsonata(m.source).ast() as AstNode);
+      expect(bound, m.name).toBeLessThanOrEqual(DEFAULT_LIMITS.maxDepth);
+      const inputs = cases
+        .filter(([, manufacturer, c]) => manufacturer === m.manufacturer && mappingOf(manufacturer, c.messageType) === m.file)
+        .map(([, manufacturer, c]) => caseInput(manufacturer, c));
+      const atBound = compileMappingSource(m.file, m.source, { ...DEFAULT_LIMITS, timeoutMs: 10_000, maxDepth: bound }, { compiler: false });
+      for (const input of inputs) expect(await outcome(atBound, structuredClone(input))).not.toMatchObject({ error: { code: 'D1011' } });
+    }
   });
 });
 

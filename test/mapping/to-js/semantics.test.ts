@@ -1,6 +1,8 @@
 import jsonata from 'jsonata';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { compileMappingSource, DEFAULT_LIMITS, type MappingLimits } from '../../../src/mapping/compile.ts';
+import { compileMappingSource, DEFAULT_LIMITS, INSTALLED_JSONATA, PORTED_JSONATA, type MappingLimits } from '../../../src/mapping/compile.ts';
 import { Bail } from '../../../src/mapping/to-js/bail.ts';
 import { translateMapping } from '../../../src/mapping/to-js/compile-to-js.ts';
 import { BINDINGS, canonical, outcome } from './engines.ts';
@@ -156,10 +158,80 @@ describe('the limits keep their meaning', () => {
     expect(await outcome(compileMappingSource('t.jsonata', 'a.b', limits), input)).toMatchObject({ error: { code: 'D2015' } });
   });
 
+  it('a compiled run stops at MAPPING_TIMEOUT_MS with JSONata\'s timeout error, however long its loops would take', async () => {
+    // Four nested paths over 400 items: 400⁴ steps, minutes of work (43 s once, checked only after the run).
+    const expr = '$count(a.($count($$.a.($count($$.a.($count($$.a)))))))';
+    const limits = { ...LIMITS, timeoutMs: 200 };
+    const m = compileMappingSource('t.jsonata', expr, limits);
+    expect(m.engine).toBe('compiled');
+    const started = performance.now();
+    expect(await outcome(m, { a: Array.from({ length: 400 }, (_, i) => i) })).toMatchObject({ error: { code: 'D1012' } });
+    // Bounded by the limit (plus the slack of a loaded machine), not by the work.
+    expect(performance.now() - started).toBeLessThan(200 + 1500);
+  });
+
   it('a mapping nested deeper than MAPPING_MAX_DEPTH allows runs interpreted, and says why', () => {
     const m = compileMappingSource('t.jsonata', '{ "a": { "b": { "c": [1, [2, [3]]] } } }', { ...LIMITS, maxDepth: 6 });
     expect(m.engine).toBe('interpreted');
     expect(m.interpretedBecause).toMatch(/MAPPING_MAX_DEPTH \(6\)/);
+  });
+});
+
+describe('a := among the items of a constructor', () => {
+  // The interpreter evaluates the items at the same time, so the second item does not see the
+  // first's binding; in-order code would (it once gave [5, 5] where JSONata gives [5]).
+  it.each([
+    ['[$x := a, $x]', { a: 5 }],
+    ['{ "k": $x := a, "l": $x }', { a: 5 }],
+    ['[[$x := a], $x]', { a: 5 }],
+    ['[$f($x := a), $x]', { a: 5 }],
+    ['( $y := [$x := a, $x]; [$x, $y] )', { a: 5 }],
+  ] as const)('%s runs interpreted, with the interpreter\'s result', async (expr, input) => {
+    const m = compileMappingSource('t.jsonata', expr, LIMITS);
+    expect(m.engine).toBe('interpreted');
+    expect(m.interpretedBecause).toMatch(/:= inside an array or object constructor/);
+    expect(await outcome(m, input)).toEqual(await interpreted(expr, input));
+  });
+
+  it.each(['[($x := a), $x]', '{ "k": ($x := a; $x + 1), "l": $x }', '( $x := a; [$x, $x] )'])(
+    '%s (the binding in parentheses, or before the constructor) compiles',
+    (expr) => expectCompiled(expr, { a: 5 }),
+  );
+});
+
+describe('a call at the end of a function, which JSONata rewrites as a tail call', () => {
+  it.each([
+    '( $f := function($v) { $v ? $isoTime($v) }; [$f(t), $f(missing)] )',
+    '( $f := function($v) { $v ? $isoTime($v) : $string($v) }; [$f(t), $f(0)] )',
+    '( $f := function($v) { ( $w := $v * 1000; $isoTime($w) ) }; $f(t) )',
+    '( $f := function($v) { $v ? ( $w := $v; $exists($w) ? $isoTime($w) ) }; $f(t) )',
+    '( $f := function($v) { $v ? $keys($v) }; [$f(o), $f(missing)] )',
+    '( $f := function($v) { $v ? $lookup(o, $v) }; $f("p") )',
+  ])('%s compiles, with the interpreter\'s result', async (expr) => {
+    const input = { t: 1764030600, o: { p: [1], q: 2 } };
+    expect(compileMappingSource('t.jsonata', expr, LIMITS).engine).toBe('compiled');
+    await expectCompiled(expr, input);
+  });
+
+  it('under a filter of its condition, runs interpreted and says so (not that it is a :=)', async () => {
+    const expr = '( $f := function($v) { ($v ? $keys($v))[0] }; $f(o) )';
+    const m = compileMappingSource('t.jsonata', expr, LIMITS);
+    expect(m.engine).toBe('interpreted');
+    expect(m.interpretedBecause).toMatch(/tail call/);
+    expect(await outcome(m, { o: { p: 1 } })).toEqual(await interpreted(expr, { o: { p: 1 } }));
+  });
+});
+
+describe('the jsonata version the compiled code is a port of', () => {
+  it('is the one package.json pins exactly, and the one installed', () => {
+    const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', '..', 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    expect(pkg.dependencies.jsonata).toBe(PORTED_JSONATA);
+    expect(INSTALLED_JSONATA).toBe(PORTED_JSONATA);
+  });
+
+  it('another one installed: every mapping runs interpreted, and says why', () => {
+    const m = compileMappingSource('t.jsonata', 's', LIMITS, { compiler: true, jsonataVersion: '2.3.0' });
+    expect(m).toMatchObject({ engine: 'interpreted', interpretedBecause: expect.stringMatching(/jsonata 2\.3\.0 is installed.*port of jsonata 2\.2\.2/) });
   });
 });
 

@@ -117,6 +117,19 @@ const suite: ConformanceSuite = (open) => {
       expect(ids(await store.deliveries.list({ subscriptionId: 'sub-1', kinds: [], limit: 100 }))).toEqual([]);
     });
 
+    it('keeps each webhook endpoint’s delivery log apart; the default endpoint’s rows carry no endpointId', async () => {
+      await store.deliveries.insertIfAbsent(delivery('tx-d1', { createdAt: '2026-03-01T10:00:00.000Z' }));
+      await store.deliveries.insertIfAbsent(delivery('tx-a1', { createdAt: '2026-03-01T11:00:00.000Z', endpointId: 'alerts' }));
+      await store.deliveries.insertIfAbsent(delivery('tx-a2', { createdAt: '2026-03-01T12:00:00.000Z', endpointId: 'alerts', status: 'DEAD' }));
+      const ids = (rs: DeliveryRecord[]) => rs.map((r) => r.transactionId);
+      expect(ids(await store.deliveries.list({ subscriptionId: 'sub-1', limit: 100 }))).toEqual(['tx-a2', 'tx-a1', 'tx-d1']);
+      expect(ids(await store.deliveries.list({ subscriptionId: 'sub-1', endpointId: 'alerts', limit: 100 }))).toEqual(['tx-a2', 'tx-a1']);
+      expect(ids(await store.deliveries.list({ subscriptionId: 'sub-1', endpointId: 'alerts', status: 'DEAD', limit: 100 }))).toEqual(['tx-a2']);
+      expect(ids(await store.deliveries.list({ subscriptionId: 'sub-1', endpointId: 'default', limit: 100 }))).toEqual(['tx-d1']);
+      expect(await store.deliveries.get('tx-d1')).toEqual(delivery('tx-d1', { createdAt: '2026-03-01T10:00:00.000Z' }));
+      expect((await store.deliveries.get('tx-a1'))?.endpointId).toBe('alerts');
+    });
+
     it('erases every delivery of a VIN and nothing else', async () => {
       await store.deliveries.insertIfAbsent(delivery('tx-1'));
       await store.deliveries.insertIfAbsent(delivery('tx-2', { subscriptionId: 'sub-2' }));

@@ -16,6 +16,7 @@ const entry = (id: string, s: number, over: Partial<QuarantinedMessage> = {}): Q
   topic: `virtual/v1/${VIN}/telemetry`,
   raw: `{"vin":"${VIN}"}`,
   rawEncoding: 'utf8',
+  rawTruncated: false,
   receivedAt: at(s),
   quarantinedAt: at(s),
   lastFailedAt: at(s),
@@ -42,6 +43,28 @@ const suite: ConformanceSuite = (open: StoreFactory) => {
       expect(await q.count()).toBe(1);
     });
 
+    it('keeps whether the raw message was cut', async () => {
+      const q = ctx.store.quarantine;
+      await q.put(entry('cut', 1, { raw: 'x'.repeat(10), rawTruncated: true }));
+      await q.put(entry('whole', 2));
+      expect((await q.get(['cut', 'whole'])).map((e) => [e.id, e.rawTruncated]).sort()).toEqual([['cut', true], ['whole', false]]);
+    });
+
+    it('ends a page at maxBytes of raw messages (never before its first entry), losing nothing', async () => {
+      const q = ctx.store.quarantine;
+      for (let i = 0; i < 5; i++) await q.put(entry(`m${i}`, i, { raw: String(i).repeat(i === 3 ? 5000 : 1000) }));
+      const pages: string[][] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await q.list({}, 100, cursor, { maxBytes: 2500 });
+        pages.push(page.items.map((m) => m.id));
+        cursor = page.nextCursor ?? undefined;
+      } while (cursor);
+      // m3 alone is over the budget: it still comes, alone.
+      expect(pages).toEqual([['m4'], ['m3'], ['m2', 'm1'], ['m0']]);
+      expect((await q.list({}, 100)).items).toHaveLength(5);
+    });
+
     it('counts a second failure once, and ignores the same report redelivered', async () => {
       const q = ctx.store.quarantine;
       await q.put(entry('q1', 1));
@@ -51,6 +74,18 @@ const suite: ConformanceSuite = (open: StoreFactory) => {
       const [again] = await q.get(['q1']);
       expect(again).toMatchObject({ failures: 2, code: 'MAPPING_FAILED', reason: 'new reason', mappingVersion: 'v2', quarantinedAt: at(1), lastFailedAt: at(60) });
       expect(await q.count()).toBe(1);
+    });
+
+    it('keeps the items that alone failed of a message, and drops them when the whole message fails later', async () => {
+      const q = ctx.store.quarantine;
+      await q.put(entry('p1', 1, { failedItems: ['vehicleheading', 'fuellevel'] }));
+      expect((await q.get(['p1']))[0]?.failedItems).toEqual(['vehicleheading', 'fuellevel']);
+      await q.put(entry('p1', 1, { lastFailedAt: at(30), failedItems: ['fuellevel'] }));
+      expect((await q.get(['p1']))[0]).toMatchObject({ failures: 2, failedItems: ['fuellevel'] });
+      await q.put(entry('p1', 1, { lastFailedAt: at(60), code: 'MAPPING_FAILED' }));
+      const [whole] = await q.get(['p1']);
+      expect(whole?.failures).toBe(3);
+      expect(whole).not.toHaveProperty('failedItems');
     });
 
     it('lists newest failure first, with filters and a cursor that loses nothing', async () => {
@@ -111,6 +146,17 @@ const suite: ConformanceSuite = (open: StoreFactory) => {
       await q.put(entry('retried', 2, { lastFailedAt: at(200) }));
       expect(await q.deleteOlderThan(at(50))).toBe(1);
       expect((await q.list({}, 10)).items.map((m) => m.id).sort()).toEqual(['new', 'retried']);
+    });
+
+    it('lists one vehicle\'s messages, newest failure first', async () => {
+      const q = ctx.store.quarantine;
+      await q.put(entry('mine-old', 1));
+      await q.put(entry('theirs', 2, { vin: 'V1RTUALV1N0000002' }));
+      await q.put(entry('no-vin', 3, { vin: null }));
+      await q.put(entry('mine-new', 4, { manufacturer: 'borealis', code: 'MAPPING_FAILED' }));
+      expect((await q.list({ vin: VIN }, 10)).items.map((m) => m.id)).toEqual(['mine-new', 'mine-old']);
+      expect((await q.list({ vin: VIN, code: 'MAPPING_FAILED' }, 10)).items.map((m) => m.id)).toEqual(['mine-new']);
+      expect((await q.list({ vin: 'V1RTUALV1N0000009' }, 10)).items).toEqual([]);
     });
 
     it('erases by VIN, including entries whose VIN was unknown but whose raw text holds it', async () => {

@@ -128,6 +128,70 @@ const suite: ConformanceSuite = (open: StoreFactory) => {
       expect(await vehicles.deleteBySubscriptionAndVin('s-1', VIN)).toBe(0);
     });
 
+    it('pages a subscription in listBySubscription order, bounded, each row once, across rows added meanwhile', async () => {
+      const { vehicles } = ctx.store;
+      const vin = (i: number) => `WVWZZZ1JZXW${String(i).padStart(6, '0')}`;
+      // Two rows share a createdAt: the VIN breaks the tie, so the keyset position stays exact.
+      for (let i = 0; i < 7; i++) await vehicles.upsert(vehicle({ vin: vin(i), createdAt: i < 2 ? T0 : `2024-05-01T10:00:0${i}.000Z` }));
+      await vehicles.upsert(vehicle({ subscriptionId: 's-2', vin: vin(99) }));
+      const first = await vehicles.pageBySubscription('s-1', 3);
+      expect(first.items.map((v) => v.vin)).toEqual([vin(0), vin(1), vin(2)]);
+      expect(first.items[0]).toEqual(vehicle({ vin: vin(0) }));
+      // A row added behind the cursor after the first page is not read; one ahead of it is.
+      await vehicles.upsert(vehicle({ vin: vin(50), createdAt: '2023-01-01T00:00:00.000Z' }));
+      await vehicles.upsert(vehicle({ vin: vin(51), createdAt: '2025-01-01T00:00:00.000Z' }));
+      const second = await vehicles.pageBySubscription('s-1', 3, first.nextCursor!);
+      expect(second.items.map((v) => v.vin)).toEqual([vin(3), vin(4), vin(5)]);
+      const third = await vehicles.pageBySubscription('s-1', 3, second.nextCursor!);
+      expect(third.items.map((v) => v.vin)).toEqual([vin(6), vin(51)]);
+      expect(third.nextCursor).toBeNull();
+      // Exactly a page's worth left: no empty page after it.
+      const exact = await vehicles.pageBySubscription('s-1', 2, second.nextCursor!);
+      expect(exact).toEqual({ items: third.items, nextCursor: null });
+      expect(await vehicles.pageBySubscription('s-none', 10)).toEqual({ items: [], nextCursor: null });
+      expect((await vehicles.pageBySubscription('s-1', 1000)).items.map((v) => v.vin)).toEqual((await vehicles.listBySubscription('s-1')).map((v) => v.vin));
+    });
+
+    it('refuses a page size outside 1..1000 and a cursor it never made', async () => {
+      const { vehicles } = ctx.store;
+      await expect(vehicles.pageBySubscription('s-1', 0)).rejects.toThrow(RangeError);
+      await expect(vehicles.pageBySubscription('s-1', 1001)).rejects.toThrow(RangeError);
+      await expect(vehicles.pageBySubscription('s-1', 10, 'bm90LWEtY3Vyc29y')).rejects.toThrow(RangeError);
+      await expect(vehicles.pageActivated('virtual', 10, 'bm90LWEtY3Vyc29y')).rejects.toThrow(RangeError);
+      // One kind's cursor is not the other's.
+      await vehicles.upsert(vehicle());
+      await vehicles.upsert(vehicle({ vin: 'WVWZZZ1JZXW000002' }));
+      const { nextCursor } = await vehicles.pageBySubscription('s-1', 1);
+      await expect(vehicles.pageActivated('virtual', 10, nextCursor!)).rejects.toThrow(RangeError);
+    });
+
+    it('pages the activated vehicles of one manufacturer across subscriptions, a VIN\'s rows next to each other', async () => {
+      const { vehicles } = ctx.store;
+      const vin = (i: number) => `WVWZZZ1JZXW${String(i).padStart(6, '0')}`;
+      await vehicles.upsert(vehicle({ subscriptionId: 's-2', vin: vin(2), status: 'ACTIVATED' }));
+      await vehicles.upsert(vehicle({ subscriptionId: 's-1', vin: vin(2), status: 'ACTIVATED' }));
+      await vehicles.upsert(vehicle({ subscriptionId: 's-1', vin: vin(1), status: 'ACTIVATED' }));
+      await vehicles.upsert(vehicle({ subscriptionId: 's-3', vin: vin(3), status: 'ACTIVATED' }));
+      // Not listed: another status, another manufacturer, no manufacturer.
+      await vehicles.upsert(vehicle({ subscriptionId: 's-1', vin: vin(4), status: 'PENDING_ACTIVATION' }));
+      await vehicles.upsert(vehicle({ subscriptionId: 's-1', vin: vin(5), status: 'ACTIVATED', manufacturer: 'borealis' }));
+      await vehicles.upsert(vehicle({ subscriptionId: 's-1', vin: vin(6), status: 'ACTIVATED', manufacturer: null }));
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      let pages = 0;
+      do {
+        const page = await vehicles.pageActivated('virtual', 2, cursor);
+        expect(page.items.length).toBeLessThanOrEqual(2);
+        seen.push(...page.items.map((v) => `${v.vin}/${v.subscriptionId}`));
+        cursor = page.nextCursor ?? undefined;
+        pages++;
+      } while (cursor);
+      expect(seen).toEqual([`${vin(1)}/s-1`, `${vin(2)}/s-1`, `${vin(2)}/s-2`, `${vin(3)}/s-3`]);
+      expect(pages).toBe(2);
+      expect((await vehicles.pageActivated('borealis', 10)).items.map((v) => v.vin)).toEqual([vin(5)]);
+      expect(await vehicles.pageActivated('kestrel', 10)).toEqual({ items: [], nextCursor: null });
+    });
+
     it('has a unique index on (subscription id, vin)', async () => {
       await ctx.store.vehicles.listByVin(VIN);
       expect(hasUnique(await ctx.uniqueIndexes(), 'vehicles', ['subscription_id', 'vin'])).toBe(true);

@@ -84,6 +84,37 @@ const suite: ConformanceSuite = (open) => {
       expect((await store.webhooks.get('sub-1'))?.status).toBe('ENABLED');
       expect(await store.webhooks.disable('missing', 'x', T0)).toBe(false);
     });
+
+    it('keeps several endpoints per subscription apart, each with its own secret, filter and state; the default one as before', async () => {
+      const alerts = webhook('sub-1', { endpointId: 'alerts', url: 'https://alerts.example.com/', events: ['accidentautomatic'], secrets: [{ sealed: 'v1.sealed-b', createdAt: T0, expiresAt: null }] });
+      const archive = webhook('sub-1', { endpointId: 'archive', items: ['mileage'], minIntervalSeconds: 600 });
+      await store.webhooks.put(archive);
+      await store.webhooks.put(alerts);
+      await store.webhooks.put(webhook('sub-1'));
+      await store.webhooks.put(webhook('sub-2', { endpointId: 'alerts' }));
+      expect(await store.webhooks.get('sub-1')).toEqual(webhook('sub-1'));
+      expect(await store.webhooks.get('sub-1', 'default')).toEqual(webhook('sub-1'));
+      expect(await store.webhooks.get('sub-1', 'alerts')).toEqual(alerts);
+      expect(await store.webhooks.get('sub-1', 'nope')).toBeNull();
+      expect((await store.webhooks.list('sub-1')).map((w) => w.endpointId ?? 'default')).toEqual(['default', 'alerts', 'archive']);
+      expect(await store.webhooks.list('sub-3')).toEqual([]);
+      expect(await store.webhooks.listWatching()).toEqual([{ subscriptionId: 'sub-1', endpointId: 'archive', items: ['mileage'], minIntervalSeconds: 600 }]);
+
+      // Failures, disabling and secrets of one endpoint leave the others alone.
+      expect(await store.webhooks.recordFailure('sub-1', '2026-03-01T11:00:00.000Z', 'alerts')).toBe('2026-03-01T11:00:00.000Z');
+      expect(await store.webhooks.disable('sub-1', 'gone', '2026-03-01T12:00:00.000Z', 'alerts')).toBe(true);
+      expect(await store.webhooks.setSecrets('sub-1', [{ sealed: 'v1.sealed-c', createdAt: T0, expiresAt: null }], T0, 'archive')).toBe(true);
+      expect(await store.webhooks.get('sub-1')).toEqual(webhook('sub-1'));
+      expect(await store.webhooks.get('sub-2', 'alerts')).toMatchObject({ status: 'ENABLED', failingSince: null });
+      expect((await store.webhooks.get('sub-1', 'archive'))?.secrets[0]?.sealed).toBe('v1.sealed-c');
+      await store.webhooks.recordSuccess('sub-1', 'alerts');
+      expect(await store.webhooks.get('sub-1', 'alerts')).toMatchObject({ status: 'DISABLED', failingSince: null, events: ['accidentautomatic'] });
+
+      expect(await store.webhooks.delete('sub-1', 'alerts')).toBe(true);
+      expect(await store.webhooks.delete('sub-1', 'alerts')).toBe(false);
+      expect((await store.webhooks.list('sub-1')).map((w) => w.endpointId ?? 'default')).toEqual(['default', 'archive']);
+      expect(await store.webhooks.get('sub-2', 'alerts')).not.toBeNull();
+    });
   });
 };
 

@@ -267,7 +267,7 @@ export interface paths {
         put?: never;
         /**
          * Send quarantined messages through the pipeline again (after a mapping fix)
-         * @description By `ids`, or by `filter` (up to `limit`, newest first). Messages that now harmonize are stored and leave quarantine; those that fail again stay, with the new reason. 202 once they are queued.
+         * @description By `ids`, or by `filter` (up to `limit`, newest first). Messages that now harmonize are stored and leave quarantine; those that fail again stay, with the new reason. 202 once they are queued. Entries kept cut (`rawTruncated`) are skipped: their end is gone.
          */
         post: operations["reprocessQuarantine"];
         delete?: never;
@@ -661,7 +661,7 @@ export interface paths {
         };
         /**
          * The subscription’s deliveries, newest first
-         * @description Filter by status and by creation time: since (inclusive) and until (exclusive), ISO 8601. limit 1–1000, default 100.
+         * @description Filter by endpoint, status and creation time: since (inclusive) and until (exclusive), ISO 8601. limit 1–1000, default 100.
          */
         get: operations["listDeliveries"];
         put?: never;
@@ -763,9 +763,157 @@ export interface paths {
         put?: never;
         /**
          * Make a virtual vehicle raise an event now (sandbox)
-         * @description Only where the virtual vehicles run (`SIMULATOR=on`, as in the local try-out; 404 elsewhere), and only for a vehicle of the virtual manufacturer that is ACTIVATED in this subscription and, under the CONSENT legal basis, has an active consent; the event item must be in the subscription. The vehicle sends the raw event over MQTT like any virtual vehicle, so it is harmonized, stored and pushed to your webhook like a real one, and the pull answers it (a crash: `crashseverity` and the `crashlocation*` items). Stamped with the service’s clock. Answers 202 with the message sent; 503 when the MQTT broker did not take it. See docs/sandbox.md.
+         * @description Only where the virtual vehicles run (`SIMULATOR=on`, as in the local try-out; 404 elsewhere), and only for a vehicle of the virtual manufacturer that is ACTIVATED in this subscription and, under the CONSENT legal basis, has an active consent; the event item must be in the subscription. The raw event is harmonized by the virtual manufacturer’s mapping like a real one and pushed to this subscription’s webhook only (a crash: `accidentautomatic`, and `crashseverity` and the `crashlocation*` items where the webhook watches them). It is not stored as the vehicle’s data: the pull does not answer it, and no other subscription sees it. Stamped with the service’s clock. Answers 202 with the raw message and the harmonized items; 503 when push could not take it. See docs/sandbox.md.
          */
         post: operations["raiseSandboxEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/catalog/v1/manufacturers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the connected manufacturers and the catalog items each supplies
+         * @description Public, no key. Every connected manufacturer with its VIN prefixes and the catalog items it supplies; a vehicle may supply fewer (GET /management/v1/vehicles/{vin}/capabilities).
+         */
+        get: operations["listManufacturers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/catalog/v1/manufacturers/{manufacturer}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One connected manufacturer and the catalog items it supplies
+         * @description Public, no key. 404 for an id no connected manufacturer has.
+         */
+        get: operations["getManufacturer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management/v1/vehicles/{vin}/capabilities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Which of the subscription’s data items one vehicle supplies, and which it has sent
+         * @description For each data item of the subscription: `supplied`, whether the vehicle can send it at all (its manufacturer supplies the item, and says this vehicle has it: a combustion car has no `sochighlevel`); delivery answers an item that is not supplied with `CAR.VE.910`, one that is supplied but has no data yet with `CAR.VE.908`. What the vehicle has, `received` and `lastTimestamp` follow the rules of delivery: only for an ACTIVATED vehicle with an active consent; otherwise `supplied` is what the manufacturer supplies in general, and `receivedUnknown` says why, with the vehicle-level code delivery would answer. 404 for a VIN that is not in the subscription. GET /catalog/v1/manufacturers lists what each manufacturer supplies, before any vehicle is activated.
+         */
+        get: operations["getVehicleCapabilities"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/push/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every webhook endpoint of the subscription, without secrets
+         * @description The default endpoint (the one of /push/v1/webhook) first, then by endpointId.
+         */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/push/v1/webhooks/{endpointId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One webhook endpoint, without its secret
+         * @description Its url, event filter, update items, notices and status (ENABLED, or DISABLED and why); 404 for an endpoint the subscription does not have.
+         */
+        get: operations["getWebhookEndpoint"];
+        /**
+         * Register or replace one of the subscription’s webhook endpoints
+         * @description A subscription may have up to 10 endpoints, each with its own url, signing secret (shown only in this answer), event filter (`events`), update items, notices and delivery log. `default` is the endpoint of /push/v1/webhook. Replacing an endpoint keeps its secret and re-enables it; deliveries still pending for it go to the new url, and the answer says how many.
+         */
+        put: operations["putWebhookEndpoint"];
+        post?: never;
+        /**
+         * Remove one webhook endpoint
+         * @description Its deliveries still queued are dropped; the other endpoints are untouched.
+         */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/push/v1/webhooks/{endpointId}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate one webhook endpoint’s signing secret
+         * @description As POST /push/v1/webhook/rotate-secret, for this endpoint.
+         */
+        post: operations["rotateWebhookEndpointSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/push/v1/webhooks/{endpointId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a signed test event to one webhook endpoint now
+         * @description As POST /push/v1/webhook/test, to this endpoint, signed with its secret. The limit per minute is the subscription’s, shared by its endpoints.
+         */
+        post: operations["sendWebhookEndpointTestEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2282,12 +2430,12 @@ export interface operations {
             query?: {
                 /** @example borealis */
                 manufacturer?: string;
-                code?: "DECODE_FAILED" | "UNKNOWN_MESSAGE_TYPE" | "MAPPING_FAILED" | "MAPPING_LIMIT" | "OUTPUT_INVALID" | "VIN_INVALID" | "VIN_NOT_CLAIMED" | "VIN_MISMATCH" | "SCHEMA_VIOLATION" | "TIME_IN_FUTURE";
+                code?: "DECODE_FAILED" | "UNKNOWN_MESSAGE_TYPE" | "MAPPING_FAILED" | "MAPPING_LIMIT" | "OUTPUT_INVALID" | "VIN_INVALID" | "VIN_NOT_CLAIMED" | "VIN_MISMATCH" | "SCHEMA_VIOLATION" | "TIME_IN_FUTURE" | "POLL_PAGE_INVALID";
                 /** @description Last failure at or after. */
                 since?: string;
                 /** @description Last failure before. */
                 until?: string;
-                /** @description Page size, 1 to 1000 (default 100). */
+                /** @description Page size, 1 to 1000 (default 100). A page also ends once its raw messages add up to QUARANTINE_PAGE_MAX_BYTES (4 MiB by default; at least one entry): follow `nextCursor`. */
                 limit?: string;
                 cursor?: string;
             };
@@ -2309,7 +2457,7 @@ export interface operations {
                             manufacturer: string;
                             messageType: string;
                             /** @enum {string} */
-                            code: "DECODE_FAILED" | "UNKNOWN_MESSAGE_TYPE" | "MAPPING_FAILED" | "MAPPING_LIMIT" | "OUTPUT_INVALID" | "VIN_INVALID" | "VIN_NOT_CLAIMED" | "VIN_MISMATCH" | "SCHEMA_VIOLATION" | "TIME_IN_FUTURE";
+                            code: "DECODE_FAILED" | "UNKNOWN_MESSAGE_TYPE" | "MAPPING_FAILED" | "MAPPING_LIMIT" | "OUTPUT_INVALID" | "VIN_INVALID" | "VIN_NOT_CLAIMED" | "VIN_MISMATCH" | "SCHEMA_VIOLATION" | "TIME_IN_FUTURE" | "POLL_PAGE_INVALID";
                             reason: string;
                             mappingVersion?: string | null;
                             vin?: string | null;
@@ -2325,6 +2473,10 @@ export interface operations {
                             /** Format: date-time */
                             lastFailedAt: string;
                             failures: number;
+                            /** @description Present when only these items of the message were quarantined and its other items stored (manifest `invalidItems: quarantine-items`): `<item>` of the message, whose raw text is `raw`. Reprocessing sends the whole message again; its stored items are not stored or pushed twice. */
+                            failedItems?: string[];
+                            /** @description The message was longer than QUARANTINE_MAX_RAW_BYTES: `raw` holds its first bytes, and it cannot be reprocessed. */
+                            rawTruncated: boolean;
                         }[];
                         nextCursor: string | null;
                     };
@@ -2431,7 +2583,7 @@ export interface operations {
                         manufacturer: string;
                         messageType: string;
                         /** @enum {string} */
-                        code: "DECODE_FAILED" | "UNKNOWN_MESSAGE_TYPE" | "MAPPING_FAILED" | "MAPPING_LIMIT" | "OUTPUT_INVALID" | "VIN_INVALID" | "VIN_NOT_CLAIMED" | "VIN_MISMATCH" | "SCHEMA_VIOLATION" | "TIME_IN_FUTURE";
+                        code: "DECODE_FAILED" | "UNKNOWN_MESSAGE_TYPE" | "MAPPING_FAILED" | "MAPPING_LIMIT" | "OUTPUT_INVALID" | "VIN_INVALID" | "VIN_NOT_CLAIMED" | "VIN_MISMATCH" | "SCHEMA_VIOLATION" | "TIME_IN_FUTURE" | "POLL_PAGE_INVALID";
                         reason: string;
                         mappingVersion?: string | null;
                         vin?: string | null;
@@ -2447,6 +2599,10 @@ export interface operations {
                         /** Format: date-time */
                         lastFailedAt: string;
                         failures: number;
+                        /** @description Present when only these items of the message were quarantined and its other items stored (manifest `invalidItems: quarantine-items`): `<item>` of the message, whose raw text is `raw`. Reprocessing sends the whole message again; its stored items are not stored or pushed twice. */
+                        failedItems?: string[];
+                        /** @description The message was longer than QUARANTINE_MAX_RAW_BYTES: `raw` holds its first bytes, and it cannot be reprocessed. */
+                        rawTruncated: boolean;
                     };
                 };
             };
@@ -2542,7 +2698,7 @@ export interface operations {
                     filter?: {
                         manufacturer?: string;
                         /** @enum {string} */
-                        code?: "DECODE_FAILED" | "UNKNOWN_MESSAGE_TYPE" | "MAPPING_FAILED" | "MAPPING_LIMIT" | "OUTPUT_INVALID" | "VIN_INVALID" | "VIN_NOT_CLAIMED" | "VIN_MISMATCH" | "SCHEMA_VIOLATION" | "TIME_IN_FUTURE";
+                        code?: "DECODE_FAILED" | "UNKNOWN_MESSAGE_TYPE" | "MAPPING_FAILED" | "MAPPING_LIMIT" | "OUTPUT_INVALID" | "VIN_INVALID" | "VIN_NOT_CLAIMED" | "VIN_MISMATCH" | "SCHEMA_VIOLATION" | "TIME_IN_FUTURE" | "POLL_PAGE_INVALID";
                         /**
                          * Format: date-time
                          * @description Last failure at or after.
@@ -3079,6 +3235,25 @@ export interface operations {
                          * @enum {string}
                          */
                         reasonCode: "CAR.500";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.503` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.503";
                         reasonText: string;
                         /** @description The request path, without the query string. */
                         url: string;
@@ -4012,7 +4187,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 69903ca3-759e-428c-a4fe-092742823bf1 */
+                /** @example 3addbc9e-0de7-4fb8-a615-42d824d23bc6 */
                 consentId: string;
             };
             cookie?: never;
@@ -4258,14 +4433,19 @@ export interface operations {
     };
     listVehicles: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page size, 1 to 1000 (default 100). Given (or with `cursor`), the answer is a page `{items, nextCursor}`. */
+                limit?: string;
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Without `limit` and `cursor`: an array of the first 1000 vehicles, as before paging existed, with a `Link: <...>; rel="next"` header when more follow. With either: a page `{items, nextCursor}`, like the other lists. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4279,7 +4459,19 @@ export interface operations {
                         manufacturer: string | null;
                         /** Format: date-time */
                         updatedAt: string;
-                    }[];
+                    }[] | {
+                        items: {
+                            vin: string;
+                            /** @enum {string} */
+                            status: "PENDING_ACTIVATION" | "ACTIVATED" | "INCAPABLE" | "PENDING_DEACTIVATION" | "DEACTIVATED";
+                            /** @description Adapter id of the manufacturer, null when no adapter claims the VIN. */
+                            manufacturer: string | null;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                        /** @description Pass it back as `cursor` for the next page; null on the last. */
+                        nextCursor: string | null;
+                    };
                 };
             };
             /** @description The error body of every failed request. */
@@ -5233,6 +5425,8 @@ export interface operations {
                         previousSecretExpiresAt?: string | null;
                         createdAt?: string;
                         updatedAt?: string;
+                        /** @description The event filter, when one was given; absent: every push item of the subscription. */
+                        events?: string[];
                     };
                 };
             };
@@ -5390,6 +5584,8 @@ export interface operations {
                     minIntervalSeconds?: number;
                     /** @description Notices to receive besides data pushes (bodies with `type` instead of `inVehicleResponse`). Default none: only the live service's envelope is sent. Without them, GET /consent/v1/consents shows withdrawals and GET /consent/v1/erasures erasures. See docs/webhooks.md. */
                     notices?: ("vehicle.data_erased" | "consent.revoked")[];
+                    /** @description The event filter: push items (events) of the subscription this endpoint receives. Absent: every one. */
+                    events?: string[];
                 };
             };
         };
@@ -5405,6 +5601,10 @@ export interface operations {
                         signingSecret: string;
                         /** Format: date-time */
                         createdAt: string;
+                        /** @description Only when an endpoint with deliveries still PENDING or RETRYING was replaced: how many (counted up to 1000). They are sent to the new url. */
+                        pendingDeliveries?: number;
+                        /** @description With pendingDeliveries: what happens to them, in words. */
+                        note?: string;
                     };
                 };
             };
@@ -5891,6 +6091,8 @@ export interface operations {
     listDeliveries: {
         parameters: {
             query?: {
+                /** @description Only one endpoint’s delivery log (`default` for the one of /push/v1/webhook). */
+                endpointId?: string;
                 /** @example DELIVERED */
                 status?: string;
                 since?: string;
@@ -5927,6 +6129,8 @@ export interface operations {
                         nextAttemptAt?: string | null;
                         createdAt?: string;
                         updatedAt?: string;
+                        /** @description The webhook endpoint it goes to (`default`: the one of /push/v1/webhook). */
+                        endpointId?: string;
                     }[];
                 };
             };
@@ -6077,6 +6281,8 @@ export interface operations {
                 "application/json": {
                     since: string;
                     until?: string;
+                    /** @description The endpoint whose dead letters to send again; `default` when absent. */
+                    endpointId?: string;
                 };
             };
         };
@@ -6271,7 +6477,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 3addbc9e-0de7-4fb8-a615-42d824d23bc6 */
+                /** @example 7604f90b-a019-40db-ab1d-cd9ee766f919 */
                 transactionId: string;
             };
             cookie?: never;
@@ -6302,6 +6508,8 @@ export interface operations {
                         nextAttemptAt?: string | null;
                         createdAt?: string;
                         updatedAt?: string;
+                        /** @description The webhook endpoint it goes to (`default`: the one of /push/v1/webhook). */
+                        endpointId?: string;
                     };
                 };
             };
@@ -6765,8 +6973,9 @@ export interface operations {
                     "application/json": {
                         vin: string;
                         type: string;
+                        /** @description The topic a virtual vehicle sends such an event on. */
                         topic: string;
-                        /** @description The raw `virtual/v1/<VIN>/event` message published (adapters/virtual/README.md). */
+                        /** @description The raw `virtual/v1/<VIN>/event` message the vehicle raised (adapters/virtual/README.md), as the virtual mapping harmonized it. */
                         message: {
                             /** @enum {string} */
                             schema: "virtual.event/1";
@@ -6781,6 +6990,13 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                         };
+                        /** @description The harmonized items, as this subscription’s webhook receives them. */
+                        items: {
+                            item: string;
+                            payload: {
+                                [key: string]: unknown;
+                            };
+                        }[];
                     };
                 };
             };
@@ -6967,6 +7183,1319 @@ export interface operations {
                          * @enum {string}
                          */
                         reasonCode: "CAR.503";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+        };
+    };
+    listManufacturers: {
+        parameters: {
+            query?: {
+                /** @description A catalog item (technicalName): only the manufacturers that supply it. 400 for a name the catalog does not know. */
+                dataItem?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The manufacturer id that vehicle management answers in `manufacturer`. */
+                        id: string;
+                        /** @description Display name. */
+                        name: string;
+                        /** @description The VIN prefixes (WMI or longer) whose vehicles this manufacturer connects. */
+                        vinPrefixes: string[];
+                        /** @description Catalog items (technicalName) this manufacturer supplies, sorted. A vehicle may supply fewer (a combustion car no `sochighlevel`): GET /management/v1/vehicles/{vin}/capabilities says which. */
+                        dataItems: string[];
+                    }[];
+                };
+            };
+            /** @description The error body of api-contract section 1. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.400` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.400";
+                        reasonText: string;
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description Internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.500` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.500";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+        };
+    };
+    getManufacturer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example virtual */
+                manufacturer: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The manufacturer id that vehicle management answers in `manufacturer`. */
+                        id: string;
+                        /** @description Display name. */
+                        name: string;
+                        /** @description The VIN prefixes (WMI or longer) whose vehicles this manufacturer connects. */
+                        vinPrefixes: string[];
+                        /** @description Catalog items (technicalName) this manufacturer supplies, sorted. A vehicle may supply fewer (a combustion car no `sochighlevel`): GET /management/v1/vehicles/{vin}/capabilities says which. */
+                        dataItems: string[];
+                    };
+                };
+            };
+            /** @description The error body of api-contract section 1. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.404` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.404";
+                        reasonText: string;
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description Internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.500` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.500";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+        };
+    };
+    getVehicleCapabilities: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example V1RTUALV1N0000001 */
+                vin: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        vin: string;
+                        /** @description Adapter id of the manufacturer, null when no adapter claims the VIN. */
+                        manufacturer: string | null;
+                        /** @enum {string} */
+                        status: "PENDING_ACTIVATION" | "ACTIVATED" | "INCAPABLE" | "PENDING_DEACTIVATION" | "DEACTIVATED";
+                        dataItems: {
+                            technicalName: string;
+                            /** @enum {string} */
+                            deliveryMethod: "pull" | "push";
+                            supplied: boolean;
+                            /** @description Data of the item has arrived for the vehicle. Absent when `receivedUnknown` is given. */
+                            received?: boolean;
+                            /**
+                             * Format: date-time
+                             * @description Time of the latest point (the vehicle’s time, else reception), when `received`.
+                             */
+                            lastTimestamp?: string;
+                        }[];
+                        /** @description Why `received` is not given: CAR.VE.903 (not ACTIVATED), CAR.VE.905 (no active consent) or CAR.VE.907 (provider-side failure). */
+                        receivedUnknown?: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.400` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.400";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.401` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.401";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.404` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.404";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.429` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.429";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description Internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.500` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.500";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.503` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.503";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        endpointId?: string;
+                        url?: string;
+                        /** @description The event filter, when one was given; absent: every push item of the subscription. */
+                        events?: string[];
+                        items?: string[];
+                        minIntervalSeconds?: number;
+                        notices?: string[];
+                        authorizationConfigured?: boolean;
+                        /** @enum {string} */
+                        status?: "ENABLED" | "DISABLED";
+                        disabledReason?: string | null;
+                        failingSince?: string | null;
+                        previousSecretExpiresAt?: string | null;
+                        createdAt?: string;
+                        updatedAt?: string;
+                    }[];
+                };
+            };
+            /** @description The error body of every failed request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.400` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.400";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.401` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.401";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.404` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.404";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.409` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.409";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.429` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.429";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description Internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.500` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.500";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.503` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.503";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+        };
+    };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Your name for the endpoint; `default` is the one of /push/v1/webhook.
+                 * @example alerts
+                 */
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        endpointId?: string;
+                        url?: string;
+                        /** @description The event filter, when one was given; absent: every push item of the subscription. */
+                        events?: string[];
+                        items?: string[];
+                        minIntervalSeconds?: number;
+                        notices?: string[];
+                        authorizationConfigured?: boolean;
+                        /** @enum {string} */
+                        status?: "ENABLED" | "DISABLED";
+                        disabledReason?: string | null;
+                        failingSince?: string | null;
+                        previousSecretExpiresAt?: string | null;
+                        createdAt?: string;
+                        updatedAt?: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.400` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.400";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.401` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.401";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.404` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.404";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.409` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.409";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.429` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.429";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description Internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.500` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.500";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.503` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.503";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+        };
+    };
+    putWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Your name for the endpoint; `default` is the one of /push/v1/webhook.
+                 * @example alerts
+                 */
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    url: string;
+                    /** @description Sent verbatim as the Authorization header of every push: a valid header value (no CR/LF or other controls, ASCII, no edge whitespace), 400 otherwise. */
+                    authorization?: string;
+                    /** @description Pull items of the subscription to push as updates as well (events are always pushed). */
+                    items?: string[];
+                    /** @description Least data time between two update pushes of one vehicle and item. Default 60. */
+                    minIntervalSeconds?: number;
+                    /** @description Notices to receive besides data pushes (bodies with `type` instead of `inVehicleResponse`). Default none: only the live service's envelope is sent. Without them, GET /consent/v1/consents shows withdrawals and GET /consent/v1/erasures erasures. See docs/webhooks.md. */
+                    notices?: ("vehicle.data_erased" | "consent.revoked")[];
+                    /** @description The event filter: push items (events) of the subscription this endpoint receives. Absent: every one. */
+                    events?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        endpointId: string;
+                        url: string;
+                        signingSecret: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** @description Only when an endpoint with deliveries still PENDING or RETRYING was replaced: how many (counted up to 1000). They are sent to the new url. */
+                        pendingDeliveries?: number;
+                        /** @description With pendingDeliveries: what happens to them, in words. */
+                        note?: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.400` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.400";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.401` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.401";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.404` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.404";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.409` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.409";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.413` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.413";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.415` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.415";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.429` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.429";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description Internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.500` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.500";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.503` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.503";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Your name for the endpoint; `default` is the one of /push/v1/webhook.
+                 * @example alerts
+                 */
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The error body of every failed request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.400` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.400";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.401` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.401";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.404` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.404";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.409` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.409";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.429` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.429";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description Internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.500` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.500";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.503` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.503";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+        };
+    };
+    rotateWebhookEndpointSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Your name for the endpoint; `default` is the one of /push/v1/webhook.
+                 * @example alerts
+                 */
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        signingSecret: string;
+                        previousSecretExpiresAt: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.400` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.400";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.401` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.401";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.404` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.404";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.409` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.409";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.429` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.429";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description Internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.500` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.500";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description The error body of every failed request. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.503` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.503";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+        };
+    };
+    sendWebhookEndpointTestEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example alerts */
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The `webhook-id` (and `transactionId`) of the test event. */
+                        webhookId: string;
+                        /** @description The receiver’s HTTP status; null when no answer came. */
+                        status: number | null;
+                        durationMs: number;
+                        /** @description Why this is not a success (e.g. `HTTP 500`, `connection refused`, `timeout after 10000 ms`); null on a 2xx. */
+                        error: string | null;
+                        /** @description The first 1024 bytes of the answer’s body as text (control characters removed); a non-text body is only named; null when empty. */
+                        bodyExcerpt: string | null;
+                    };
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.400` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.400";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.401` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.401";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.404` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.404";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.429` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.429";
+                        reasonText: string;
+                        /** @description The request path, without the query string. */
+                        url: string;
+                        method: string;
+                    };
+                };
+            };
+            /** @description Internal failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `CAR.500` for this status; `reasonText` says why.
+                         * @enum {string}
+                         */
+                        reasonCode: "CAR.500";
                         reasonText: string;
                         /** @description The request path, without the query string. */
                         url: string;

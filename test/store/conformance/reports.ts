@@ -21,7 +21,7 @@ async function activate(store: Store, v: string, manufacturer: string | null, su
 }
 
 const suite: ConformanceSuite = (open: StoreFactory) => {
-  describe('console: fleet pages and the consent funnel', () => {
+  describe('reports: fleet pages and the consent funnel', () => {
     let ctx: Awaited<ReturnType<StoreFactory>>;
     beforeEach(async () => {
       ctx = await open();
@@ -43,7 +43,7 @@ const suite: ConformanceSuite = (open: StoreFactory) => {
       let after: string | undefined;
       let pages = 0;
       do {
-        const page = await store.console.fleet({ limit: 3, ...(after ? { after } : {}) });
+        const page = await store.reports.fleet({ limit: 3, ...(after ? { after } : {}) });
         seen.push(...page.items.map((i) => i.vin));
         after = page.nextAfter ?? undefined;
         pages++;
@@ -52,7 +52,7 @@ const suite: ConformanceSuite = (open: StoreFactory) => {
       expect(seen).toEqual(all);
       expect(pages).toBe(3);
 
-      const first = await store.console.fleet({ limit: 10 });
+      const first = await store.reports.fleet({ limit: 10 });
       const byVin = new Map(first.items.map((i) => [i.vin, i]));
       expect(first.nextAfter).toBeNull();
       expect(byVin.get(vin(2))).toEqual({ vin: vin(2), manufacturer: 'virtual', lastReceivedAt: '2026-03-01T10:02:00.000Z' });
@@ -67,7 +67,7 @@ const suite: ConformanceSuite = (open: StoreFactory) => {
       await activate(store, vin(1), 'virtual', 's-2');
       await activate(store, vin(2), 'virtual', 's-1');
       await activate(store, vin(2), null, 's-2');
-      const page = await store.console.fleet({ limit: 10 });
+      const page = await store.reports.fleet({ limit: 10 });
       expect(page.items).toEqual([
         { vin: vin(1), manufacturer: 'virtual', lastReceivedAt: null },
         { vin: vin(2), manufacturer: 'virtual', lastReceivedAt: null },
@@ -79,13 +79,13 @@ const suite: ConformanceSuite = (open: StoreFactory) => {
       await store.dataPoints.insertMany([point(vin(1), 'mileage', T0), point(vin(1, 'BOREALIS00'), 'mileage', T0, 'borealis')]);
       await activate(store, vin(2, 'BOREALIS00'), 'borealis');
       await activate(store, vin(12), 'virtual');
-      const borealis = await store.console.fleet({ limit: 10, manufacturer: 'borealis' });
+      const borealis = await store.reports.fleet({ limit: 10, manufacturer: 'borealis' });
       expect(borealis.items.map((i) => i.vin)).toEqual([vin(1, 'BOREALIS00'), vin(2, 'BOREALIS00')]);
-      const prefixed = await store.console.fleet({ limit: 10, vinPrefix: 'V1RTUALV1N00000' });
+      const prefixed = await store.reports.fleet({ limit: 10, vinPrefix: 'V1RTUALV1N00000' });
       expect(prefixed.items.map((i) => i.vin)).toEqual([vin(1), vin(12)]);
-      const exact = await store.console.fleet({ limit: 10, vinPrefix: vin(12) });
+      const exact = await store.reports.fleet({ limit: 10, vinPrefix: vin(12) });
       expect(exact.items.map((i) => i.vin)).toEqual([vin(12)]);
-      expect((await store.console.fleet({ limit: 10, vinPrefix: 'WVW' })).items).toEqual([]);
+      expect((await store.reports.fleet({ limit: 10, vinPrefix: 'WVW' })).items).toEqual([]);
     });
 
     it('counts the processes created in the period by how far they got, per manufacturer', async () => {
@@ -103,16 +103,26 @@ const suite: ConformanceSuite = (open: StoreFactory) => {
       await store.consents.create(activeConsentRecord(at(0), { ...base, vin: vin(9) }));
       await store.consents.create(activeConsentRecord(at(30), { ...base, vin: vin(10) }));
 
-      expect(await store.console.consentFunnel(at(1), at(30))).toEqual([
+      expect(await store.reports.consentFunnel(at(1), at(30))).toEqual([
         { manufacturer: 'borealis', started: 1, approvedAtPortal: 1, approvedAtManufacturer: 1, active: 1, revoked: 0 },
         { manufacturer: 'virtual', started: 4, approvedAtPortal: 3, approvedAtManufacturer: 2, active: 1, revoked: 1 },
         { manufacturer: null, started: 1, approvedAtPortal: 0, approvedAtManufacturer: 0, active: 0, revoked: 0 },
       ]);
-      expect(await store.console.consentFunnel(at(40), at(50))).toEqual([]);
+      expect(await store.reports.consentFunnel(at(40), at(50))).toEqual([]);
       // Manufacturers in code-unit order (SQLite's BINARY collation), whatever their case.
       await store.consents.create(activeConsentRecord(at(41), { ...base, vin: vin(11, 'ZETA000000'), manufacturer: 'Zeta' }));
       await store.consents.create(activeConsentRecord(at(42), { ...base, vin: vin(12, 'ALPHA00000'), manufacturer: 'alpha' }));
-      expect((await store.console.consentFunnel(at(40), at(50))).map((r) => r.manufacturer)).toEqual(['Zeta', 'alpha']);
+      expect((await store.reports.consentFunnel(at(40), at(50))).map((r) => r.manufacturer)).toEqual(['Zeta', 'alpha']);
+    });
+
+    it('counts the vehicles with data by when their newest data arrived', async () => {
+      const { store } = ctx;
+      const t = (m: number) => `2026-03-01T10:${String(m).padStart(2, '0')}:00.000Z`;
+      // 1: newest at 10:50 (its other item older); 2: 10:30; 3: 10:05; 4: activated only (no data).
+      await store.dataPoints.insertMany([point(vin(1), 'mileage', t(1)), point(vin(1), 'geolocation', t(50)), point(vin(2), 'mileage', t(30)), point(vin(3), 'mileage', t(5))]);
+      await activate(store, vin(4), 'virtual');
+      expect(await store.reports.freshness([t(40), t(30), t(0)])).toEqual({ total: 3, seenSince: [1, 2, 3] });
+      expect(await store.reports.freshness([])).toEqual({ total: 3, seenSince: [] });
     });
   });
 };

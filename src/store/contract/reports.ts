@@ -1,5 +1,5 @@
 /**
- * Read-only queries of the operators' console (src/console/): the fleet as one list across
+ * Read-only reports, shown by the operators' console (src/console/): the fleet as one list across
  * subscriptions and manufacturers, and the consent funnel. Both are paged or aggregated in the
  * engine, so a console view never loads a fleet of 10,000 vehicles into the process.
  */
@@ -45,8 +45,18 @@ export interface FunnelRow {
   revoked: number;
 }
 
-export interface ConsoleRepo {
+/** How recently the fleet was seen: its vehicles with data, and how many of them sent some since each instant asked. */
+export interface FleetFreshness {
+  /** Vehicles with at least one latest value. */
+  total: number;
+  /** seenSince[i]: vehicles whose newest latest value arrived at or after since[i]. */
+  seenSince: number[];
+}
+
+export interface ReportsRepo {
   fleet(query: FleetQuery): Promise<FleetPage>;
+  /** Counts of vehicles by when their newest data arrived (receivedAt); one aggregate read over the latest values. */
+  freshness(since: string[]): Promise<FleetFreshness>;
   /** Processes created in [since, until) (ISO), one row per manufacturer, ordered by manufacturer (null last). */
   consentFunnel(since: string, until: string): Promise<FunnelRow[]>;
 }

@@ -1,5 +1,5 @@
 import type { Db, Document } from 'mongodb';
-import type { ConsoleRepo, FleetQuery, FunnelRow } from '../contract.ts';
+import type { ReportsRepo, FleetQuery, FunnelRow } from '../contract.ts';
 import { fleetBounds, mergeVins } from '../fleet-page.ts';
 import { addVinDoc, byManufacturer, type VinDoc, type VinSummary } from './fleet-fold.ts';
 import { BOUNDED } from './time-limits.ts';
@@ -26,11 +26,19 @@ async function vinsOf(db: Db, name: string, q: FleetQuery, limit: number): Promi
   return out;
 }
 
-/** MongoDB engine of the ConsoleRepo. Creates the index the funnel needs before it is used. */
-export async function createMongoConsoleRepo(db: Db): Promise<ConsoleRepo> {
+/** MongoDB engine of the ReportsRepo. Creates the index the funnel needs before it is used. */
+export async function createMongoReportsRepo(db: Db): Promise<ReportsRepo> {
   const consents = db.collection('consents');
   await consents.createIndexes([{ key: { createdAt: 1 }, name: 'consents_created_idx' }]);
   return {
+    async freshness(since) {
+      const seen = Object.fromEntries(since.map((s, i) => [`s${i}`, { $sum: { $cond: [{ $gte: ['$last', s] }, 1, 0] } }]));
+      const [row] = await db
+        .collection('dataLatest')
+        .aggregate<Record<string, number>>([{ $group: { _id: '$vin', last: { $max: '$receivedAt' } } }, { $group: { _id: null, total: { $sum: 1 }, ...seen } }], BOUNDED)
+        .toArray();
+      return { total: row?.total ?? 0, seenSince: since.map((_, i) => row?.[`s${i}`] ?? 0) };
+    },
     async fleet(q) {
       const [latest, claimed] = await Promise.all([vinsOf(db, 'dataLatest', q, q.limit + 1), vinsOf(db, 'vehicles', q, q.limit + 1)]);
       const { vins, nextAfter } = mergeVins([...latest.keys()], [...claimed.keys()], q.limit);

@@ -1,9 +1,9 @@
 import { Redis, type Cluster } from 'ioredis';
 import type { Logger } from '../logger.ts';
-import { createRedisClient, isCluster, parseRedisAddress, type RedisClient } from '../queues/redis.ts';
+import { createRedisClient, isCluster, parseRedisAddress, type RedisClient } from './redis.ts';
 import calculateSlot from 'cluster-key-slot';
 
-/** What the invalidation bus listens to, and what it is told. */
+/** What a process listens to (the cache invalidations, the mapping reload requests), and what it is told. */
 export interface SubscriberOptions {
   redisUrl: string;
   /** Classic channels (SUBSCRIBE); on a cluster every node relays them. */
@@ -14,6 +14,8 @@ export interface SubscriberOptions {
   publisher: RedisClient;
   /** Names the connections (CLIENT SETNAME), so an operator or a test can tell them apart. */
   name: string;
+  /** What the subscription is for, as the log names it ("cache invalidation"). */
+  purpose: string;
   logger: Logger;
   onMessage(channel: string, message: string): void;
   /** Every channel is subscribed (again): from now on no message is missed. */
@@ -47,13 +49,13 @@ function serverSubscriber(opts: SubscriberOptions): ChannelSubscriber {
   let closed = false;
   void subscriber.client('SETNAME', opts.name).catch(() => undefined);
   subscriber.on('close', () => opts.onLost());
-  subscriber.on('error', (err) => opts.logger.debug({ err: err.message }, 'cache invalidation subscriber error'));
+  subscriber.on('error', (err) => opts.logger.debug({ err: err.message }, `${opts.purpose} subscriber error`));
   subscriber.on('ready', () => {
     subscriber.subscribe(...opts.channels).then(
       () => {
         if (!closed) opts.onLive();
       },
-      (err: Error) => opts.logger.warn({ err: err.message }, 'cache invalidation subscribe failed'),
+      (err: Error) => opts.logger.warn({ err: err.message }, `${opts.purpose} subscribe failed`),
     );
   });
   subscriber.on('message', (channel: string, message: string) => opts.onMessage(channel, message));
@@ -126,7 +128,7 @@ function clusterSubscriber(opts: SubscriberOptions, cluster: Cluster): ChannelSu
           const colon = nodeKey.lastIndexOf(':');
           const c = new Redis({ ...address.options, host: nodeKey.slice(0, colon), port: Number(nodeKey.slice(colon + 1)), connectionName: opts.name, retryStrategy: () => null, maxRetriesPerRequest: 1 });
           connections.push(c);
-          c.on('error', (err) => opts.logger.debug({ err: err.message }, 'cache invalidation subscriber error'));
+          c.on('error', (err) => opts.logger.debug({ err: err.message }, `${opts.purpose} subscriber error`));
           c.on('message', (channel: string, message: string) => opts.onMessage(channel, message));
           c.on('smessage', (channel: string, message: string) => opts.onMessage(channel, message));
           c.once('close', () => {
@@ -142,7 +144,7 @@ function clusterSubscriber(opts: SubscriberOptions, cluster: Cluster): ChannelSu
       opts.onLive();
     } catch (err) {
       if (mine !== generation || closed) return;
-      opts.logger.debug({ err: (err as Error).message }, 'cache invalidation subscribe failed; tried again');
+      opts.logger.debug({ err: (err as Error).message }, `${opts.purpose} subscribe failed; tried again`);
       lost();
     }
   }

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { ConsoleRepo, FleetVehicle, FunnelRow } from '../contract.ts';
+import type { ReportsRepo, FleetVehicle, FunnelRow } from '../contract.ts';
 import { fleetBounds, mergeVins } from '../fleet-page.ts';
 
 /** The funnel reads processes by creation time; the consents table has no such index of its own. */
@@ -15,10 +15,10 @@ interface FunnelSqlRow {
 }
 
 /**
- * SQLite engine of the ConsoleRepo. Needs the vehicles, data_latest and consents tables, so it
+ * SQLite engine of the ReportsRepo. Needs the vehicles, data_latest and consents tables, so it
  * is created after their repositories.
  */
-export function createSqliteConsoleRepo(db: Database.Database): ConsoleRepo {
+export function createSqliteReportsRepo(db: Database.Database): ReportsRepo {
   db.exec(SCHEMA);
   const funnel = db.prepare<[string, string], FunnelSqlRow>(
     `SELECT manufacturer, count(*) AS started, count(consent_given_at) AS portal, count(activated_at) AS oem,
@@ -35,7 +35,7 @@ export function createSqliteConsoleRepo(db: Database.Database): ConsoleRepo {
   );
 
   /** The first `limit` distinct VINs of a table in the page's range (DISTINCT walks the vin index in order). */
-  function vinsOf(table: 'data_latest' | 'vehicles', q: Parameters<ConsoleRepo['fleet']>[0], limit: number): string[] {
+  function vinsOf(table: 'data_latest' | 'vehicles', q: Parameters<ReportsRepo['fleet']>[0], limit: number): string[] {
     const b = fleetBounds(q);
     const where = [b.inclusive ? 'vin >= @from' : 'vin > @from', ...(b.hi ? ['vin < @hi'] : []), ...(q.manufacturer ? ['manufacturer = @m'] : [])];
     const sql = `SELECT DISTINCT vin FROM ${table} WHERE ${where.join(' AND ')} ORDER BY vin LIMIT @limit`;
@@ -45,7 +45,23 @@ export function createSqliteConsoleRepo(db: Database.Database): ConsoleRepo {
       .map((r) => r.vin);
   }
 
+  /** One column per instant: the statement is made once per number of instants asked. */
+  const freshnessOf = new Map<number, Database.Statement<string[], Record<string, number | null>>>();
+  const freshnessStatement = (n: number) => {
+    let st = freshnessOf.get(n);
+    if (!st) {
+      const columns = Array.from({ length: n }, (_, i) => `, sum(last >= ?) AS s${i}`).join('');
+      st = db.prepare<string[], Record<string, number | null>>(`SELECT count(*) AS total${columns} FROM (SELECT max(received_at) AS last FROM data_latest GROUP BY vin)`);
+      freshnessOf.set(n, st);
+    }
+    return st;
+  };
+
   return {
+    async freshness(since) {
+      const row = freshnessStatement(since.length).get(...since)!;
+      return { total: Number(row.total ?? 0), seenSince: since.map((_, i) => Number(row[`s${i}`] ?? 0)) };
+    },
     async fleet(q) {
       const { vins, nextAfter } = mergeVins(vinsOf('data_latest', q, q.limit + 1), vinsOf('vehicles', q, q.limit + 1), q.limit);
       const json = JSON.stringify(vins);

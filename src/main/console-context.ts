@@ -1,0 +1,39 @@
+import type { ConsoleContext } from '../console/context.ts';
+import { acquireServiceSandbox } from '../mapping-cases/service-sandbox.ts';
+import { createIngest } from '../pipeline/ingest.ts';
+import { createPushQueue } from '../push/queue.ts';
+import type { Services } from '../services.ts';
+
+/**
+ * The console's context (src/console/context.ts) from this process's services: the members it
+ * uses, its slice of the settings, and the two queues it may open, built here so that the
+ * console never holds the whole services object or configuration.
+ */
+export function consoleContext(services: Services): ConsoleContext {
+  const { config } = services;
+  return {
+    config: {
+      ADMIN_TOKEN: config.ADMIN_TOKEN,
+      CONSOLE_SESSION_MINUTES: config.CONSOLE_SESSION_MINUTES,
+      QUEUE_PREFIX: config.QUEUE_PREFIX,
+      publicUrl: config.publicUrl,
+      BODY_LIMIT_BYTES: config.BODY_LIMIT_BYTES,
+      MAPPING_TIMEOUT_MS: config.MAPPING_TIMEOUT_MS,
+      MAPPING_MAX_DEPTH: config.MAPPING_MAX_DEPTH,
+      MAPPING_COMPILER: config.MAPPING_COMPILER,
+      QUARANTINE_PAGE_MAX_BYTES: config.QUARANTINE_PAGE_MAX_BYTES,
+    },
+    logger: services.logger,
+    clock: services.clock,
+    store: services.store,
+    redis: services.redis,
+    secrets: services.secrets,
+    catalog: services.catalog,
+    adapters: services.adapters,
+    paths: { mappings: services.paths.mappings },
+    authFailures: services.authFailures,
+    openIngest: () => createIngest(services),
+    openPushQueue: () => createPushQueue(services),
+    acquireMappingSandbox: () => acquireServiceSandbox(services),
+  };
+}
