@@ -28,6 +28,8 @@ export default defineConfig({
       // Not shared-subscription.test.ts: it brings a Redis of its own, and tests the broker's
       // behaviour; its one Redis key (the share group's members) is in the keyspace test.
       'test/ops/housekeeping.test.ts',
+      // The external-broker subscriber: its producer, and a share group's members in Redis.
+      'test/ingest/broker-subscriber.test.ts',
       // Mapping reloads: a channel (sharded on a cluster) and a list of outcomes.
       'test/mapping/reload.test.ts',
       'test/cluster/**/*.test.ts',
