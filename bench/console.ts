@@ -18,7 +18,8 @@ import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { startPrivateRedis } from '../src/main/private-redis.ts';
 import { closeServices, createServices } from '../src/main/create-services.ts';
-import { bucketKey, bucketOf, RESOLUTIONS } from '../src/metrics/samples.ts';
+import { bucketOf, RESOLUTIONS } from '../src/metrics/samples.ts';
+import { CONSOLE_SAMPLES } from '../src/queues/keys.ts';
 import { fleetFreshness } from '../src/main/fleet-freshness.ts';
 import { seedConsoleFleet } from './console-seed.ts';
 import { helloWorld } from './hello-world.ts';
@@ -76,7 +77,10 @@ async function main(): Promise<void> {
     for (const q of ['harmonize', 'push-fanout', 'push-deliveries', 'activations']) fields[`g:queue|${q}`] = 10;
     const fill = services.redis.pipeline();
     for (const r of RESOLUTIONS) {
-      for (let i = 0; i < r.points; i++) fill.hset(bucketKey(services, r, bucketOf(Date.now(), r) - i * r.stepMs), fields).expire(bucketKey(services, r, bucketOf(Date.now(), r) - i * r.stepMs), r.ttlS);
+      for (let i = 0; i < r.points; i++) {
+        const key = CONSOLE_SAMPLES.key(config.QUEUE_PREFIX, r.range, bucketOf(Date.now(), r) - i * r.stepMs);
+        fill.hset(key, fields).expire(key, r.ttlS);
+      }
     }
     await fill.exec();
     console.log(`console bench: ${VEHICLES} vehicles seeded in ${((performance.now() - seedStart) / 1000).toFixed(1)} s (SQLite store), ${REQUESTS} sequential requests per view`);

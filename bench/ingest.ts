@@ -96,7 +96,8 @@ async function main(): Promise<void> {
     const { Queue } = await import('bullmq');
     const { bullConnection } = await import('../src/queues/bull-connection.ts');
     const { HARMONIZE_QUEUE } = await import('../src/queues/harmonize-job.ts');
-    const q = new Queue(HARMONIZE_QUEUE, { connection: bullConnection(redisUrl, 'worker'), prefix: env.QUEUE_PREFIX });
+    const { bullQueueName } = await import('../src/queues/keys.ts');
+    const q = new Queue(bullQueueName(env.QUEUE_PREFIX, HARMONIZE_QUEUE, 0), { connection: bullConnection(redisUrl, 'worker'), prefix: env.QUEUE_PREFIX });
     return { count: async () => (await q.getJobCounts('waiting', 'active')) as { waiting: number; active: number }, close: () => q.close() };
   };
   const backlog = await waiting();

@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { bullConnection } from '../src/queues/bull-connection.ts';
 import { HARMONIZE_QUEUE } from '../src/queues/harmonize-job.ts';
+import { bullQueueName } from '../src/queues/keys.ts';
 import { freePort } from '../src/main/free-port.ts';
 import { startPrivateRedis } from '../src/main/private-redis.ts';
 import { openStore } from '../src/store/open-store.ts';
@@ -63,7 +64,7 @@ async function main(): Promise<void> {
   for (const p of procs) pids.set(p.name, await p.serverPid());
 
   const store = await openStore({ MONGO_URL: undefined, MONGO_DB: 'cvd', DATA_DIR: base.DATA_DIR });
-  const queue = new Queue(HARMONIZE_QUEUE, { connection: bullConnection(redis.url, 'worker'), prefix });
+  const queue = new Queue(bullQueueName(prefix, HARMONIZE_QUEUE, 0), { connection: bullConnection(redis.url, 'worker'), prefix });
   const storedMessages = async () => (await store.dataPoints.count()) / ITEMS_PER_MESSAGE;
   const backlog = async () => {
     const c = await queue.getJobCounts('waiting', 'active', 'delayed');

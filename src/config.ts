@@ -87,6 +87,37 @@ const oneOf =
     return raw as T;
   };
 
+/**
+ * REDIS_CLUSTER_NODES: the seeds of a Redis Cluster, each `host:port` or a
+ * `redis[s]://[user:password@]host:port` URL; one scheme and one set of credentials for all.
+ * A cluster has only database 0, so a URL naming another is refused here rather than ignored.
+ */
+const clusterSeeds: Parser<string[] | undefined> = (raw, name) => {
+  const parts = raw.split(',').map((p) => p.trim()).filter(Boolean);
+  if (parts.length === 0) return undefined;
+  const access = new Set<string>();
+  for (const p of parts) {
+    if (!p.includes('://')) {
+      if (!/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/.test(p)) throw new ConfigError(name, `must list host:port seeds (or redis:// URLs), got "${p}"`);
+      continue;
+    }
+    let u: URL;
+    try {
+      u = new URL(p);
+    } catch {
+      throw new ConfigError(name, `must list host:port seeds (or redis:// URLs), got "${p}"`);
+    }
+    if (u.protocol !== 'redis:' && u.protocol !== 'rediss:') throw new ConfigError(name, `must use redis: or rediss:, got "${u.protocol}"`);
+    const db = u.pathname.replace(/^\//, '');
+    if (db !== '' && db !== '0') {
+      throw new ConfigError(name, `names database ${db} in "${u.host}": a Redis Cluster has only database 0 (drop "/${db}"; QUEUE_PREFIX keeps installations apart)`);
+    }
+    access.add(`${u.protocol}${u.username}:${u.password}`);
+  }
+  if (access.size > 1) throw new ConfigError(name, 'must use one scheme (redis: or rediss:) and one user and password for every seed');
+  return parts;
+};
+
 const intList: Parser<number[]> = (raw, name) => {
   const parts = raw.split(',').map((p) => p.trim());
   if (parts.length === 0 || parts.some((p) => !/^\d+$/.test(p))) {
@@ -187,7 +218,7 @@ function def<T>(defaultValue: string, parse: Parser<T>, doc: string): Definition
 export const DEFINITIONS = {
   // --- HTTP front
   PORT: def('8080', int(0, 65535), 'HTTP listen port.'),
-  HOST: def('', optionalStr, 'HTTP listen address (and PROBE_PORT\'s). Default: 127.0.0.1 in the local try-out (neither REDIS_URL nor MONGO_URL set), which allows private webhook targets and leaves /metrics open, so it answers on this machine only; else 0.0.0.0. A deployment sets it explicitly.'),
+  HOST: def('', optionalStr, 'HTTP listen address (and PROBE_PORT\'s). Default: 127.0.0.1 in the local try-out (none of REDIS_URL, REDIS_CLUSTER_NODES, MONGO_URL set), which allows private webhook targets and leaves /metrics open, so it answers on this machine only; else 0.0.0.0. A deployment sets it explicitly.'),
   PUBLIC_URL: def('', url(['http:', 'https:']), 'Public origin used in redirects and links. Default: http://localhost:$PORT.'),
   CONSENT_URL: def('', url(['http:', 'https:']), 'Origin of the consent portal ({consent_url}). Default: PUBLIC_URL.'),
   PORTAL_URL: def('', url(['http:', 'https:']), 'Origin of the portal API ({portal_url}). Default: PUBLIC_URL.'),
@@ -209,11 +240,16 @@ export const DEFINITIONS = {
   METRICS_TOKEN: def('', optionalStr, 'Bearer token (at least 16 characters) that /metrics then requires, on PORT and PROBE_PORT. Unset: /metrics is open; keep it off the public port (docs/operations.md).'),
   DATA_DIR: def('./data', str, 'Where the embedded store, the private Redis and other local state live.'),
   SECRET_KEY: def('', optionalStr, 'Key (at least 32 characters) that encrypts stored secrets and pseudonymises VINs in logs. Default: generated once into DATA_DIR/secret.key.'),
-  DEMO_SEED: def('', optionalBool, 'On an empty store, create a demo consumer subscribed to every item and print its API key once, on stdout (a deployed process\'s log). Default: on only for the local try-out, when neither REDIS_URL nor MONGO_URL is set.'),
+  DEMO_SEED: def('', optionalBool, 'On an empty store, create a demo consumer subscribed to every item and print its API key once, on stdout (a deployed process\'s log). Default: on only for the local try-out, when neither REDIS_URL (nor REDIS_CLUSTER_NODES) nor MONGO_URL is set.'),
   // --- Redis and queues
   REDIS_URL: def('', url(['redis:', 'rediss:']), 'Redis for BullMQ and rate limits. Default: a private redis-server started from PATH.'),
-  QUEUE_PREFIX: def('cvd', str, 'Prefix of every BullMQ and rate-limit key in Redis.'),
-  PIPELINE_CONCURRENCY: def('4', int(1, 1000), 'Harmonization jobs a pipeline worker runs at once.'),
+  REDIS_CLUSTER_NODES: def('', clusterSeeds, 'Use a Redis Cluster: comma-separated host:port seeds (or redis[s]://user:password@host:port URLs, database 0 only). Every connection (queues, workers, limiters, invalidations, the CLI) then goes to the cluster; REDIS_URL must be unset (docs/operations.md).'),
+  QUEUE_PREFIX: def('cvd', str, 'Prefix of every BullMQ and rate-limit key in Redis: a plain namespace (the hash tags that place keys on a cluster are added per queue and partition).'),
+  HARMONIZE_PARTITIONS: def('1', int(1, 256), 'Harmonize queues (partitions): a raw message goes to the one its VIN hashes to, so one vehicle stays in order; pipeline workers consume every partition. On a Redis Cluster each partition can live on another master (docs/operations.md).'),
+  PUSH_PARTITIONS: def('1', int(1, 256), 'Push delivery queues (partitions): a delivery goes to the one its VIN hashes to; push workers consume every partition.'),
+  REDIS_WAIT_REPLICAS: def('0', int(0, 16), 'Before an acknowledgement of work that lives only in Redis (PUBACK, the 202 of an ingest, replay or activation), wait until this many replicas of the owning master have it (Redis WAIT); refused (503, no PUBACK) when they do not within REDIS_WAIT_TIMEOUT_MS. 0: acknowledged once the master has it (a failover may lose the last writes, docs/operations.md).'),
+  REDIS_WAIT_TIMEOUT_MS: def('1000', int(1, 60_000), 'Longest an acknowledgement waits for REDIS_WAIT_REPLICAS replicas.'),
+  PIPELINE_CONCURRENCY: def('4', int(1, 1000), 'Harmonization jobs a pipeline process runs at once (shared out over the HARMONIZE_PARTITIONS).'),
   PIPELINE_BATCH_SIZE: def('200', int(1, 10000), 'Raw messages per queued batch job.'),
   INGEST_MAX_RECORDS: def('1000', int(1, 1_000_000), 'Most records one signed HTTP ingest request (POST /ingest/v1/<manufacturer>) may carry; a request with more gets 413 and nothing of it is queued. Bounds the work one request can cause whatever the size of each record.'),
   INGEST_MAX_FUTURE_S: def('300', int(1), 'A message whose data is stamped more than this after it was received is quarantined (TIME_IN_FUTURE): the latest value only moves forward, so one reading from a wrong vehicle clock would stay the latest for ever. Raise it for a simulator running ahead of real time (SIM_CLOCK scaled).'),
@@ -294,7 +330,7 @@ export const DEFINITIONS = {
   PUSH_RETRY_SCHEDULE_S: def('5,300,1800,7200,18000,36000,36000', intList, 'Delays between webhook attempts (about a day in all).'),
   PUSH_TIMEOUT_MS: def('10000', int(100), 'Timeout of one webhook request.'),
   PUSH_DISABLE_AFTER_S: def('86400', int(1), 'A webhook failing without a success for this long is disabled.'),
-  PUSH_CONCURRENCY: def('50', int(1, 1000), 'Webhook requests a push worker sends at once.'),
+  PUSH_CONCURRENCY: def('50', int(1, 1000), 'Webhook requests a push process sends at once (shared out over the PUSH_PARTITIONS).'),
   PUSH_SECRET_OVERLAP_S: def('86400', int(0), 'After a signing-secret rotation, how long the previous secret still signs (both signatures are sent).'),
   PUSH_RECONCILE_AFTER_S: def('600', int(1), 'A delivery still pending this long after its last change (or retrying this long past its due attempt) is looked up in the push queue, and given a fresh job if it has lost its own (Redis data lost).'),
   PUSH_RECONCILE_INTERVAL_S: def('60', int(1), 'How often each push process looks for deliveries that lost their queue job.'),
@@ -306,9 +342,9 @@ type Parsed = { [K in keyof Definitions]: ReturnType<Definitions[K]['parse']> };
 export type Config = Omit<Parsed, 'DEMO_SEED' | 'PUSH_ALLOW_PRIVATE_TARGETS' | 'MQTT_RECEIVE_MAXIMUM' | 'HOST' | 'MAPPINGS_WATCH'> & {
   /** Resolved: the explicit setting, else twice PIPELINE_BATCH_SIZE. */
   MQTT_RECEIVE_MAXIMUM: number;
-  /** Resolved: the explicit setting, else 127.0.0.1 in the try-out (no REDIS_URL, no MONGO_URL), else 0.0.0.0. */
+  /** Resolved: the explicit setting, else 127.0.0.1 in the try-out (no REDIS_URL, no REDIS_CLUSTER_NODES, no MONGO_URL), else 0.0.0.0. */
   HOST: string;
-  /** Resolved: the explicit setting, else on only without REDIS_URL and MONGO_URL. */
+  /** Resolved: the explicit setting, else on only without REDIS_URL, REDIS_CLUSTER_NODES and MONGO_URL. */
   DEMO_SEED: boolean;
   /** Resolved: the explicit setting, else DEMO_SEED (the try-out). */
   PUSH_ALLOW_PRIVATE_TARGETS: boolean;
@@ -330,13 +366,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const cfg = out as Config;
   // The seed prints a working API key on stdout, which is the log of a deployed process: by
   // default only the local try-out (private Redis, embedded SQLite) gets it.
-  cfg.DEMO_SEED = (out.DEMO_SEED as boolean | undefined) ?? (cfg.REDIS_URL === undefined && cfg.MONGO_URL === undefined);
+  if (cfg.REDIS_CLUSTER_NODES !== undefined && cfg.REDIS_URL !== undefined) {
+    throw new ConfigError('REDIS_CLUSTER_NODES', 'and REDIS_URL are both set: set REDIS_CLUSTER_NODES for a Redis Cluster, REDIS_URL for one Redis server');
+  }
+  cfg.DEMO_SEED = (out.DEMO_SEED as boolean | undefined) ?? (cfg.REDIS_URL === undefined && cfg.REDIS_CLUSTER_NODES === undefined && cfg.MONGO_URL === undefined);
   // The try-out's consumer runs its receiver on localhost: there webhooks may target it. A
   // deployment (or a process with DEMO_SEED=false) keeps the SSRF guard closed unless told.
   cfg.PUSH_ALLOW_PRIVATE_TARGETS = (out.PUSH_ALLOW_PRIVATE_TARGETS as boolean | undefined) ?? cfg.DEMO_SEED;
   // The try-out opens what a deployment keeps closed (private webhook targets, an open /metrics,
   // the demo key on stdout): it listens on loopback unless told otherwise.
-  cfg.HOST = (out.HOST as string | undefined) ?? (cfg.REDIS_URL === undefined && cfg.MONGO_URL === undefined ? '127.0.0.1' : '0.0.0.0');
+  cfg.HOST = (out.HOST as string | undefined) ?? (cfg.REDIS_URL === undefined && cfg.REDIS_CLUSTER_NODES === undefined && cfg.MONGO_URL === undefined ? '127.0.0.1' : '0.0.0.0');
   // Someone editing a mapping in the try-out sees it served at once; a deployment reloads on command.
   cfg.MAPPINGS_WATCH = (out.MAPPINGS_WATCH as boolean | undefined) ?? cfg.DEMO_SEED;
   if (cfg.SECRET_KEY !== undefined && cfg.SECRET_KEY.length < 32) {

@@ -10,6 +10,7 @@ import { installShutdown } from './main/shutdown.ts';
 import { withTryOutConsole } from './main/try-out-console.ts';
 import type { Running } from './running.ts';
 import { closeServices, createServices } from './main/create-services.ts';
+import { redisAddressOf } from './queues/redis.ts';
 import type { Services } from './services.ts';
 
 /**
@@ -52,12 +53,13 @@ async function main(): Promise<void> {
     },
   });
 
-  if (!config.REDIS_URL) {
+  const redisUrl = redisAddressOf(config);
+  if (redisUrl === undefined) {
     // Watched: nobody else would restart it if it died (OOM killer, kill -9).
     privateRedis = await startPrivateRedis({ dir: join(config.DATA_DIR, 'redis'), watch: { logger } });
     logger.info({ url: privateRedis.url }, 'REDIS_URL not set: started a private redis-server');
   }
-  services = await createServices(config, logger, config.REDIS_URL ?? privateRedis!.url);
+  services = await createServices(config, logger, redisUrl ?? privateRedis!.url);
   // Until then no worker has anything in flight, but BullMQ's close waits for a connection.
   services.redis.once('ready', () => (redisReached = true));
   // Another process of this installation runs with another key: stop at once (78: a

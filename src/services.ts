@@ -1,4 +1,3 @@
-import type { Redis } from 'ioredis';
 import type { AdapterRegistry } from './adapters/registry.ts';
 import type { Catalog } from './catalog/catalog.ts';
 import type { Clock } from './clock.ts';
@@ -12,6 +11,7 @@ import type { ProcessLimits } from './rate-limit/limits.ts';
 import type { InvalidationBus } from './read-model/bus.ts';
 import type { ReadModel } from './read-model/read-model.ts';
 import type { Store } from './store/contract.ts';
+import type { RedisClient } from './queues/redis.ts';
 
 /**
  * The shared services of one process: plain objects, no Fastify, so workers, the CLI and the
@@ -28,10 +28,13 @@ export interface Services {
   catalog: Catalog;
   adapters: AdapterRegistry;
   secrets: SecretBox;
-  /** Redis URL (from REDIS_URL or the private instance); BullMQ queues connect with it. */
+  /**
+   * Where Redis is (src/queues/redis.ts): REDIS_URL, the private instance's URL, or a cluster's
+   * seeds from REDIS_CLUSTER_NODES (`redis+cluster://host:port,...`). BullMQ queues connect with it.
+   */
   redisUrl: string;
-  /** One shared client for small commands (rate limits, readiness). */
-  redis: Redis;
+  /** One shared client for small commands (rate limits, readiness): one server's, or a cluster's. */
+  redis: RedisClient;
   /**
    * The delivery hot path's cached reads (src/read-model/read-model.ts), kept true by the
    * invalidations that `store` publishes on every relevant write.

@@ -41,6 +41,12 @@ describe('configuration', () => {
     ['CONSOLE_SESSION_MINUTES', '1.5'],
     ['CONSOLE_SAMPLE_SECONDS', '0'],
     ['CONSOLE_SAMPLE_SECONDS', '61'],
+    ['REDIS_CLUSTER_NODES', 'redis-1'],
+    ['REDIS_CLUSTER_NODES', 'http://redis-1:6379'],
+    ['REDIS_CLUSTER_NODES', 'rediss://a:b@redis-1:6379,redis://redis-2:6379'],
+    ['HARMONIZE_PARTITIONS', '0'],
+    ['PUSH_PARTITIONS', '257'],
+    ['REDIS_WAIT_REPLICAS', '-1'],
   ])('stops on an invalid %s, naming it', (name, value) => {
     let caught: unknown;
     try {
@@ -51,6 +57,16 @@ describe('configuration', () => {
     expect(caught).toBeInstanceOf(ConfigError);
     expect((caught as ConfigError).variable).toBe(name);
     expect((caught as Error).message).toContain(name);
+  });
+
+  it('takes a Redis Cluster as seeds, and refuses a database other than 0 or REDIS_URL beside it', () => {
+    expect(loadConfig({ REDIS_CLUSTER_NODES: 'redis-1:7000, redis-2:7000,[::1]:7001' }).REDIS_CLUSTER_NODES).toEqual(['redis-1:7000', 'redis-2:7000', '[::1]:7001']);
+    expect(loadConfig({ REDIS_CLUSTER_NODES: 'rediss://u:p@redis-1:7000/0,rediss://u:p@redis-2:7000' }).REDIS_CLUSTER_NODES).toHaveLength(2);
+    expect(loadConfig({}).REDIS_CLUSTER_NODES).toBeUndefined();
+    expect(() => loadConfig({ REDIS_CLUSTER_NODES: 'redis://redis-1:7000/2' })).toThrow(/REDIS_CLUSTER_NODES names database 2 in "redis-1:7000": a Redis Cluster has only database 0/);
+    expect(() => loadConfig({ REDIS_CLUSTER_NODES: 'redis-1:7000', REDIS_URL: 'redis://redis:6379' })).toThrow(/REDIS_CLUSTER_NODES and REDIS_URL are both set/);
+    // A cluster is an external Redis: no demo seed, as with REDIS_URL.
+    expect(loadConfig({ REDIS_CLUSTER_NODES: 'redis-1:7000' }).DEMO_SEED).toBe(false);
   });
 
   it('.env.example lists every key with its default (run `npm run env:example` after adding one)', () => {
@@ -95,6 +111,7 @@ describe('HOST', () => {
   it('is loopback by default in the local try-out (neither REDIS_URL nor MONGO_URL), every interface otherwise', () => {
     expect(loadConfig({}).HOST).toBe('127.0.0.1');
     expect(loadConfig({ REDIS_URL: 'redis://redis:6379' }).HOST).toBe('0.0.0.0');
+    expect(loadConfig({ REDIS_CLUSTER_NODES: 'redis-1:7000' }).HOST).toBe('0.0.0.0');
     expect(loadConfig({ MONGO_URL: 'mongodb://mongo:27017' }).HOST).toBe('0.0.0.0');
   });
 

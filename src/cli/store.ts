@@ -1,10 +1,9 @@
 import pino from 'pino';
-import { Redis } from 'ioredis';
 import type { Config } from '../config.ts';
 import { createSecretBox, resolveSecretKey } from '../crypto.ts';
-import { createInvalidationBus, ECHO_TIMEOUT_MS, invalidationChannel, type InvalidationTarget } from '../read-model/bus.ts';
+import { createInvalidationBus, ECHO_TIMEOUT_MS, type InvalidationTarget } from '../read-model/bus.ts';
 import { invalidatingStore } from '../read-model/invalidating-store.ts';
-import { redisOptions } from '../queues/redis.ts';
+import { createRedisClient, redisAddressOf } from '../queues/redis.ts';
 import type { Store } from '../store/contract.ts';
 import { openStore } from '../store/open-store.ts';
 
@@ -12,7 +11,7 @@ import { openStore } from '../store/open-store.ts';
 const NOTHING_CACHED: InvalidationTarget = { apply() {}, applyReceived() {}, clear() {} };
 
 /**
- * The CLI's store. With REDIS_URL (the service's Redis) its writes publish their cache
+ * The CLI's store. With REDIS_URL or REDIS_CLUSTER_NODES (the service's Redis) its writes publish their cache
  * invalidations through the service's own bus (src/read-model/bus.ts), which waits for each
  * message to come back on its subscription, so e.g. `keys revoke` takes effect in every API
  * process before the command returns; without it (the service's private Redis cannot be found
@@ -21,17 +20,20 @@ const NOTHING_CACHED: InvalidationTarget = { apply() {}, applyReceived() {}, cle
  */
 export async function openCliStore(config: Config, warn: (text: string) => void): Promise<Store> {
   const store = await openStore(config);
-  if (!config.REDIS_URL) return store;
+  const redisUrl = redisAddressOf(config);
+  if (redisUrl === undefined) return store;
   // One attempt, no reconnecting: a CLI run must not hang on an unreachable Redis.
-  const publisher = new Redis({ ...redisOptions(config.REDIS_URL, 'client'), lazyConnect: true, connectTimeout: 1000, retryStrategy: () => null });
+  const publisher = createRedisClient(redisUrl, 'client', { lazyConnect: true, connectTimeout: 1000, retryStrategy: () => null });
   publisher.on('error', () => undefined);
   const secrets = createSecretBox(resolveSecretKey(config.SECRET_KEY, config.DATA_DIR));
   // The bus's own warnings (a failed publish), as lines on the CLI's stderr.
   const logger = pino({ level: 'warn' }, { write: (line: string) => warnLine(warn, line) });
   const bus = createInvalidationBus({
-    redisUrl: config.REDIS_URL,
+    redisUrl,
     publisher,
-    channel: invalidationChannel(config.QUEUE_PREFIX),
+    prefix: config.QUEUE_PREFIX,
+    // Subscribed like an API process, to wait for each write's echo.
+    readModel: true,
     logger,
     pseudonym: (vin) => secrets.pseudonym(vin),
     target: NOTHING_CACHED,

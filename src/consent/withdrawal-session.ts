@@ -2,6 +2,7 @@ import { openSealedJson } from '../queues/sealed-job.ts';
 import type { Config } from '../config.ts';
 import type { Services } from '../services.ts';
 import type { WithdrawalStateDeps } from './deps.ts';
+import { WITHDRAWAL_SESSION, WITHDRAWAL_STATE } from '../queues/keys.ts';
 
 /**
  * The short-lived state of a withdrawal at the portal, in Redis under QUEUE_PREFIX (it lives
@@ -33,8 +34,8 @@ export interface PendingProof {
   at: string;
 }
 
-const sessionKey = (config: Pick<Config, 'QUEUE_PREFIX'>, sessionHash: string) => `${config.QUEUE_PREFIX}:withdraw:session:${sessionHash}`;
-const stateKey = (config: Pick<Config, 'QUEUE_PREFIX'>, stateHash: string) => `${config.QUEUE_PREFIX}:withdraw:state:${stateHash}`;
+const sessionKey = (config: Pick<Config, 'QUEUE_PREFIX'>, sessionHash: string) => WITHDRAWAL_SESSION.key(config.QUEUE_PREFIX, sessionHash);
+const stateKey = (config: Pick<Config, 'QUEUE_PREFIX'>, stateHash: string) => WITHDRAWAL_STATE.key(config.QUEUE_PREFIX, stateHash);
 
 /** True while `at` is at most CONSENT_CODE_TTL_S old by the service clock. */
 export function fresh(services: Pick<Services, 'clock' | 'config'>, at: string): boolean {

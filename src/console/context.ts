@@ -1,5 +1,4 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { Redis } from 'ioredis';
 import type { AdapterRegistry } from '../adapters/registry.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { Clock } from '../clock.ts';
@@ -10,6 +9,7 @@ import type { MappingSandbox } from '../mapping-cases/sandbox.ts';
 import type { Paths } from '../paths.ts';
 import type { Ingest } from '../pipeline/ingest.ts';
 import type { PushQueue } from '../push/queue.ts';
+import type { RedisClient } from '../queues/redis.ts';
 import type { AuthFailures } from '../rate-limit/auth-failures.ts';
 import type { Store } from '../store/contract.ts';
 
@@ -34,8 +34,8 @@ export interface ConsoleContext {
   logger: Logger;
   clock: Clock;
   store: Store;
-  /** Sessions signed out, reprocess runs, the pipeline charts' samples. */
-  redis: Redis;
+  /** Sessions signed out, reprocess runs, the pipeline charts' samples, mapping reloads: one Redis server or a cluster. */
+  redis: RedisClient;
   /** Seals the session cookie. */
   secrets: SecretBox;
   catalog: Catalog;

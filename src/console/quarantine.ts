@@ -4,6 +4,7 @@ import { apiErrors } from '../errors.ts';
 import { singleValue, singleValues } from '../http/single-value.ts';
 import type { Ingest } from '../pipeline/ingest.ts';
 import { MAX_REPROCESS, reprocessQuarantined } from '../pipeline/reprocess.ts';
+import { CONSOLE_REPROCESS_RUN } from '../queues/keys.ts';
 import { QUARANTINE_CODES, type QuarantineCode, type QuarantinedMessage, type QuarantineFilter } from '../store/contract/quarantine.ts';
 import { formOf } from './auth.ts';
 import type { ConsoleContext, ConsolePlugin } from './context.ts';
@@ -26,7 +27,7 @@ function toFilter(ctx: Pick<ConsoleContext, 'adapters'>, q: { manufacturer?: unk
   return { ...(manufacturer ? { manufacturer } : {}), ...(code ? { code } : {}) };
 }
 
-const runKey = (ctx: Pick<ConsoleContext, 'config'>, token: string) => `${ctx.config.QUEUE_PREFIX}:console:reprocess:${token}`;
+const runKey = (ctx: Pick<ConsoleContext, 'config'>, token: string) => CONSOLE_REPROCESS_RUN.key(ctx.config.QUEUE_PREFIX, token);
 
 /** Every id matching the filter, newest failure first, up to MAX_REPROCESS (the admin API's bound). */
 async function idsOf(ctx: Pick<ConsoleContext, 'store' | 'config'>, filter: QuarantineFilter): Promise<string[]> {

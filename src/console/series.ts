@@ -1,4 +1,5 @@
-import { bucketKey, bucketOf, RESOLUTIONS, type Resolution } from '../metrics/samples.ts';
+import { bucketOf, RESOLUTIONS, type Resolution } from '../metrics/samples.ts';
+import { CONSOLE_SAMPLES } from '../queues/keys.ts';
 import type { ConsoleContext } from './context.ts';
 import type { Range } from './vehicle-data.ts';
 
@@ -109,7 +110,7 @@ export async function readPipelineSeries(services: Pick<ConsoleContext, 'clock' 
   const current = bucketOf(services.clock.now().getTime(), r);
   const buckets = Array.from({ length: r.points }, (_, i) => current - (r.points - 1 - i) * r.stepMs);
   const pipe = services.redis.pipeline();
-  for (const b of buckets) pipe.hgetall(bucketKey(services, r, b));
+  for (const b of buckets) pipe.hgetall(CONSOLE_SAMPLES.key(services.config.QUEUE_PREFIX, r.range, b));
   const hashes = ((await pipe.exec()) ?? []).map(([err, h]) => (err ? {} : (h as Hash)));
   const [messages, stored, failed, ...gauges] = FIELD_CHARTS.map((c) => fieldChart(hashes, c, r));
   return {

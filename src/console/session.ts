@@ -2,6 +2,7 @@ import type {} from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { timingSafeEqual } from 'node:crypto';
 import { randomToken, sha256Hex } from '../crypto.ts';
+import { CONSOLE_SIGNED_OUT } from '../queues/keys.ts';
 import type { ConsoleContext } from './context.ts';
 
 /** What a session needs: its settings, the clock, the cookie's seal and the signed-out list. */
@@ -42,7 +43,7 @@ export function cookieName(secure: boolean): string {
 const tokenTag = (services: SessionDeps) => sha256Hex(`console:${services.config.ADMIN_TOKEN ?? ''}`).slice(0, 16);
 // By the session's id, not by the cookie's text: whatever text a cookie could be spelled in, a
 // signed-out session stays signed out.
-const signedOutKey = (services: SessionDeps, sessionId: string) => `${services.config.QUEUE_PREFIX}:console:out:${sha256Hex(sessionId)}`;
+const signedOutKey = (services: SessionDeps, sessionId: string) => CONSOLE_SIGNED_OUT.key(services.config.QUEUE_PREFIX, sha256Hex(sessionId));
 
 /** Equal strings, compared in constant time. */
 export function sameSecret(a: string, b: string): boolean {

@@ -8,6 +8,7 @@ import { erasePushJobs } from './push-jobs.ts';
 import { addQueueErasure, noQueueErasure, type ErasureReceipt } from './receipt.ts';
 import { eraseRedisKeys } from './redis-keys.ts';
 import { rewriteAppendOnlyFile } from './rewrite-aof.ts';
+import { isCluster, redisAddressOf } from '../queues/redis.ts';
 
 export interface EraseOptions {
   /** Erase only what belongs to this subscription (its legal basis ended); default: everything of the VIN. */
@@ -30,7 +31,8 @@ const DEFAULT_ACTIVE_WAIT_MS = 15_000;
  *    the VIN and opted in to the notice (GDPR Art. 19, checklist K3; src/gdpr/erasure-notices.ts),
  *    decided while the rows exist and queued before they go, so a failure here loses no notice;
  * 5. the store: data points and quarantine (VIN-wide only), consents, deliveries, activations;
- * 6. Redis keys naming the VIN or its pseudonym;
+ * 6. Redis keys naming the VIN or its pseudonym, family by family of the keyspace registry, on
+ *    every master (src/gdpr/redis-keys.ts);
  * 7. what the store's files still keep of the deleted rows (SQLite: VACUUM, WAL truncation),
  *    and, in the service's own Redis, the append-only file (rewritten);
  * then an audit event that names the VIN only by its pseudonym and lists the subscriptions that
@@ -84,8 +86,9 @@ export async function eraseVehicleData(
     cacheKeys: await eraseRedisKeys(services, vin, scope),
   };
   const purge = await store.purgeErased();
-  // The service's own Redis (no REDIS_URL) keeps the erased keys' names in its append-only file.
-  if (services.config.REDIS_URL === undefined) await rewriteAppendOnlyFile(services.redis);
+  // The service's own Redis (neither REDIS_URL nor REDIS_CLUSTER_NODES) keeps the erased keys'
+  // names in its append-only file.
+  if (redisAddressOf(services.config) === undefined && !isCluster(services.redis)) await rewriteAppendOnlyFile(services.redis);
   const receipt: ErasureReceipt = {
     vin,
     ...(scope === undefined ? {} : { subscriptionId: scope }),

@@ -4,12 +4,13 @@ import { decodeBatch, encodeBatch } from '../queues/harmonize-job.ts';
 import { HARMONIZE_QUEUE } from '../queues/harmonize-job.ts';
 import type { QueueErasureDeps } from './deps.ts';
 import { sweepQueue, type Decision, type JobInspector } from './queue-sweep.ts';
-import { withQueue } from '../queues/with-queue.ts';
-import type { QueueErasure } from './receipt.ts';
+import { withEachPartition } from '../queues/with-queue.ts';
+import { addQueueErasure, noQueueErasure, type QueueErasure } from './receipt.ts';
 import { messageMentionsVin } from './vin-match.ts';
 
 /**
- * Erases the VIN's raw messages from the harmonize queue. Batches are sealed (src/queues/
+ * Erases the VIN's raw messages from the harmonize queue, every partition of it (a VIN's
+ * messages go to one, but HARMONIZE_PARTITIONS may have changed since they were queued). Batches are sealed (src/queues/
  * harmonize-job.ts), so each is opened with the service's key: a batch holding only the VIN's
  * messages is removed; a batch that also holds other vehicles' messages is re-sealed without
  * the VIN's, because removing it would lose the others' data. Completed and failed batches are
@@ -44,5 +45,6 @@ export async function eraseFromPipelineBatches(services: QueueErasureDeps, vin: 
       }
     },
   };
-  return withQueue(queueHome(services), HARMONIZE_QUEUE, (queue) => sweepQueue(queue, inspector, activeWaitMs));
+  const passes = await withEachPartition(queueHome(services), HARMONIZE_QUEUE, services.config.HARMONIZE_PARTITIONS, (queue) => sweepQueue(queue, inspector, activeWaitMs));
+  return passes.reduce(addQueueErasure, noQueueErasure());
 }

@@ -3,7 +3,8 @@ import { queueHome } from '../queues/open-queue.ts';
 import { decodePollJob, POLL_QUEUE, type PollJob } from '../queues/poll-job.ts';
 import { withQueue } from '../queues/with-queue.ts';
 import type { QueueErasureDeps } from './deps.ts';
-import { sweepQueue, type JobInspector } from './queue-sweep.ts';
+import type { Services } from '../services.ts';
+import { forgetJobEvents, sweepQueue, type JobInspector } from './queue-sweep.ts';
 import type { QueueErasure } from './receipt.ts';
 
 /**
@@ -11,7 +12,7 @@ import type { QueueErasure } from './receipt.ts';
  * sealed (src/queues/poll-job.ts) and holds the VIN and its cursor; one that cannot be opened is
  * reported. Nothing is lost: the activations are erased too, so the vehicle is no longer polled.
  */
-export async function erasePollJobs(services: QueueErasureDeps, vin: string, activeWaitMs: number): Promise<QueueErasure> {
+export async function erasePollJobs(services: QueueErasureDeps & Pick<Services, 'redis'>, vin: string, activeWaitMs: number): Promise<QueueErasure> {
   const open = (job: Job): PollJob | null => {
     try {
       return decodePollJob(services.secrets, job.data);
@@ -27,5 +28,11 @@ export async function erasePollJobs(services: QueueErasureDeps, vin: string, act
     },
     concerns: async (job) => open(job)?.vin === vin,
   };
-  return withQueue(queueHome(services), POLL_QUEUE, (queue) => sweepQueue(queue, inspector, activeWaitMs));
+  return withQueue(queueHome(services), POLL_QUEUE, async (queue) => {
+    const removed = new Set<string>();
+    const out = await sweepQueue(queue, inspector, activeWaitMs, { onRemoved: (id) => removed.add(id) });
+    // A poll job's id names the VIN's pseudonym (src/queues/poll-job.ts): its events go too.
+    await forgetJobEvents(services.redis, queue, removed);
+    return out;
+  });
 }

@@ -2,11 +2,11 @@ import { queueHome } from '../queues/open-queue.ts';
 import { PUSH_QUEUE, type PushJob } from '../queues/push-job.ts';
 import type { Services } from '../services.ts';
 import { sweepQueue, type JobInspector } from './queue-sweep.ts';
-import { withQueue } from '../queues/with-queue.ts';
-import type { QueueErasure } from './receipt.ts';
+import { withEachPartition } from '../queues/with-queue.ts';
+import { addQueueErasure, noQueueErasure, type QueueErasure } from './receipt.ts';
 
 /**
- * Removes the push jobs of the VIN's deliveries. A job carries only a transactionId (the VIN
+ * Removes the push jobs of the VIN's deliveries, in every push partition. A job carries only a transactionId (the VIN
  * and payload live in the deliveries row), so each job's row is looked up: this must run
  * BEFORE the rows are erased, or the jobs could no longer be told apart. A job whose row is gone
  * already does nothing when it runs (src/push/deliver.ts).
@@ -28,5 +28,6 @@ export async function erasePushJobs(
     decide: async (job) => ((await matches(job.data)) ? { kind: 'remove', messages: 0 } : { kind: 'keep' }),
     concerns: (job) => matches(job.data),
   };
-  return withQueue(queueHome(services), PUSH_QUEUE, (queue) => sweepQueue(queue, inspector, activeWaitMs));
+  const passes = await withEachPartition(queueHome(services), PUSH_QUEUE, services.config.PUSH_PARTITIONS, (queue) => sweepQueue(queue, inspector, activeWaitMs));
+  return passes.reduce(addQueueErasure, noQueueErasure());
 }

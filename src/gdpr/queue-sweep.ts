@@ -1,5 +1,6 @@
 import type { Job, Queue } from 'bullmq';
 import { noQueueErasure, type QueueErasure } from './receipt.ts';
+import type { RedisClient } from '../queues/redis.ts';
 
 /** Every state in which no worker holds a job: it waits, or it ended and is kept for a while. */
 const IDLE_STATES = ['wait', 'prioritized', 'delayed', 'waiting-children', 'failed', 'completed'] as const;
@@ -26,7 +27,7 @@ export interface JobInspector {
  * released: a batch that failed and went back to waiting still carries the VIN. A job a worker
  * takes while we rewrite it is caught the same way (we look at its state after the rewrite).
  */
-export async function sweepQueue(queue: Queue, inspector: JobInspector, activeWaitMs: number): Promise<QueueErasure> {
+export async function sweepQueue(queue: Queue, inspector: JobInspector, activeWaitMs: number, opts: { onRemoved?: (jobId: string) => void } = {}): Promise<QueueErasure> {
   const out = noQueueErasure();
   const held = new Set<string>();
   const idle = [...new Set(await queue.getRanges([...IDLE_STATES], 0, -1))];
@@ -40,7 +41,7 @@ export async function sweepQueue(queue: Queue, inspector: JobInspector, activeWa
       const decisions = await Promise.all(jobs.map((j) => inspector.decide(j)));
       // Listed as idle; one that a worker took since is caught by applyDecision (locked, or
       // active after the rewrite).
-      for (const [k, job] of jobs.entries()) await applyDecision(queue, job, decisions[k]!, out, held);
+      for (const [k, job] of jobs.entries()) await applyDecision(queue, job, decisions[k]!, out, held, opts.onRemoved);
     }
   };
 
@@ -60,7 +61,7 @@ export async function sweepQueue(queue: Queue, inspector: JobInspector, activeWa
   return out;
 }
 
-async function applyDecision(queue: Queue, job: Job, decision: Decision, out: QueueErasure, held: Set<string>): Promise<void> {
+async function applyDecision(queue: Queue, job: Job, decision: Decision, out: QueueErasure, held: Set<string>, onRemoved?: (jobId: string) => void): Promise<void> {
   switch (decision.kind) {
     case 'keep':
       return;
@@ -70,6 +71,7 @@ async function applyDecision(queue: Queue, job: Job, decision: Decision, out: Qu
     case 'remove':
       try {
         await job.remove();
+        onRemoved?.(job.id!);
         out.removed++;
         out.messages += decision.messages;
       } catch (err) {
@@ -106,5 +108,27 @@ async function waitUntilReleased(queue: Queue, ids: string[], timeoutMs: number)
     pending = still;
     if (pending.length === 0 || Date.now() >= deadline) return released;
     await new Promise((r) => setTimeout(r, POLL_MS));
+  }
+}
+
+const EVENTS_PAGE = 1000;
+
+/**
+ * Removes, from the queue's events stream (BullMQ keeps its last 10,000 events: added, waiting,
+ * completed, removed ...), the events of these jobs. Needed where a job's id is derived from the
+ * VIN (a poll job's is the VIN's pseudonym): the events would otherwise still name it after the
+ * job is gone. Returns how many events went.
+ */
+export async function forgetJobEvents(redis: RedisClient, queue: Pick<Queue, 'keys'>, jobIds: ReadonlySet<string>): Promise<number> {
+  if (jobIds.size === 0) return 0;
+  const key = queue.keys.events!;
+  let removed = 0;
+  let start = '-';
+  for (;;) {
+    const entries = await redis.xrange(key, start, '+', 'COUNT', EVENTS_PAGE);
+    const mine = entries.filter(([, fields]) => fields.some((v, i) => i % 2 === 1 && fields[i - 1] === 'jobId' && jobIds.has(v))).map(([id]) => id);
+    if (mine.length > 0) removed += await redis.xdel(key, ...mine);
+    if (entries.length < EVENTS_PAGE) return removed;
+    start = `(${entries[entries.length - 1]![0]}`;
   }
 }

@@ -38,7 +38,7 @@ export interface Acceptor {
  * batch and a polled page are queued at once.
  */
 export function createAcceptor(
-  services: Pick<Services, 'config' | 'clock' | 'logger' | 'secrets' | 'redisUrl' | 'readiness'>,
+  services: Pick<Services, 'adapters' | 'config' | 'clock' | 'logger' | 'secrets' | 'redisUrl' | 'readiness'>,
   opts: { maxWaitMs?: number; ingest?: Ingest } = {},
 ): Acceptor {
   const { config, clock, logger } = services;

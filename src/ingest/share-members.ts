@@ -1,8 +1,9 @@
-import type { Redis } from 'ioredis';
+import { MQTT_SHARE_MEMBERS } from '../queues/keys.ts';
+import type { RedisClient } from '../queues/redis.ts';
 
 /**
  * Which sessions of one share group the broker holds, as far as this installation knows: a
- * sorted set in Redis, `<QUEUE_PREFIX>:mqtt-share-members:<group>` (the only Redis key of the
+ * sorted set in Redis, `<QUEUE_PREFIX>:mqtt-share-members:<group>` (MQTT_SHARE_MEMBERS, the only Redis key of the
  * MQTT subscriber), client id → when the broker will drop that session if it does not come
  * back (its last sign of life plus MQTT_SESSION_EXPIRY_S).
  *
@@ -34,12 +35,8 @@ if others > 0 then
 end
 return 0`;
 
-export function shareMembersKey(queuePrefix: string, group: string): string {
-  return `${queuePrefix}:mqtt-share-members:${group}`;
-}
-
-export function createShareMembers(redis: Redis, queuePrefix: string, group: string, clientId: string): ShareMembers {
-  const key = shareMembersKey(queuePrefix, group);
+export function createShareMembers(redis: RedisClient, queuePrefix: string, group: string, clientId: string): ShareMembers {
+  const key = MQTT_SHARE_MEMBERS.key(queuePrefix, group);
   return {
     async joined(expiresAtMs) {
       await redis.zadd(key, expiresAtMs, clientId);

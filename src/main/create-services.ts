@@ -10,7 +10,7 @@ import { queueHome } from '../queues/open-queue.ts';
 import { createRedisClient } from '../queues/redis.ts';
 import { createAuthFailures } from '../rate-limit/auth-failures.ts';
 import { createProcessLimits } from '../rate-limit/limits.ts';
-import { createInvalidationBus, invalidationChannel, type InvalidationBus } from '../read-model/bus.ts';
+import { createInvalidationBus, type InvalidationBus } from '../read-model/bus.ts';
 import { invalidatingStore } from '../read-model/invalidating-store.ts';
 import { createReadModel } from '../read-model/read-model.ts';
 import type { Services } from '../services.ts';
@@ -72,7 +72,9 @@ export async function createServices(config: Config, logger: Logger, redisUrl: s
   bus = createInvalidationBus({
     redisUrl,
     publisher: redis,
-    channel: invalidationChannel(config.QUEUE_PREFIX),
+    prefix: config.QUEUE_PREFIX,
+    // Only the API serves from a read model; other roles publish, and hear erasures only.
+    readModel: config.ROLES.includes('api'),
     logger,
     pseudonym: (vin) => secrets.pseudonym(vin),
     target: readModel,
@@ -96,7 +98,7 @@ export async function createServices(config: Config, logger: Logger, redisUrl: s
     cacheBus: bus,
     rateLimits,
     authFailures: createAuthFailures({ config, clock, secrets, redis, logger }),
-    gauges: createQueueMetrics(queueHome({ redisUrl, config }), store),
+    gauges: createQueueMetrics(queueHome({ redisUrl, config }), config, store),
     ownsVin: (manufacturer, vin) => manufacturer !== VIRTUAL_MANUFACTURER || virtualOwns(vin),
     vehicleItems: (manufacturer, vin) => (manufacturer === VIRTUAL_MANUFACTURER ? virtualItems(vin) : null),
     readiness: new Map(),

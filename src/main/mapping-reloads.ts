@@ -41,7 +41,7 @@ export function startMappingReloads(services: Services): MappingReloads {
   };
 
   // Not awaited by the start: a process opens its port while Redis is down, and subscribes once it answers.
-  const listener = listenForReloads(services.redisUrl, config.QUEUE_PREFIX, logger, (requestId) => void reload('reload command', requestId));
+  const listener = listenForReloads({ redisUrl: services.redisUrl, publisher: redis }, config.QUEUE_PREFIX, logger, (requestId) => void reload('reload command', requestId));
 
   const stopWatching = new AbortController();
   const watching = config.MAPPINGS_WATCH

@@ -10,9 +10,9 @@ import { createInstallationSchedule } from '../queues/installation-schedule.ts';
 import { queueHome } from '../queues/open-queue.ts';
 import type { Services } from '../services.ts';
 import { startSimulator } from '../../simulator/src/start.ts';
-import { startSampler } from '../metrics/samples.ts';
 import { drainAndClose } from './drain-http.ts';
 import { fleetFreshness } from './fleet-freshness.ts';
+import { startServiceSampler } from './sampler.ts';
 import { startMappingReloads } from './mapping-reloads.ts';
 import { buildServiceApp } from './http-app.ts';
 import { listenOn } from './port-in-use.ts';
@@ -61,7 +61,7 @@ export async function startRoles(services: Services, opts: StartRolesOptions = {
   // Every process that counts something the console's pipeline charts show adds it to Redis;
   // API processes also sample the shared gauges (src/metrics/samples.ts). A simulator-only
   // process counts nothing of it.
-  if (SAMPLED_ROLES.some((r) => roles.has(r))) add(startSampler(services, roles.has('api') ? { gauges: services.gauges, freshness: () => fleetFreshness(services) } : {}));
+  if (SAMPLED_ROLES.some((r) => roles.has(r))) add(startServiceSampler(services, roles.has('api') ? { gauges: services.gauges, freshness: () => fleetFreshness(services) } : {}));
   if (!roles.has('api') && config.PROBE_PORT > 0) add(await listenOn('PROBE_PORT', config.PROBE_PORT, () => startProbeServer(services)));
   const jobRetention = { completedS: config.JOB_RETENTION_COMPLETED_S, failedS: config.JOB_RETENTION_FAILED_S };
   let mqttUrl = config.MQTT_URL;

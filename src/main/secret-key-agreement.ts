@@ -1,4 +1,5 @@
 import type { Services } from '../services.ts';
+import { SECRET_KEY_FINGERPRINT } from '../queues/keys.ts';
 
 /** A process whose SECRET_KEY differs from the one the installation's other processes use. */
 export class SecretKeyMismatchError extends Error {
@@ -27,7 +28,7 @@ const RENEW_MS = 60_000;
  */
 export function watchSecretKeyAgreement(services: Services, onMismatch: (err: SecretKeyMismatchError) => void): void {
   const { redis, secrets, config, logger } = services;
-  const key = `${config.QUEUE_PREFIX}:secret-key-fingerprint`;
+  const key = SECRET_KEY_FINGERPRINT.key(config.QUEUE_PREFIX);
   const mine = secrets.pseudonym('cvd:secret-key-fingerprint:v1');
   let reported = false;
   // A process that has matched the installation's key once is the installation: if the

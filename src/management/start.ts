@@ -3,6 +3,7 @@ import type { Running } from '../running.ts';
 import type { Services } from '../services.ts';
 import { ACTIVATION_QUEUE, decodeActivationJob } from '../queues/activation-job.ts';
 import { bullConnection } from '../queues/bull-connection.ts';
+import { bullName, queueHome } from '../queues/open-queue.ts';
 import { createPollSchedule, isPolled } from './poll-schedule.ts';
 import { processActivation } from './process-activation.ts';
 
@@ -17,7 +18,7 @@ export async function startActivationWorkers(
   // A polled manufacturer's vehicle is polled from its activation on, until its deactivation.
   const polls = createPollSchedule(services);
   const worker = new Worker<unknown, unknown, string>(
-    ACTIVATION_QUEUE,
+    bullName(queueHome(services), ACTIVATION_QUEUE),
     async (job) => {
       let data;
       try {

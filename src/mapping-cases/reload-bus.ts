@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Redis } from 'ioredis';
 import type { Logger } from '../logger.ts';
-import { createRedisClient } from '../queues/redis.ts';
+import { subscribeChannels } from '../queues/channel-subscriber.ts';
+import { MAPPING_RELOAD_CHANNEL, MAPPING_RELOADS } from '../queues/keys.ts';
+import { isCluster, type RedisClient } from '../queues/redis.ts';
 import type { Running } from '../running.ts';
 import type { ReloadOutcome } from './reloader.ts';
 
@@ -10,9 +11,10 @@ import type { ReloadOutcome } from './reloader.ts';
  * How every process of an installation reloads its mappings at once: the reload command (CLI
  * or console) publishes on one Redis channel, every process reloads from its own disk and
  * appends its outcome to one Redis list, which the command waits on and the console shows.
+ * On a Redis Cluster the channel is a sharded one (src/queues/keys.ts, MAPPING_RELOAD_CHANNEL).
  */
-export const reloadChannel = (prefix: string) => `${prefix}:mappings:reload`;
-const outcomesKey = (prefix: string) => `${prefix}:mappings:reloads`;
+export const reloadChannel = (prefix: string) => MAPPING_RELOAD_CHANNEL.channel(prefix);
+const outcomesKey = (prefix: string) => MAPPING_RELOADS.key(prefix);
 /** Outcomes kept (newest first), and how long the list stays after the last one. */
 const KEPT = 100;
 const KEPT_S = 30 * 86_400;
@@ -28,13 +30,13 @@ export interface ProcessOutcome extends ReloadOutcome {
   requestId: string | null;
 }
 
-export async function recordOutcome(redis: Pick<Redis, 'multi'>, prefix: string, outcome: ProcessOutcome): Promise<void> {
+export async function recordOutcome(redis: RedisClient, prefix: string, outcome: ProcessOutcome): Promise<void> {
   const key = outcomesKey(prefix);
   await redis.multi().lpush(key, JSON.stringify(outcome)).ltrim(key, 0, KEPT - 1).expire(key, KEPT_S).exec();
 }
 
 /** The newest outcomes first, of every process. */
-export async function recentOutcomes(redis: Pick<Redis, 'lrange'>, prefix: string, count = 20): Promise<ProcessOutcome[]> {
+export async function recentOutcomes(redis: Pick<RedisClient, 'lrange'>, prefix: string, count = 20): Promise<ProcessOutcome[]> {
   const raw = await redis.lrange(outcomesKey(prefix), 0, count - 1);
   return raw.flatMap((r) => {
     try {
@@ -57,9 +59,10 @@ export interface ReloadRequest {
  * Asks every running process to reload, and waits up to `waitMs` until each one that got the
  * request has recorded its outcome (running the cases takes a moment).
  */
-export async function requestReload(redis: Pick<Redis, 'publish' | 'lrange'>, prefix: string, opts: { waitMs: number; pollMs?: number }): Promise<ReloadRequest> {
+export async function requestReload(redis: RedisClient, prefix: string, opts: { waitMs: number; pollMs?: number }): Promise<ReloadRequest> {
   const requestId = randomUUID();
-  const processes = await redis.publish(reloadChannel(prefix), JSON.stringify({ requestId }));
+  const message = JSON.stringify({ requestId });
+  const processes = Number(isCluster(redis) ? await redis.spublish(reloadChannel(prefix), message) : await redis.publish(reloadChannel(prefix), message));
   const deadline = Date.now() + opts.waitMs;
   let outcomes: ProcessOutcome[] = [];
   for (;;) {
@@ -71,32 +74,48 @@ export async function requestReload(redis: Pick<Redis, 'publish' | 'lrange'>, pr
 }
 
 /**
- * Subscribes this process to reload requests: `onRequest` runs for each (one Redis connection
- * of its own, as a subscriber must). `ready` resolves once subscribed, so that a request
- * published after it reaches this process; the start does not wait for it (Redis may be down).
+ * Subscribes this process to reload requests: `onRequest` runs for each (connections of its own,
+ * as a subscriber must: one to a Redis server, or one to the cluster master that owns the
+ * sharded channel). `ready` resolves once subscribed, so that a request published after it
+ * reaches this process; the start does not wait for it (Redis may be down). After a lost
+ * connection the subscription is made again by itself.
  */
-export function listenForReloads(redisUrl: string, prefix: string, logger: Logger, onRequest: (requestId: string) => void): Running & { ready: Promise<void> } {
-  const subscriber = createRedisClient(redisUrl, 'worker');
+export function listenForReloads(
+  redis: { redisUrl: string; publisher: RedisClient },
+  prefix: string,
+  logger: Logger,
+  onRequest: (requestId: string) => void,
+): Running & { ready: Promise<void> } {
   const channel = reloadChannel(prefix);
-  subscriber.on('error', (err) => logger.debug({ err: err.message }, 'mapping reload subscriber error'));
-  subscriber.on('message', (ch: string, message: string) => {
-    if (ch !== channel) return;
-    let requestId: unknown;
-    try {
-      requestId = (JSON.parse(message) as { requestId?: unknown }).requestId;
-    } catch {
-      return;
-    }
-    if (typeof requestId === 'string' && requestId.length <= 64) onRequest(requestId);
+  const sharded = isCluster(redis.publisher);
+  let live: () => void = () => {};
+  const ready = new Promise<void>((resolve) => (live = resolve));
+  const subscriber = subscribeChannels({
+    redisUrl: redis.redisUrl,
+    publisher: redis.publisher,
+    name: channel,
+    purpose: 'mapping reload',
+    logger,
+    channels: sharded ? [] : [channel],
+    sharded: sharded ? [channel] : [],
+    onLive: () => live(),
+    onLost: () => {},
+    onMessage(ch, message) {
+      if (ch !== channel) return;
+      let requestId: unknown;
+      try {
+        requestId = (JSON.parse(message) as { requestId?: unknown }).requestId;
+      } catch {
+        return;
+      }
+      if (typeof requestId === 'string' && requestId.length <= 64) onRequest(requestId);
+    },
   });
-  // ioredis subscribes again by itself after a reconnection.
-  const ready = subscriber.subscribe(channel).then(() => undefined);
-  ready.catch((err: Error) => logger.warn({ err: err.message }, 'not listening for mapping reloads'));
   return {
     name: 'mapping-reload-listener',
     ready,
     async close() {
-      subscriber.disconnect();
+      subscriber.close();
     },
   };
 }

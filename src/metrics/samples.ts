@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import type { Counter, Histogram } from 'prom-client';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
@@ -18,12 +18,11 @@ import { metrics } from './metrics.ts';
  * nothing counted twice, nothing lost when a process stops between flushes but its final flush
  * on close. Gauges (quarantine size, queue depths, the fleet's freshness) are one shared truth
  * read from the store and Redis: processes with the api role set them (HSET, the last reading
- * of the bucket wins), several doing it only repeat the same value.
+ * of the bucket wins), several doing it only repeat the same value. The buckets' keys are the
+ * keyspace registry's (src/queues/keys.ts, CONSOLE_SAMPLES), handed in by the caller.
  */
 export const MINUTE_MS = 60_000;
 export const KEPT_MINUTES = 60;
-
-export const sampleKey = (services: { config: Pick<Config, 'QUEUE_PREFIX'> }, minuteMs: number) => `${services.config.QUEUE_PREFIX}:console:samples:${minuteMs}`;
 
 /** A range the pipeline charts show, the bucket it is drawn in, and how long its buckets stay. */
 export interface Resolution {
@@ -40,9 +39,8 @@ export const RESOLUTIONS: readonly Resolution[] = [
   { range: '7d', stepMs: 60 * MINUTE_MS, points: 168, ttlS: 8 * 86_400 },
 ];
 export const bucketOf = (ms: number, r: Resolution) => Math.floor(ms / r.stepMs) * r.stepMs;
-/** A bucket's hash; the minutes keep the key they always had. */
-export const bucketKey = (services: { config: Pick<Config, 'QUEUE_PREFIX'> }, r: Resolution, bucketMs: number) =>
-  r.stepMs === MINUTE_MS ? sampleKey(services, bucketMs) : `${services.config.QUEUE_PREFIX}:console:samples:${r.range}:${bucketMs}`;
+/** The Redis key of one bucket's hash of a range. */
+export type SampleKey = (range: Resolution['range'], bucketMs: number) => string;
 
 /** The counters the pipeline view charts, and how a series is named from a counter's labels. */
 const COUNTERS: [string, Counter<string>, (labels: Record<string, unknown>) => string][] = [
@@ -84,12 +82,13 @@ async function gaugeValues(): Promise<Map<string, number>> {
   return out;
 }
 
-/** What the sampler needs of the process: Redis, the clock, the log and its two settings. */
+/** What the sampler needs of the process: Redis (one server or a cluster), the clock, the log, its setting and its keys. */
 export interface SamplerDeps {
-  redis: Pick<Redis, 'multi'>;
+  redis: Pick<Redis | Cluster, 'multi'>;
   clock: Clock;
   logger: Logger;
-  config: Pick<Config, 'QUEUE_PREFIX' | 'CONSOLE_SAMPLE_SECONDS'>;
+  config: Pick<Config, 'CONSOLE_SAMPLE_SECONDS'>;
+  sampleKey: SampleKey;
 }
 
 export interface SamplerOptions {
@@ -138,7 +137,7 @@ export function startSampler(services: SamplerDeps, opts: SamplerOptions): Runni
     }
     const tx = redis.multi();
     for (const r of RESOLUTIONS) {
-      const key = bucketKey(services, r, bucketOf(at, r));
+      const key = services.sampleKey(r.range, bucketOf(at, r));
       for (const [field, delta] of deltas) tx.hincrby(key, field, delta);
       for (const [field, value] of gauges ?? []) tx.hset(key, `g:${field}`, value);
       tx.expire(key, r.ttlS);

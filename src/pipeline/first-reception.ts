@@ -1,5 +1,6 @@
 import type { Services } from '../services.ts';
 import { quarantineIdOf, type RawMessage } from '../domain/raw-message.ts';
+import { FIRST_RECEPTION } from '../queues/keys.ts';
 
 /** How long the first reception of a message without vehicle time is remembered. */
 const REMEMBER_S = 24 * 3600;
@@ -12,7 +13,7 @@ const REMEMBER_S = 24 * 3600;
  * second webhook. A key per such message, for a day.
  */
 export async function firstReception(services: Pick<Services, 'config' | 'redis'>, msg: RawMessage): Promise<string> {
-  const key = `${services.config.QUEUE_PREFIX}:first-reception:${quarantineIdOf(msg)}`;
+  const key = FIRST_RECEPTION.key(services.config.QUEUE_PREFIX, quarantineIdOf(msg));
   const [, [err, first]] = (await services.redis.multi().set(key, msg.receivedAt, 'EX', REMEMBER_S, 'NX').get(key).exec()) as [unknown, [Error | null, string | null]];
   if (err) throw err;
   return first ?? msg.receivedAt;

@@ -227,11 +227,21 @@ function pointTime(payload: Record<string, unknown>): number | undefined {
   return undefined;
 }
 
-/** A VIN of this adapter found in the raw text, so a message failing early can still be erased by VIN. */
-function findVin(adapter: Adapter, msg: RawMessage): string | null {
+/** Per adapter, the patterns of its VINs, one per prefix (also used on the ingest path, to pick a queue partition). */
+const vinPatterns = new WeakMap<Adapter, RegExp[]>();
+
+/**
+ * A VIN of this adapter found in the raw text, so a message failing early can still be erased
+ * by VIN, and a message whose topic names no vehicle still goes to its vehicle's partition.
+ */
+export function findVin(adapter: Adapter, msg: RawMessage): string | null {
   if (msg.encoding !== 'utf8') return null;
-  for (const prefix of adapter.manifest.vinPrefixes) {
-    const re = new RegExp(`${prefix}[A-HJ-NPR-Z0-9]{${Math.max(0, 17 - prefix.length)}}`);
+  let patterns = vinPatterns.get(adapter);
+  if (!patterns) {
+    patterns = adapter.manifest.vinPrefixes.map((prefix) => new RegExp(`${prefix}[A-HJ-NPR-Z0-9]{${Math.max(0, 17 - prefix.length)}}`));
+    vinPatterns.set(adapter, patterns);
+  }
+  for (const re of patterns) {
     const m = re.exec(msg.body);
     if (m) return m[0];
   }

@@ -1,63 +1,92 @@
 import type { Services } from '../services.ts';
-import { createBatcher } from './batcher.ts';
+import { createBatcher, type Batcher } from './batcher.ts';
 import { encodeBatch } from '../queues/harmonize-job.ts';
 import { createHarmonizeQueue } from './queue.ts';
 import type { RawMessage } from '../domain/raw-message.ts';
-import { renewingQueue } from '../queues/renewing-queue.ts';
+import { renewingQueue, type RenewingQueue } from '../queues/renewing-queue.ts';
+import { harmonizePartition } from './partition-key.ts';
+import { isClusterAddress } from '../queues/redis.ts';
 
-/** Where adapters hand raw messages over: a batcher in front of the harmonize queue. */
+/** Where adapters hand raw messages over: a batcher in front of each harmonize partition. */
 export interface Ingest {
   /** Resolves once the message is durably queued (in a batch); rejects when Redis refused it. */
   enqueue(message: RawMessage): Promise<void>;
-  /** Queues these at once, as one batch per PIPELINE_BATCH_SIZE; resolves when all are queued. */
+  /** Queues these at once, as one batch per PIPELINE_BATCH_SIZE and partition; resolves when all are queued. */
   enqueueNow(messages: RawMessage[]): Promise<void>;
   close(): Promise<void>;
 }
 
-const READY_TIMEOUT_MS = 500;
+/**
+ * How long a publisher's acknowledgement waits for this producer's first connection. A
+ * cluster's takes a few round trips more (the seeds, the slot map, then the masters).
+ */
+const readyTimeoutMs = (redisUrl: string) => (isClusterAddress(redisUrl) ? 2000 : 500);
 
-export function createIngest(services: Pick<Services, 'config' | 'secrets' | 'redisUrl' | 'readiness'>, opts: { maxWaitMs?: number } = {}): Ingest {
-  const { config, secrets } = services;
-  const queue = renewingQueue(() => createHarmonizeQueue(config, services.redisUrl));
-  /**
-   * Before its first connection a fail-fast producer refuses every command, and after it waits
-   * for Redis indefinitely. Both are wrong for a publisher waiting on its acknowledgement: wait
-   * for the connection a short while, then refuse (503, or no PUBACK), and the sender retries.
-   */
-  let ready = false;
-  const connected = async (): Promise<void> => {
-    if (ready) return;
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error('the queue (Redis) is not reachable')), READY_TIMEOUT_MS);
+/** One partition's producer queue and the batcher in front of it. */
+interface Partition {
+  queue: RenewingQueue<ReturnType<typeof createHarmonizeQueue>>;
+  batcher: Batcher<RawMessage>;
+}
+
+export function createIngest(services: Pick<Services, 'adapters' | 'config' | 'secrets' | 'redisUrl' | 'readiness'>, opts: { maxWaitMs?: number } = {}): Ingest {
+  const { config, secrets, adapters } = services;
+  const count = config.HARMONIZE_PARTITIONS;
+  const partitions: Partition[] = Array.from({ length: count }, (_, p) => {
+    const queue = renewingQueue(() => createHarmonizeQueue(config, services.redisUrl, p));
+    /**
+     * Before its first connection a fail-fast producer refuses every command, and after it waits
+     * for Redis indefinitely. Both are wrong for a publisher waiting on its acknowledgement: wait
+     * for the connection a short while, then refuse (503, or no PUBACK), and the sender retries.
+     */
+    let ready = false;
+    const connected = async (): Promise<void> => {
+      if (ready) return;
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error('the queue (Redis) is not reachable')), readyTimeoutMs(services.redisUrl));
+      });
+      try {
+        await Promise.race([queue.current().waitUntilReady(), timeout]);
+        ready = true;
+      } finally {
+        clearTimeout(timer);
+      }
+    };
+    const batcher = createBatcher<RawMessage>({
+      size: config.PIPELINE_BATCH_SIZE,
+      maxWaitMs: opts.maxWaitMs ?? config.PIPELINE_BATCH_MAX_WAIT_MS,
+      send: async (messages) => {
+        await connected();
+        await queue.current().add('batch', encodeBatch(secrets, messages));
+      },
     });
-    try {
-      await Promise.race([queue.current().waitUntilReady(), timeout]);
-      ready = true;
-    } finally {
-      clearTimeout(timer);
-    }
-  };
-  // Ready means ingest is accepted: this producer's own connection reconnects on its own
-  // backoff, so the shared client answering is not enough (an HTTP batch would get 503).
-  services.readiness.set('ingest-queue', async () => {
-    await queue.current().getJobCounts('wait');
+    return { queue, batcher };
   });
-  const batcher = createBatcher<RawMessage>({
-    size: config.PIPELINE_BATCH_SIZE,
-    maxWaitMs: opts.maxWaitMs ?? config.PIPELINE_BATCH_MAX_WAIT_MS,
-    send: async (messages) => {
-      await connected();
-      await queue.current().add('batch', encodeBatch(secrets, messages));
-    },
+  const partitionOf = (m: RawMessage) => partitions[harmonizePartition(adapters, count, m)]!;
+
+  // Ready means ingest is accepted: each producer's own connection reconnects on its own
+  // backoff, so the shared client answering is not enough (an HTTP batch would get 503). Every
+  // partition must answer: a message may go to any of them.
+  services.readiness.set('ingest-queue', async () => {
+    await Promise.all(partitions.map((p) => p.queue.current().getJobCounts('wait')));
   });
   return {
-    enqueue: (m) => batcher.add(m),
-    enqueueNow: (ms) => batcher.addNow(ms),
+    enqueue: (m) => partitionOf(m).batcher.add(m),
+    async enqueueNow(ms) {
+      if (count === 1) return partitions[0]!.batcher.addNow(ms);
+      const byPartition = new Map<Partition, RawMessage[]>();
+      for (const m of ms) {
+        const p = partitionOf(m);
+        const list = byPartition.get(p);
+        if (list) list.push(m);
+        else byPartition.set(p, [m]);
+      }
+      await Promise.all([...byPartition].map(([p, list]) => p.batcher.addNow(list)));
+    },
     async close() {
       services.readiness.delete('ingest-queue');
-      await batcher.flush();
-      await queue.close();
+      await Promise.all(partitions.map((p) => p.batcher.flush()));
+      await Promise.all(partitions.map((p) => p.queue.close()));
     },
   };
 }

@@ -1,7 +1,7 @@
 import type { DefaultJobOptions, Queue } from 'bullmq';
 import type { Config } from '../config.ts';
 import { HARMONIZE_QUEUE } from '../queues/harmonize-job.ts';
-import { openQueue } from '../queues/open-queue.ts';
+import { openQueue, queueHome } from '../queues/open-queue.ts';
 
 /**
  * Failures other than a store outage (which postpones the batch without counting, see
@@ -22,10 +22,11 @@ export function harmonizeJobOptions(config: Config): DefaultJobOptions {
 }
 
 /**
- * The producer side, failing fast when Redis is down (enableOfflineQueue false): an MQTT
- * publish is then refused without PUBACK and an HTTP batch answered 503, instead of hanging.
- * Errors surface on the add() that failed.
+ * The producer side of one harmonize partition, failing fast when Redis is down
+ * (enableOfflineQueue false): an MQTT publish is then refused without PUBACK and an HTTP batch
+ * answered 503, instead of hanging. Errors surface on the add() that failed. An add resolves
+ * once the batch reached REDIS_WAIT_REPLICAS replicas (src/queues/open-queue.ts).
  */
-export function createHarmonizeQueue(config: Config, redisUrl: string): Queue<unknown, unknown, string> {
-  return openQueue(HARMONIZE_QUEUE, { redisUrl, prefix: config.QUEUE_PREFIX }, { defaultJobOptions: harmonizeJobOptions(config) });
+export function createHarmonizeQueue(config: Config, redisUrl: string, partition = 0): Queue<unknown, unknown, string> {
+  return openQueue(HARMONIZE_QUEUE, queueHome({ redisUrl, config }), { partition, defaultJobOptions: harmonizeJobOptions(config) });
 }

@@ -7,6 +7,7 @@ import { decodeBatch, type HarmonizeJobData } from '../queues/harmonize-job.ts';
 import { processBatch, type BatchOutcome } from './process-batch.ts';
 import { bullConnection } from '../queues/bull-connection.ts';
 import { HARMONIZE_QUEUE } from '../queues/harmonize-job.ts';
+import { partitionNames, queueHome } from '../queues/open-queue.ts';
 
 /** Tuning a test scales down; production uses BullMQ's defaults (30 s lock, 30 s stall check). */
 export interface HarmonizeWorkerOptions {
@@ -26,57 +27,61 @@ function outageDelayMs(job: Job): number {
 }
 
 /**
- * A BullMQ worker harmonizing raw batches. Bad messages never fail a job (they are
+ * BullMQ workers harmonizing raw batches, one per harmonize partition (HARMONIZE_PARTITIONS). Bad messages never fail a job (they are
  * quarantined). A store outage postpones the batch without using up an attempt, for as long as
  * it lasts: the batch was acknowledged to the manufacturer and must not run out of retries
  * because the store was down. Any other failure (Redis, the push hand-over) is retried with
  * backoff; a job it cannot even open (wrong key, foreign format) fails at once without retries.
  */
-export function startHarmonizeWorker(services: HarmonizeDeps, opts: HarmonizeWorkerOptions = {}): Running & { worker: Worker } {
+export function startHarmonizeWorker(services: HarmonizeDeps, opts: HarmonizeWorkerOptions = {}): Running & { worker: Worker; workers: Worker[] } {
   const { config, logger } = services;
   const fanout = createPushFanoutEnqueuer(services);
-  const worker = new Worker<HarmonizeJobData, BatchOutcome>(
-    HARMONIZE_QUEUE,
-    async (job: Job<HarmonizeJobData, BatchOutcome>, token?: string) => {
-      let messages;
-      try {
-        messages = decodeBatch(services.secrets, job.data);
-      } catch (err) {
-        logger.error({ jobId: job.id, err: (err as Error).message }, 'harmonize job cannot be opened; failing it without retries');
-        throw new UnrecoverableError(`cannot open batch: ${(err as Error).message}`);
-      }
-      try {
-        // attemptsStarted counts retries, postponements and runs after a stall alike.
-        return await processBatch(services, fanout, messages, { rerun: job.attemptsStarted > 1 });
-      } catch (err) {
-        if (!(err instanceof StoreUnavailableError) || token === undefined) throw err;
-        const delayMs = outageDelayMs(job);
-        logger.warn({ jobId: job.id, err: err.message, retryInMs: delayMs }, 'harmonize: store unavailable, batch postponed');
-        await job.moveToDelayed(Date.now() + delayMs, token);
-        throw new DelayedError();
-      }
-    },
-    {
+  const processor = async (job: Job<HarmonizeJobData, BatchOutcome>, token?: string) => {
+    let messages;
+    try {
+      messages = decodeBatch(services.secrets, job.data);
+    } catch (err) {
+      logger.error({ jobId: job.id, err: (err as Error).message }, 'harmonize job cannot be opened; failing it without retries');
+      throw new UnrecoverableError(`cannot open batch: ${(err as Error).message}`);
+    }
+    try {
+      // attemptsStarted counts retries, postponements and runs after a stall alike.
+      return await processBatch(services, fanout, messages, { rerun: job.attemptsStarted > 1 });
+    } catch (err) {
+      if (!(err instanceof StoreUnavailableError) || token === undefined) throw err;
+      const delayMs = outageDelayMs(job);
+      logger.warn({ jobId: job.id, err: err.message, retryInMs: delayMs }, 'harmonize: store unavailable, batch postponed');
+      await job.moveToDelayed(Date.now() + delayMs, token);
+      throw new DelayedError();
+    }
+  };
+  // Every partition has its worker; the process's concurrency is shared out between them.
+  const names = partitionNames(queueHome(services), HARMONIZE_QUEUE, config.HARMONIZE_PARTITIONS);
+  const concurrency = Math.max(1, Math.ceil((opts.concurrency ?? config.PIPELINE_CONCURRENCY) / names.length));
+  const workers = names.map((name) => {
+    const worker = new Worker<HarmonizeJobData, BatchOutcome>(name, processor, {
       connection: bullConnection(services.redisUrl, 'worker'),
       prefix: config.QUEUE_PREFIX,
-      concurrency: opts.concurrency ?? config.PIPELINE_CONCURRENCY,
+      concurrency,
       lockDuration: opts.lockDuration ?? config.PIPELINE_LOCK_DURATION_MS,
       stalledInterval: opts.stalledInterval ?? config.PIPELINE_STALLED_INTERVAL_MS,
       ...(opts.maxStalledCount !== undefined ? { maxStalledCount: opts.maxStalledCount } : {}),
-    },
-  );
-  worker.on('error', (err) => logger.warn({ err: err.message }, 'harmonize worker error'));
-  worker.on('failed', (job, err) => {
-    if (err instanceof DelayedError) return;
-    const level = job && job.attemptsMade < (job.opts.attempts ?? 1) && !(err instanceof UnrecoverableError) ? 'warn' : 'error';
-    logger[level]({ jobId: job?.id, attemptsMade: job?.attemptsMade, err: err.message }, 'harmonize batch failed');
+    });
+    worker.on('error', (err) => logger.warn({ err: err.message }, 'harmonize worker error'));
+    worker.on('failed', (job, err) => {
+      if (err instanceof DelayedError) return;
+      const level = job && job.attemptsMade < (job.opts.attempts ?? 1) && !(err instanceof UnrecoverableError) ? 'warn' : 'error';
+      logger[level]({ jobId: job?.id, attemptsMade: job?.attemptsMade, err: err.message }, 'harmonize batch failed');
+    });
+    worker.on('stalled', (jobId) => logger.warn({ jobId }, 'harmonize batch stalled (its worker died); it runs again'));
+    return worker;
   });
-  worker.on('stalled', (jobId) => logger.warn({ jobId }, 'harmonize batch stalled (its worker died); it runs again'));
   return {
     name: 'harmonize-worker',
-    worker,
+    worker: workers[0]!,
+    workers,
     async close() {
-      await worker.close();
+      await Promise.all(workers.map((w) => w.close()));
       await fanout.close();
     },
   };

@@ -2,7 +2,7 @@ import type { Services } from '../services.ts';
 import type { DataPoint, DeliveryRecord, Subscription, WebhookRecord } from '../store/contract.ts';
 import type { PushFanoutEnqueuer } from './fanout-contract.ts';
 import { admitsEvent } from './event-filter.ts';
-import { createPushQueue, type PushQueue } from './queue.ts';
+import { createPushQueue, type PushJobRef, type PushQueue } from './queue.ts';
 import { transactionId } from './transaction-id.ts';
 import { createUpdateThrottle } from './update-throttle.ts';
 import { createWatchList, type Watcher } from './watch-list.ts';
@@ -90,8 +90,7 @@ export function createFanout(services: Pick<Services, 'catalog' | 'clock' | 'con
     if (kind === 'update') {
       if (disabled) return null;
       // Each endpoint has its own interval: the throttle counts per (subscription, endpoint).
-      const scope = webhook.endpointId ? `${subscription.subscriptionId}#${webhook.endpointId}` : subscription.subscriptionId;
-      const admitted = await throttle.admit(scope, point.vin, point.item, point.timestampMs, webhook.minIntervalSeconds * 1000, id);
+      const admitted = await throttle.admit(subscription.subscriptionId, point.vin, point.item, point.timestampMs, webhook.minIntervalSeconds * 1000, id, webhook.endpointId);
       if (!admitted) {
         // On a rerun, this point's row may be PENDING from a hand-over interrupted before its
         // job was queued, and a newer point has been admitted since: this one is late, so its
@@ -133,11 +132,11 @@ export function createFanout(services: Pick<Services, 'catalog' | 'clock' | 'con
       ).filter((r): r is DeliveryRecord => r !== null);
       // Issued together, the inserts share one store commit.
       const inserted = await Promise.all(rows.map((r) => store.deliveries.insertIfAbsent(r)));
-      const jobs: { transactionId: string }[] = [];
+      const jobs: PushJobRef[] = [];
       for (const [i, row] of rows.entries()) {
         const status = inserted[i] ? row.status : (await store.deliveries.get(row.transactionId))?.status;
         // A row left PENDING by an earlier, interrupted hand-over still needs its job.
-        if (status === 'PENDING') jobs.push({ transactionId: row.transactionId });
+        if (status === 'PENDING') jobs.push({ transactionId: row.transactionId, vin: row.vin });
         if (inserted[i]) {
           logger.debug({ transactionId: row.transactionId, item: row.item, kind: row.kind, vehicle: secrets.pseudonym(row.vin) }, 'push fan-out');
         }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { queueHome } from '../queues/open-queue.ts';
 import { noticeJob, PUSH_QUEUE } from '../queues/push-job.ts';
 import { withQueue } from '../queues/with-queue.ts';
+import { partitionOf } from '../queues/partitions.ts';
 import type { NoticeDeps } from './deps.ts';
 import { noticeDelivery, wantsNotice, type Notice } from './notice.ts';
 import { pushJobOptions } from './queue.ts';
@@ -39,8 +40,12 @@ export async function queueNotices(
   await Promise.all(rows.map((r) => store.deliveries.insertIfAbsent(r)));
   const opts = { ...pushJobOptions(services.config), removeOnFail: true };
   try {
-    await withQueue(queueHome(services), PUSH_QUEUE, (queue) =>
-      queue.addBulk(rows.map((r) => ({ name: 'notice', data: noticeJob(secrets, r.transactionId, vin), opts: { ...opts, jobId: r.transactionId } }))),
+    // In the VIN's partition, as its deliveries (src/push/queue.ts).
+    await withQueue(
+      queueHome(services),
+      PUSH_QUEUE,
+      (queue) => queue.addBulk(rows.map((r) => ({ name: 'notice', data: noticeJob(secrets, r.transactionId, vin), opts: { ...opts, jobId: r.transactionId } }))),
+      partitionOf(vin, services.config.PUSH_PARTITIONS),
     );
   } catch (err) {
     const now = services.clock.now().toISOString();

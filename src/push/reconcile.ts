@@ -53,7 +53,7 @@ export function startPushReconciler(
       }
       return;
     }
-    if (await queue.requeue(d.transactionId)) result.requeued++;
+    if (await queue.requeue(d)) result.requeued++;
   }
 
   async function run(closing: () => boolean): Promise<ReconcileResult> {

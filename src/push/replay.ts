@@ -31,7 +31,7 @@ async function requeue(services: ReplayDeps, queue: PushQueue, d: DeliveryRecord
   if (!won) return 'scheduled';
   let queued: boolean;
   try {
-    queued = await queue.requeue(d.transactionId);
+    queued = await queue.requeue(d);
   } catch (err) {
     // Without its job the row must not pretend to be scheduled: put it back as it was.
     await services.store.deliveries.transition(d.transactionId, ['PENDING'], d.status, at);

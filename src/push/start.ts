@@ -5,7 +5,8 @@ import { createPushQueue } from './queue.ts';
 import { startPushReconciler } from './reconcile.ts';
 import { createGuardedAgent } from './ssrf-agent.ts';
 import { systemResolver, type Resolver } from './ssrf-resolver.ts';
-import { createPushWorker } from './worker.ts';
+import { createPushWorkers } from './worker.ts';
+import type { Worker } from 'bullmq';
 
 /**
  * The push role: the webhook delivery workers and the reconciler that gives a delivery whose
@@ -22,9 +23,9 @@ export async function startPushWorkers(services: PushWorkerDeps, opts: { resolve
   });
   // Not awaiting the worker's connection: it connects on its own once Redis answers, and a
   // process with the api role must open its port (liveness) while Redis is still down.
-  const worker = createPushWorker(services, agent);
-  let connected = false;
-  worker.once('ready', () => (connected = true));
+  const workers = createPushWorkers(services, agent);
+  const connected = new Set<Worker>();
+  for (const w of workers) w.once('ready', () => connected.add(w));
   const reconciler = startPushReconciler(services, createPushQueue(services), opts.scheduler ? { scheduler: opts.scheduler } : {});
   return [
     reconciler,
@@ -33,7 +34,7 @@ export async function startPushWorkers(services: PushWorkerDeps, opts: { resolve
       async close() {
         // A worker that never reached Redis has nothing in flight, and BullMQ's plain close
         // would wait for the connection it never got.
-        await worker.close(!connected);
+        await Promise.all(workers.map((w) => w.close(!connected.has(w))));
         await agent.close();
       },
     },

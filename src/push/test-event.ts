@@ -8,6 +8,7 @@ import { postWebhook } from './sender.ts';
 import { createSigningKeys } from './signing-keys.ts';
 import { createGuardedAgent } from './ssrf-agent.ts';
 import type { Resolver } from './ssrf-resolver.ts';
+import { RATE_LIMIT_WEBHOOK_TEST } from '../queues/keys.ts';
 
 /** The VIN of every test event: a documented sample, never a vehicle's (no I, O or Q, 17 characters). */
 export const TEST_VIN = 'TEST0000000000000';
@@ -69,7 +70,7 @@ export function createTestEventSender(services: Pick<Services, 'clock' | 'config
       const webhook = await store.webhooks.get(subscriptionId, endpointId);
       if (!webhook) throw apiErrors.notFound(endpointId === DEFAULT_ENDPOINT ? 'No webhook configured for this subscription.' : `No webhook endpoint ${endpointId} in this subscription.`);
       // Counted only for a webhook that exists; Redis down: not limited (as every limit here).
-      const [state] = (await limiter.hit([{ key: `${config.QUEUE_PREFIX}:rl:webhook-test:{${subscriptionId}}`, limit: TEST_EVENTS_PER_MINUTE, windowS: 60 }])) ?? [];
+      const [state] = (await limiter.hit([{ key: RATE_LIMIT_WEBHOOK_TEST.key(config.QUEUE_PREFIX, subscriptionId), limit: TEST_EVENTS_PER_MINUTE, windowS: 60 }])) ?? [];
       if (state && !state.allowed) throw apiErrors.rateLimited(state.resetS);
       const now = clock.now();
       const webhookId = randomUUID();

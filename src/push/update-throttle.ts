@@ -1,4 +1,5 @@
 import type { Services } from '../services.ts';
+import { PUSH_THROTTLE } from '../queues/keys.ts';
 
 /**
  * Admits an update push only when the point is at least `intervalMs` of data time after the
@@ -20,15 +21,16 @@ return 1
 `;
 
 export interface UpdateThrottle {
-  admit(subscriptionId: string, vin: string, item: string, timestampMs: number, intervalMs: number, transactionId: string): Promise<boolean>;
+  /** `endpointId`: a webhook endpoint other than the subscription's default one, which has an interval of its own. */
+  admit(subscriptionId: string, vin: string, item: string, timestampMs: number, intervalMs: number, transactionId: string, endpointId?: string): Promise<boolean>;
 }
 
 export function createUpdateThrottle(services: Pick<Services, 'config' | 'redis' | 'secrets'>): UpdateThrottle {
   const { redis, config, secrets } = services;
   return {
-    async admit(subscriptionId, vin, item, timestampMs, intervalMs, transactionId) {
+    async admit(subscriptionId, vin, item, timestampMs, intervalMs, transactionId, endpointId) {
       // The key holds a pseudonym, never the VIN (reliability checklist K6).
-      const key = `${config.QUEUE_PREFIX}:push:throttle:${subscriptionId}:${secrets.pseudonym(vin)}:${item}`;
+      const key = PUSH_THROTTLE.key(config.QUEUE_PREFIX, subscriptionId, secrets.pseudonym(vin), item, endpointId);
       // Kept a good while past the interval in wall time; after it expires the next point passes.
       const ttlMs = 2 * intervalMs + 3_600_000;
       const admitted = await redis.eval(SCRIPT, 1, key, timestampMs, intervalMs, transactionId, ttlMs);

@@ -5,10 +5,11 @@ import { bullConnection } from '../queues/bull-connection.ts';
 import { createDeliveryProcessor, RetryLaterError } from './deliver.ts';
 import { StoreUnavailableError } from '../store/contract.ts';
 import { PUSH_QUEUE, type PushJob } from '../queues/push-job.ts';
+import { partitionNames, queueHome } from '../queues/open-queue.ts';
 import { nextDelayMs } from './retry-policy.ts';
 
 /**
- * The BullMQ worker of webhook deliveries. Retries are BullMQ's delayed retries with a custom
+ * The BullMQ workers of webhook deliveries, one per push partition. Retries are BullMQ's delayed retries with a custom
  * backoff: the processor computes each delay (schedule, jitter, Retry-After) and throws it in a
  * RetryLaterError; any other failure falls back to the schedule.
  *
@@ -19,7 +20,7 @@ import { nextDelayMs } from './retry-policy.ts';
  * store may have failed after the POST (recording the attempt): the next run sends it again,
  * with the same webhook-id (at-least-once, docs/webhooks.md).
  */
-export function createPushWorker(services: PushWorkerDeps, dispatcher: Dispatcher): Worker<PushJob> {
+export function createPushWorkers(services: PushWorkerDeps, dispatcher: Dispatcher): Worker<PushJob>[] {
   const { config, logger } = services;
   const deliver = createDeliveryProcessor(services, dispatcher);
   const outageDelayMs = Math.max(1000, (config.PUSH_RETRY_SCHEDULE_S[0] ?? 1) * 1000);
@@ -33,20 +34,25 @@ export function createPushWorker(services: PushWorkerDeps, dispatcher: Dispatche
       throw new DelayedError();
     }
   };
-  const worker = new Worker<PushJob>(PUSH_QUEUE, processor, {
-    connection: bullConnection(services.redisUrl, 'worker'),
-    prefix: config.QUEUE_PREFIX,
-    concurrency: config.PUSH_CONCURRENCY,
-    // A lock outlives the slowest attempt by far, so a slow receiver never looks like a stalled job.
-    lockDuration: Math.max(30_000, config.PUSH_TIMEOUT_MS * 3),
-    settings: {
-      backoffStrategy: (attemptsMade, _type, err) =>
-        err instanceof RetryLaterError ? err.delayMs : (nextDelayMs(config.PUSH_RETRY_SCHEDULE_S, attemptsMade) ?? -1),
-    },
+  // One worker per partition (PUSH_PARTITIONS); the process's PUSH_CONCURRENCY is shared out.
+  const names = partitionNames(queueHome(services), PUSH_QUEUE, config.PUSH_PARTITIONS);
+  const concurrency = Math.max(1, Math.ceil(config.PUSH_CONCURRENCY / names.length));
+  return names.map((name) => {
+    const worker = new Worker<PushJob>(name, processor, {
+      connection: bullConnection(services.redisUrl, 'worker'),
+      prefix: config.QUEUE_PREFIX,
+      concurrency,
+      // A lock outlives the slowest attempt by far, so a slow receiver never looks like a stalled job.
+      lockDuration: Math.max(30_000, config.PUSH_TIMEOUT_MS * 3),
+      settings: {
+        backoffStrategy: (attemptsMade, _type, err) =>
+          err instanceof RetryLaterError ? err.delayMs : (nextDelayMs(config.PUSH_RETRY_SCHEDULE_S, attemptsMade) ?? -1),
+      },
+    });
+    worker.on('error', (err) => logger.warn({ err: err.message }, 'push worker error'));
+    worker.on('failed', (job, err) => {
+      if (!(err instanceof RetryLaterError) && !(err instanceof DelayedError)) logger.warn({ jobId: job?.id, err: err.message }, 'push job failed');
+    });
+    return worker;
   });
-  worker.on('error', (err) => logger.warn({ err: err.message }, 'push worker error'));
-  worker.on('failed', (job, err) => {
-    if (!(err instanceof RetryLaterError) && !(err instanceof DelayedError)) logger.warn({ jobId: job?.id, err: err.message }, 'push job failed');
-  });
-  return worker;
 }

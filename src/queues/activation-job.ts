@@ -1,8 +1,9 @@
+import { QUEUE_NAMES } from './keys.ts';
 import type { SecretBox } from '../crypto.ts';
 import { openJobData, sealJobData, type SealedJobData } from './sealed-job.ts';
 
-/** The BullMQ queue (prefixed with QUEUE_PREFIX) that carries activations to the manufacturers. */
-export const ACTIVATION_QUEUE = 'vehicle-activations';
+/** The queue that carries activations to the manufacturers. */
+export const ACTIVATION_QUEUE = QUEUE_NAMES.activation;
 
 /**
  * One activation or deactivation of one VIN in one subscription. The worker re-reads the row

@@ -1,15 +1,19 @@
 import type { ConnectionOptions } from 'bullmq';
-import { redisOptions } from './redis.ts';
+import { clusterOptions, parseRedisAddress, redisOptions } from './redis.ts';
+import { Cluster } from 'ioredis';
 
 /**
- * ioredis options for BullMQ, the one place every queue and worker gets them from. BullMQ
- * bundles its own ioredis typings; the options object is the same at run time, only
- * `retryStrategy`'s declared return type differs, hence the cast.
+ * The connection a BullMQ worker is given, the one place workers get it from. On one Redis
+ * server: ioredis options (BullMQ's bundled typings differ only in `retryStrategy`'s declared
+ * return type, hence the cast), from which BullMQ opens and closes its connections. On a
+ * cluster: a Cluster that never connects itself (lazyConnect): a worker duplicates the
+ * connection it is handed, for its commands and for its blocking fetch, and owns the copies.
  *
- * Reconnecting backs off to at most 2 s, not BullMQ's 20 s: while a queue is unreachable,
- * publishers are refused and API calls answered 503, so it should be noticed soon after Redis
- * is back. `client`: a short-lived handle whose commands fail after one retry (the erasure's sweep).
+ * Reconnecting backs off to at most 2 s, not BullMQ's 20 s: a worker resumes soon after Redis
+ * (or a failed-over master) is back.
  */
 export function bullConnection(redisUrl: string, purpose: 'producer' | 'worker' | 'client'): ConnectionOptions {
+  const address = parseRedisAddress(redisUrl);
+  if (address.kind === 'cluster') return new Cluster(address.nodes, clusterOptions(address, purpose, { lazyConnect: true })) as unknown as ConnectionOptions;
   return { ...redisOptions(redisUrl, purpose), retryStrategy: (times: number) => Math.min(250 * times, 2000) } as ConnectionOptions;
 }

@@ -1,9 +1,10 @@
+import { QUEUE_NAMES } from './keys.ts';
 import type { SecretBox } from '../crypto.ts';
 import { openJobData, sealJobData } from './sealed-job.ts';
 import type { RawMessage } from '../domain/raw-message.ts';
 
-/** The one queue between the ingest transports and the harmonize workers. */
-export const HARMONIZE_QUEUE = 'harmonize';
+/** The queue between the ingest transports and the harmonize workers (partitioned: HARMONIZE_PARTITIONS). */
+export const HARMONIZE_QUEUE = QUEUE_NAMES.harmonize;
 
 /**
  * What a harmonize job carries in Redis. Raw messages hold VINs and positions, so the batch is

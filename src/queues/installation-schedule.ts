@@ -3,13 +3,15 @@ import type { Logger } from '../logger.ts';
 import type { PeriodicScheduler } from '../periodic.ts';
 import type { Running } from '../running.ts';
 import { bullConnection } from './bull-connection.ts';
-import { openQueue, type QueueHome } from './open-queue.ts';
+import { QUEUE_NAMES, type QueueName } from './keys.ts';
+import { bullName, openQueue, type QueueHome } from './open-queue.ts';
 
 /** Jobs of one role's housekeeping (history retention and the poll reconciler; the push reconciler). */
 export type HousekeepingRole = 'pipeline' | 'push';
 
-export function housekeepingQueueName(role: HousekeepingRole): string {
-  return `${role}-housekeeping`;
+/** The role's queue, `<role>-housekeeping` (its BullMQ name carries the queue's hash tag: src/queues/keys.ts). */
+export function housekeepingQueueName(role: HousekeepingRole): QueueName {
+  return role === 'pipeline' ? QUEUE_NAMES.pipelineHousekeeping : QUEUE_NAMES.pushHousekeeping;
 }
 
 /** How long a run's job stays in Redis: JOB_RETENTION_COMPLETED_S, JOB_RETENTION_FAILED_S. */
@@ -63,7 +65,7 @@ export function createInstallationSchedule(
   }
 
   const startWorker = () => {
-    worker = new Worker(name, process, {
+    worker = new Worker(bullName(home, name), process, {
       connection: bullConnection(home.redisUrl, 'worker'),
       prefix: home.prefix,
       // Each job of the role may run beside the others; one job never beside itself (above).

@@ -1,8 +1,9 @@
+import { QUEUE_NAMES } from './keys.ts';
 import type { SecretBox } from '../crypto.ts';
 import { openJobData, sealJobData, type SealedJobData } from './sealed-job.ts';
 
-/** The BullMQ queue (prefixed with QUEUE_PREFIX) of polled vehicles: one job per (manufacturer, VIN). */
-export const POLL_QUEUE = 'vehicle-polls';
+/** The queue of polled vehicles: one job per (manufacturer, VIN). */
+export const POLL_QUEUE = QUEUE_NAMES.poll;
 
 /**
  * The state of one polled vehicle, kept in its job between polls. The job lives as long as the

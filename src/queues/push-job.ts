@@ -1,8 +1,9 @@
+import { QUEUE_NAMES } from './keys.ts';
 import type { SecretBox } from '../crypto.ts';
 import { openJobData, sealJobData } from './sealed-job.ts';
 
-/** The BullMQ queue (prefixed with QUEUE_PREFIX) of webhook deliveries. */
-export const PUSH_QUEUE = 'push-deliveries';
+/** The queue of webhook deliveries (partitioned: PUSH_PARTITIONS). */
+export const PUSH_QUEUE = QUEUE_NAMES.push;
 
 /**
  * A delivery job carries only the transactionId: the VIN and the data point stay in the

@@ -2,7 +2,8 @@ import type { FastifyRequest } from 'fastify';
 import { clientKey } from './client-key.ts';
 import { sha256Hex } from '../crypto.ts';
 import { ApiError, apiErrors } from '../errors.ts';
-import type { Redis } from 'ioredis';
+import { RATE_LIMIT_AUTH_FAILURE } from '../queues/keys.ts';
+import type { RedisClient } from '../queues/redis.ts';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { SecretBox } from '../crypto.ts';
@@ -51,10 +52,9 @@ function subjectsOf(request: FastifyRequest, keys: string[]): string[] {
  * The one throttle of a process, shared by every route that checks credentials: a member of
  * Services (services.authFailures), built by the composition root.
  */
-export function createAuthFailures(deps: { config: Config; clock: Clock; secrets: SecretBox; redis: Redis; logger: Logger }): AuthFailures {
+export function createAuthFailures(deps: { config: Config; clock: Clock; secrets: SecretBox; redis: RedisClient; logger: Logger }): AuthFailures {
   const { config, clock, secrets } = deps;
   const limiter = createFixedWindowLimiter(deps.redis, deps.clock, deps.logger);
-  const base = `${config.QUEUE_PREFIX}:rl:authfail`;
   const windowMs = config.RATE_LIMIT_AUTH_FAILURE_WINDOW_S * 1000;
   /** Subject → end of the window (ms) until which it is locked out. */
   const lockedUntil = new Map<string, number>();
@@ -88,7 +88,7 @@ export function createAuthFailures(deps: { config: Config; clock: Clock; secrets
     async failed(request, error, keys = []) {
       const subjects = subjectsOf(request, keys);
       const counters: Counter[] = subjects.map((s) => ({
-        key: `${base}:${secrets.pseudonym(s)}`,
+        key: RATE_LIMIT_AUTH_FAILURE.key(config.QUEUE_PREFIX, secrets.pseudonym(s)),
         limit: config.RATE_LIMIT_AUTH_FAILURE_MAX,
         windowS: config.RATE_LIMIT_AUTH_FAILURE_WINDOW_S,
       }));

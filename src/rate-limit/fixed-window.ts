@@ -1,4 +1,5 @@
-import type { Redis } from 'ioredis';
+import calculateSlot from 'cluster-key-slot';
+import type { RedisClient } from '../queues/redis.ts';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
 
@@ -10,7 +11,7 @@ import type { Logger } from '../logger.ts';
  * admits hits from that local budget. Redis counts tokens handed out, not hits, and never hands
  * out more than the limit in a window, so across all processes no more than the limit are ever
  * admitted. The counters of one `hit` that lack local budget are reserved together in one Lua
- * call; several concurrent hits may each reserve, every grant goes to the shared local budget
+ * call per hash slot (one call when they share a hash tag); several concurrent hits may each reserve, every grant goes to the shared local budget
  * and every admitted hit takes one token out of it, so no hit passes without a granted token.
  * A lease is a fraction of what is left (see LEASE_DIVISOR): near the limit it shrinks to one
  * token, so the end of a window is decided exactly (of 50 parallel hits against a limit of 10,
@@ -85,9 +86,9 @@ export interface WindowState {
   allowed: boolean;
 }
 
-interface LimiterRedis extends Redis {
+type LimiterRedis = RedisClient & {
   cvdFixedWindow(...args: (string | number)[]): Promise<number[]>;
-}
+};
 
 export interface FixedWindowLimiter {
   /**
@@ -116,7 +117,7 @@ interface Lease {
   endMs: number;
 }
 
-export function createFixedWindowLimiter(redis: Redis, clock: Clock, logger: Logger): FixedWindowLimiter {
+export function createFixedWindowLimiter(redis: RedisClient, clock: Clock, logger: Logger): FixedWindowLimiter {
   const r = redis as LimiterRedis;
   if (typeof r.cvdFixedWindow !== 'function') redis.defineCommand('cvdFixedWindow', { lua: SCRIPT });
   let lastWarn = 0;
@@ -161,6 +162,36 @@ export function createFixedWindowLimiter(redis: Redis, clock: Clock, logger: Log
     return { count: c.limit - remaining, limit: c.limit, remaining, resetS, windowS: c.windowS, allowed };
   }
 
+  /**
+   * Reserves leases for the counters `missing` (indexes into the hit's counters, with their
+   * windowed keys): one Lua call per hash slot, since a script may only touch keys of one slot
+   * on a Redis Cluster (and so on one server too: what the suite checks there holds on a
+   * cluster). Counters built to go together (a subscription and its vehicles) share a hash tag
+   * (src/queues/keys.ts) and so go in one call. The answers come in the order of `missing`.
+   */
+  async function reserve(list: Counter[], missing: number[], keys: string[]): Promise<number[]> {
+    const bySlot = new Map<number, number[]>();
+    keys.forEach((key, j) => {
+      const slot = calculateSlot(key);
+      const group = bySlot.get(slot);
+      if (group) group.push(j);
+      else bySlot.set(slot, [j]);
+    });
+    const out: number[] = new Array<number>(2 * keys.length);
+    await Promise.all(
+      [...bySlot.values()].map(async (group) => {
+        const args: (string | number)[] = [LEASE_DIVISOR, MAX_LEASE];
+        for (const j of group) args.push(list[missing[j]!]!.limit, list[missing[j]!]!.windowS * 1000 * 2);
+        const answer = await r.cvdFixedWindow(group.length, ...group.map((j) => keys[j]!), ...args);
+        group.forEach((j, k) => {
+          out[2 * j] = answer[2 * k]!;
+          out[2 * j + 1] = answer[2 * k + 1]!;
+        });
+      }),
+    );
+    return out;
+  }
+
   return {
     forget(matches) {
       for (const key of leases.keys()) if (matches(key)) leases.delete(key);
@@ -190,12 +221,10 @@ export function createFixedWindowLimiter(redis: Redis, clock: Clock, logger: Log
       });
       if (missing.length === 0) return states;
 
-      const args: (string | number)[] = [LEASE_DIVISOR, MAX_LEASE];
-      for (const i of missing) args.push(counters[i]!.limit, counters[i]!.windowS * 1000 * 2);
       let timer: NodeJS.Timeout | undefined;
       try {
         const out = await Promise.race([
-          r.cvdFixedWindow(keys.length, ...keys, ...args),
+          reserve(counters, missing, keys),
           new Promise<never>((_, reject) => {
             timer = setTimeout(() => reject(new Error(`no answer within ${REDIS_TIMEOUT_MS} ms`)), REDIS_TIMEOUT_MS);
           }),

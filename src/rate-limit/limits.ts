@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import { ApiError, apiErrors } from '../errors.ts';
-import type { Redis } from 'ioredis';
+import { RATE_LIMIT_SUBSCRIPTION, RATE_LIMIT_VEHICLE } from '../queues/keys.ts';
+import type { RedisClient } from '../queues/redis.ts';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { SecretBox } from '../crypto.ts';
@@ -69,7 +70,7 @@ export interface ProcessLimits {
   forgetAllVehicles(): void;
 }
 
-export function createProcessLimits(deps: { redis: Redis; clock: Clock; logger: Logger }): ProcessLimits {
+export function createProcessLimits(deps: { redis: RedisClient; clock: Clock; logger: Logger }): ProcessLimits {
   const limiter = createFixedWindowLimiter(deps.redis, deps.clock, deps.logger);
   const counters = new Map<string, SubscriptionCounters>();
   return {
@@ -79,7 +80,7 @@ export function createProcessLimits(deps: { redis: Redis; clock: Clock; logger: 
       if (subscriptionId === undefined) for (const own of counters.values()) own.vehicles.delete(pseudonym);
       else counters.get(subscriptionId)?.vehicles.delete(pseudonym);
       // The keys' ends (see vehicleCounter below).
-      const suffix = subscriptionId === undefined ? `:v:${pseudonym}` : `:{${subscriptionId}}:v:${pseudonym}`;
+      const suffix = RATE_LIMIT_VEHICLE.suffix(pseudonym, subscriptionId);
       limiter.forget((key) => key.endsWith(suffix));
     },
     forgetAllVehicles() {
@@ -93,14 +94,13 @@ export function createProcessLimits(deps: { redis: Redis; clock: Clock; logger: 
 export function createRateLimits(services: { config: Config; secrets: SecretBox; rateLimits: ProcessLimits }): RateLimits {
   const { config, secrets } = services;
   const { limiter: l, counters } = services.rateLimits;
-  const base = `${config.QUEUE_PREFIX}:rl`;
   function countersOf(subscriptionId: string): SubscriptionCounters {
     let c = counters.get(subscriptionId);
     if (!c) {
       if (counters.size >= MAX_KEPT) counters.clear();
       c = {
         subscription: {
-          key: `${base}:{${subscriptionId}}:s`,
+          key: RATE_LIMIT_SUBSCRIPTION.key(config.QUEUE_PREFIX, subscriptionId),
           limit: config.RATE_LIMIT_SUBSCRIPTION_MAX,
           windowS: config.RATE_LIMIT_SUBSCRIPTION_WINDOW_S,
         },
@@ -118,7 +118,7 @@ export function createRateLimits(services: { config: Config; secrets: SecretBox;
     if (!c) {
       if (own.vehicles.size >= MAX_KEPT) own.vehicles.clear();
       c = {
-        key: `${base}:{${subscriptionId}}:v:${vehicle}`,
+        key: RATE_LIMIT_VEHICLE.key(config.QUEUE_PREFIX, subscriptionId, vehicle),
         limit: config.RATE_LIMIT_VEHICLE_MAX,
         windowS: config.RATE_LIMIT_VEHICLE_WINDOW_S,
       };

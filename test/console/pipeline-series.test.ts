@@ -3,7 +3,7 @@ import { ManualClock } from '../../src/clock.ts';
 import { readPipelineSeries, type PipelineSeries } from '../../src/console/series.ts';
 import { fleetFreshness } from '../../src/main/fleet-freshness.ts';
 import { metrics } from '../../src/metrics/metrics.ts';
-import { startSampler } from '../../src/metrics/samples.ts';
+import { startServiceSampler } from '../../src/main/sampler.ts';
 import type { DataPoint } from '../../src/store/contract.ts';
 import { createTestApp } from '../helpers/app.ts';
 import { signIn } from './session.ts';
@@ -20,7 +20,7 @@ describe('pipeline charts over 1 h to 7 days', () => {
   it('keeps every range in its own resolution, and charts latency, push success and freshness', async () => {
     // Vehicles last seen 1 minute, 30 minutes and 2 days before 10:00:30.
     await t.services.store.dataPoints.insertMany([point('V1RTUALV1N0000001', '2026-05-05T09:59:30.000Z'), point('V1RTUALV1N0000002', '2026-05-05T09:30:00.000Z'), point('V1RTUALV1N0000003', '2026-05-03T10:00:00.000Z')]);
-    const sampler = startSampler(t.services, { gauges: t.services.gauges, freshness: () => fleetFreshness(t.services), intervalMs: 3_600_000 });
+    const sampler = startServiceSampler(t.services, { gauges: t.services.gauges, freshness: () => fleetFreshness(t.services), intervalMs: 3_600_000 });
     try {
       await sampler.flush(); // the baseline
       for (const s of [0.2, 0.2, 0.2, 2]) metrics.ingestToStored.observe({ manufacturer: 'virtual' }, s);

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { startSampler } from '../../src/metrics/samples.ts';
+import { startServiceSampler } from '../../src/main/sampler.ts';
 import { readPipelineSeries } from '../../src/console/series.ts';
 import { metrics } from '../../src/metrics/metrics.ts';
 import { createTestApp } from '../helpers/app.ts';
@@ -13,7 +13,7 @@ describe('the console sampler', () => {
   afterAll(async () => t.cleanup());
 
   it('writes every CONSOLE_SAMPLE_SECONDS on its own, without a flush by hand', async () => {
-    const sampler = startSampler(t.services, {});
+    const sampler = startServiceSampler(t.services, {});
     try {
       await sampler.flush(); // the baseline, as at start
       metrics.ingestMessages.inc({ manufacturer: 'virtual', transport: 'mqtt' }, 4);

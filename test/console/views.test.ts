@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.ts';
-import { startSampler } from '../../src/metrics/samples.ts';
+import { startServiceSampler } from '../../src/main/sampler.ts';
 import { readPipelineSeries } from '../../src/console/series.ts';
 import { metrics } from '../../src/metrics/metrics.ts';
 import { closeServices, createServices } from '../../src/main/create-services.ts';
@@ -54,7 +54,7 @@ describe('console views over the real app', () => {
   it('charts what each process counted, the same for every API process, with the shared gauges', async () => {
     const clock = new ManualClock('2026-05-05T10:00:30.000Z');
     t = await createTestApp({ clock });
-    const sampler = startSampler(t.services, { gauges: t.services.gauges, intervalMs: 3_600_000 });
+    const sampler = startServiceSampler(t.services, { gauges: t.services.gauges, intervalMs: 3_600_000 });
     // A second API process on the same Redis and prefix.
     const other = await createServices(t.services.config, t.services.logger, t.services.redisUrl, { clock });
     try {

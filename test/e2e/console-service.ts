@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { startEmbeddedBroker } from '../../src/ingest/embedded-broker.ts';
 import { buildServiceApp } from '../../src/main/http-app.ts';
 import { systemClock } from '../../src/clock.ts';
-import { startSampler } from '../../src/metrics/samples.ts';
+import { startServiceSampler } from '../../src/main/sampler.ts';
 import { startActivationWorkers } from '../../src/management/start.ts';
 import { fleetFreshness } from '../../src/main/fleet-freshness.ts';
 import { startMappingReloads } from '../../src/main/mapping-reloads.ts';
@@ -82,7 +82,7 @@ export async function startConsoleService(): Promise<ConsoleService> {
     reloads,
     broker,
     startHarmonizeWorker(ts.services, {}),
-    startSampler(ts.services, { gauges: ts.services.gauges, freshness: () => fleetFreshness(ts.services), intervalMs: 500 }),
+    startServiceSampler(ts.services, { gauges: ts.services.gauges, freshness: () => fleetFreshness(ts.services), intervalMs: 500 }),
     ...(await startActivationWorkers(ts.services)),
     ...(await startPushWorkers(ts.services)),
   ];

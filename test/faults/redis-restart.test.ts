@@ -1,10 +1,8 @@
-import { Queue } from 'bullmq';
 import mqtt from 'mqtt';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { bullConnection } from '../../src/queues/bull-connection.ts';
 import { HARMONIZE_QUEUE } from '../../src/queues/harmonize-job.ts';
 import { freePort } from '../helpers/free-port.ts';
 import { startPrivateRedis, type PrivateRedis } from '../../src/main/private-redis.ts';
@@ -12,6 +10,7 @@ import type { Store } from '../../src/store/contract.ts';
 import { ITEMS_PER_TELEMETRY, telemetryBody } from '../ops/raw-messages.ts';
 import { borealisRecord, borealisRequest, deployment, POINTS_PER_BOREALIS_RECORD, type Deployment } from '../ops/service-env.ts';
 import { eventually, startService, waitForHttp, type ServiceProcess } from '../ops/service-process.ts';
+import { openTestQueue } from '../helpers/queues.ts';
 
 const HTTP_BATCHES = 40;
 const RECORDS_PER_BATCH = 10;
@@ -145,7 +144,7 @@ describe('Redis killed and restarted under load', () => {
     await sleep(1000);
     expect(await store.dataPoints.count()).toBe(expected);
     expect(await store.quarantine.count()).toBe(0);
-    const queue = new Queue(HARMONIZE_QUEUE, { connection: bullConnection(redis.url, 'worker'), prefix: d.config().QUEUE_PREFIX });
+    const queue = openTestQueue({ redisUrl: redis.url, prefix: d.config().QUEUE_PREFIX }, HARMONIZE_QUEUE);
     expect(await queue.getFailedCount()).toBe(0);
     await queue.close();
     for (const p of procs) expect(p.child.exitCode, `${p.name} still runs`).toBeNull();

@@ -1,14 +1,13 @@
 import Database from 'better-sqlite3';
-import { Queue } from 'bullmq';
 import { join } from 'node:path';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { createIngest } from '../../src/pipeline/ingest.ts';
-import { bullConnection } from '../../src/queues/bull-connection.ts';
 import { HARMONIZE_QUEUE } from '../../src/queues/harmonize-job.ts';
 import { createTestServices, type TestServices } from '../helpers/services.ts';
 import { ITEMS_PER_TELEMETRY, telemetryMessages } from '../ops/raw-messages.ts';
 import { deployment, type Deployment } from '../ops/service-env.ts';
 import { eventually, startWorker, type ServiceProcess } from '../ops/service-process.ts';
+import { openTestQueue } from '../helpers/queues.ts';
 
 const MESSAGES = 300;
 const LOCK_MS = 8_000;
@@ -62,7 +61,7 @@ describe('store unavailable for a while', () => {
     expect(await t.services.store.dataPoints.count()).toBe(expected);
     expect(await t.services.store.quarantine.count()).toBe(0);
 
-    const queue = new Queue(HARMONIZE_QUEUE, { connection: bullConnection(t.services.redisUrl, 'worker'), prefix: t.services.config.QUEUE_PREFIX });
+    const queue = openTestQueue({ redisUrl: t.services.redisUrl, prefix: t.services.config.QUEUE_PREFIX }, HARMONIZE_QUEUE);
     await eventually(async () => (await queue.getActiveCount()) === 0, 'the queue to settle', 10_000);
     expect(await queue.getJobCounts('failed', 'waiting', 'delayed')).toEqual({ failed: 0, waiting: 0, delayed: 0 });
     // Postponed, not failed: some batch ran more than once, yet none used up an attempt.

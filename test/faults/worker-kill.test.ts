@@ -1,12 +1,11 @@
-import { Queue } from 'bullmq';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { createIngest } from '../../src/pipeline/ingest.ts';
-import { bullConnection } from '../../src/queues/bull-connection.ts';
 import { HARMONIZE_QUEUE } from '../../src/queues/harmonize-job.ts';
 import { createTestServices, type TestServices } from '../helpers/services.ts';
 import { ITEMS_PER_TELEMETRY, telemetryMessages } from '../ops/raw-messages.ts';
 import { deployment, type Deployment } from '../ops/service-env.ts';
 import { eventually, startWorker, type ServiceProcess } from '../ops/service-process.ts';
+import { openTestQueue } from '../helpers/queues.ts';
 
 const ROUNDS = 12;
 const PER_ROUND = 50;
@@ -46,7 +45,7 @@ describe('a worker process killed mid-batch under load', () => {
     });
     t = await createTestServices({ env: d.env() });
     const first = await startWorker(d, procs, { name: 'worker-1' });
-    const queue = new Queue(HARMONIZE_QUEUE, { connection: bullConnection(t.services.redisUrl, 'worker'), prefix: t.services.config.QUEUE_PREFIX });
+    const queue = openTestQueue({ redisUrl: t.services.redisUrl, prefix: t.services.config.QUEUE_PREFIX }, HARMONIZE_QUEUE);
     const ingest = createIngest(t.services);
 
     // Load keeps coming: one batch every 150 ms, before, during and after the kill.

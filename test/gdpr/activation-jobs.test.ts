@@ -5,10 +5,10 @@ import { createSecretBox, randomToken } from '../../src/crypto.ts';
 import { eraseActivationJobs } from '../../src/gdpr/activation-jobs.ts';
 import { decodeActivationJob, encodeActivationJob } from '../../src/queues/activation-job.ts';
 import { ACTIVATION_QUEUE, type ActivationJob } from '../../src/queues/activation-job.ts';
-import { bullConnection } from '../../src/queues/bull-connection.ts';
 import { createActivationQueue } from '../../src/management/queue.ts';
 import { createTestServices, type TestServices } from '../helpers/services.ts';
 import { scanRedis } from './scan.ts';
+import { openTestQueue } from '../helpers/queues.ts';
 
 const X = 'BRLAU1EV0N1000001';
 const Y = 'BRLAU1EV0N1000002';
@@ -39,7 +39,7 @@ describe('erasing sealed activation jobs', () => {
       { job: { action: 'deactivate', subscriptionId: A, vin: Y }, delayMs: 0 },
     ]);
     await producer.close();
-    queue = new Queue(ACTIVATION_QUEUE, { connection: bullConnection(services.redisUrl, 'worker'), prefix: services.config.QUEUE_PREFIX });
+    queue = openTestQueue({ redisUrl: services.redisUrl, prefix: services.config.QUEUE_PREFIX }, ACTIVATION_QUEUE);
     // Named after what they hold, so what is left can be read off the names.
     const named = async (name: string, data: unknown) => queue.add(name, data, { delay: 60_000 });
     await named('X-in-A-sealed', encodeActivationJob(services.secrets, job(A, X)));
@@ -69,6 +69,6 @@ describe('erasing sealed activation jobs', () => {
     // Sealed values are opened by the scan: encrypted is not erased.
     const scan = await scanRedis(services.redis, services.config.QUEUE_PREFIX, [X, Y], services.secrets);
     expect(scan.hits.map((h) => h.sample).filter((s) => s.includes(X))).toEqual([]);
-    expect(scan.hits.some((h) => h.where.includes(`:${ACTIVATION_QUEUE}:`) && h.sample.includes(Y))).toBe(true);
+    expect(scan.hits.some((h) => h.where.includes(`.${ACTIVATION_QUEUE}.`) && h.sample.includes(Y))).toBe(true);
   });
 });

@@ -1,3 +1,4 @@
+import { bullKey, bullQueueName } from '../../src/queues/keys.ts';
 import { Queue, UnrecoverableError, Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSecretBox } from '../../src/crypto.ts';
@@ -15,6 +16,7 @@ import { addConsumer, createTestApp, type TestApp, type TestConsumer } from '../
 import { harmonizeJobCounts, waitFor } from '../pipeline/harness.ts';
 import { scanRedis, scanSqlite, sqliteTables } from './scan.ts';
 import { borealisBatch, borealisRecord, brokenRecord, seedActivation, seedConsent, seedWebhook } from './seed.ts';
+import { openTestQueue } from '../helpers/queues.ts';
 
 const X = 'BRLAU1EV0N1000001';
 const Y = 'BRLAU1EV0N1000002';
@@ -39,7 +41,7 @@ describe('GDPR erasure of a VIN, end to end', () => {
 
   /** Which of these push jobs (by transactionId) are still in the queue, whatever their state. */
   const pushJobsPresent = async (ids: string[]) => {
-    const queue = new Queue(PUSH_QUEUE, { connection: bullConnection(t.services.redisUrl, 'worker'), prefix: t.services.config.QUEUE_PREFIX });
+    const queue = openTestQueue({ redisUrl: t.services.redisUrl, prefix: t.services.config.QUEUE_PREFIX }, PUSH_QUEUE);
     try {
       const jobs = await Promise.all(ids.map((id) => queue.getJob(id)));
       return ids.filter((_id, i) => jobs[i] !== undefined);
@@ -75,7 +77,7 @@ describe('GDPR erasure of a VIN, end to end', () => {
 
     // 2. A failed batch holding only X (a worker that fails everything it takes).
     expect((await t.app.inject(borealisBatch(services, [borealisRecord('vehicle-status', X, 60)]))).statusCode).toBe(202);
-    const failing = new Worker(HARMONIZE_QUEUE, async () => { throw new UnrecoverableError('simulated outage'); }, {
+    const failing = new Worker(bullQueueName(services.config.QUEUE_PREFIX, HARMONIZE_QUEUE, 0), async () => { throw new UnrecoverableError('simulated outage'); }, {
       connection: bullConnection(services.redisUrl, 'worker'),
       prefix: services.config.QUEUE_PREFIX,
     });
@@ -121,7 +123,7 @@ describe('GDPR erasure of a VIN, end to end', () => {
     const tables = new Set(scanSqlite(t.dataDir, [X], services.secrets).map((h) => h.where.split(' ')[1]!.split('.')[0]));
     for (const table of VIN_TABLES) expect(tables, table).toContain(table);
     const redisBefore = await scanRedis(services.redis, services.config.QUEUE_PREFIX, [X, services.secrets.pseudonym(X)], services.secrets);
-    for (const place of [':harmonize:', ':vehicle-activations:', ':rl:', ':push:throttle:', ':oem:borealis:code:', ':withdraw:session:', ':withdraw:state:']) {
+    for (const place of ['.harmonize.', '.vehicle-activations.', ':rl:', ':push:throttle:', ':oem:borealis:code:', ':withdraw:session:', ':withdraw:state:']) {
       expect(redisBefore.hits.some((h) => h.where.includes(place)), place).toBe(true);
     }
   }, 60_000);
@@ -169,7 +171,7 @@ describe('GDPR erasure of a VIN, end to end', () => {
     expect(notices).toEqual([expect.objectContaining({ vin: '', item: 'vehicle.data_erased', status: 'PENDING' })]);
     expect(await noticesOf(b.subscriptionId)).toEqual([]);
     const redis = await scanRedis(services.redis, prefix, needles, services.secrets);
-    expect(redis.hits.map((h) => h.where)).toEqual([`redis ${prefix}:push-deliveries:${notices[0]!.transactionId}`]);
+    expect(redis.hits.map((h) => h.where)).toEqual([`redis ${bullKey(prefix, bullQueueName(prefix, PUSH_QUEUE, 0), notices[0]!.transactionId)}`]);
     expect(redis.keys.length).toBeGreaterThan(10);
     expect(await pushJobsPresent(before.pushJobs)).toEqual([]);
 
@@ -177,7 +179,7 @@ describe('GDPR erasure of a VIN, end to end', () => {
     const yTables = new Set(scanSqlite(t.dataDir, [Y], services.secrets).map((h) => h.where.split(' ')[1]!.split('.')[0]));
     for (const table of VIN_TABLES) expect(yTables, table).toContain(table);
     const yRedis = await scanRedis(services.redis, services.config.QUEUE_PREFIX, [Y, services.secrets.pseudonym(Y)], services.secrets);
-    for (const place of [':harmonize:', ':vehicle-activations:', ':rl:', ':push:throttle:', ':oem:borealis:code:', ':withdraw:session:', ':withdraw:state:']) {
+    for (const place of ['.harmonize.', '.vehicle-activations.', ':rl:', ':push:throttle:', ':oem:borealis:code:', ':withdraw:session:', ':withdraw:state:']) {
       expect(yRedis.hits.some((h) => h.where.includes(place)), place).toBe(true);
     }
     expect(await harmonizeJobCounts(services)).toMatchObject({ completed: 1, failed: 0, waiting: 1, delayed: 1 });

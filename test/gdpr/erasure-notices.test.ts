@@ -1,3 +1,5 @@
+import { bullKey, bullQueueName } from '../../src/queues/keys.ts';
+import { PUSH_QUEUE } from '../../src/queues/push-job.ts';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.ts';
@@ -180,7 +182,8 @@ describe('erasure notices to webhooks', () => {
     expect(await redisHits(Z, createSecretBox('not the service key'))).toEqual([]);
     const opened = await redisHits(Z);
     expect(opened.length).toBeGreaterThan(0);
-    expect(new Set(opened.map((h) => h.where))).toEqual(new Set([`redis ${t.services.config.QUEUE_PREFIX}:push-deliveries:${pending!.transactionId}`]));
+    const prefix = t.services.config.QUEUE_PREFIX;
+    expect(new Set(opened.map((h) => h.where))).toEqual(new Set([`redis ${bullKey(prefix, bullQueueName(prefix, PUSH_QUEUE, 0), pending!.transactionId)}`]));
     expect(scanSqlite(t.dataDir, [Z], t.services.secrets)).toEqual([]);
 
     const [dead] = await settled(p, 'DEAD');

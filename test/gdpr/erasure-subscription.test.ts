@@ -1,7 +1,6 @@
-import { Queue } from 'bullmq';
+import type { QueueName } from '../../src/queues/keys.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTIVATION_QUEUE } from '../../src/queues/activation-job.ts';
-import { bullConnection } from '../../src/queues/bull-connection.ts';
 import { createPushQueue } from '../../src/push/queue.ts';
 import { PUSH_QUEUE } from '../../src/queues/push-job.ts';
 import { transactionId } from '../../src/push/transaction-id.ts';
@@ -11,6 +10,7 @@ import { addConsumer, createTestApp, type TestApp, type TestConsumer } from '../
 import { freePort } from '../helpers/free-port.ts';
 import { scanRedis } from './scan.ts';
 import { seedActivation, seedConsent } from './seed.ts';
+import { openTestQueue } from '../helpers/queues.ts';
 
 const X = 'BRLAU1EV0N1000001';
 const ADMIN = { authorization: 'Bearer test-admin-token' };
@@ -18,7 +18,7 @@ const ADMIN = { authorization: 'Bearer test-admin-token' };
 /**
  * The subscription-scoped erasure: one subscription lost its legal basis for vehicle X. What
  * that subscription holds of X goes (consents, deliveries, the activation, their jobs, its
- * rate-limit counter and push throttle); another subscription's and the shared data points stay.
+ * rate-limit counter and push throttles, one per webhook endpoint); another subscription's and the shared data points stay.
  */
 describe('GDPR erasure of a VIN in one subscription', () => {
   let t: TestApp;
@@ -44,8 +44,8 @@ describe('GDPR erasure of a VIN in one subscription', () => {
     };
   };
 
-  async function jobCount(name: string): Promise<number> {
-    const queue = new Queue(name, { connection: bullConnection(t.services.redisUrl, 'worker'), prefix: t.services.config.QUEUE_PREFIX });
+  async function jobCount(name: QueueName): Promise<number> {
+    const queue = openTestQueue({ redisUrl: t.services.redisUrl, prefix: t.services.config.QUEUE_PREFIX }, name);
     try {
       return Object.values(await queue.getJobCounts()).reduce((x, y) => x + y, 0);
     } finally {
@@ -68,8 +68,10 @@ describe('GDPR erasure of a VIN in one subscription', () => {
       await seedConsent(services, c.consumerId, c.subscriptionId, X);
       const d = delivery(c.subscriptionId);
       await services.store.deliveries.insertIfAbsent(d);
-      await push.add([{ transactionId: d.transactionId }]);
+      await push.add([{ transactionId: d.transactionId, vin: X }]);
       await throttle.admit(c.subscriptionId, X, 'mileage', 1, 60_000, d.transactionId);
+      // A second webhook endpoint's throttle of the same item: its own key.
+      await throttle.admit(c.subscriptionId, X, 'mileage', 1, 60_000, d.transactionId, 'second');
       const read = await t.app.inject({
         method: 'POST',
         url: '/delivery/v1/in-vehicle',
@@ -94,7 +96,7 @@ describe('GDPR erasure of a VIN in one subscription', () => {
       vin: X,
       subscriptionId: a.subscriptionId,
       erasedAt: services.clock.now().toISOString(),
-      erased: { dataPoints: 0, quarantined: 0, consents: 1, deliveries: 1, activations: 1, queuedJobs: 2, rewrittenJobs: 0, queuedMessages: 0, cacheKeys: 2 },
+      erased: { dataPoints: 0, quarantined: 0, consents: 1, deliveries: 1, activations: 1, queuedJobs: 2, rewrittenJobs: 0, queuedMessages: 0, cacheKeys: 3 },
       notErased: { unreadableJobs: 0, activeJobs: 0 },
     });
 
@@ -111,7 +113,7 @@ describe('GDPR erasure of a VIN in one subscription', () => {
     // No Redis key of subscription A names X or its pseudonym any more; B's still do.
     const scan = await scanRedis(services.redis, services.config.QUEUE_PREFIX, [X, services.secrets.pseudonym(X)], services.secrets);
     expect(scan.hits.filter((h) => h.where.includes(a.subscriptionId))).toEqual([]);
-    expect(scan.hits.filter((h) => h.where.includes(b.subscriptionId)).length).toBe(2);
+    expect(scan.hits.filter((h) => h.where.includes(b.subscriptionId)).length).toBe(3);
 
     // Through the data API, A no longer knows the vehicle; B still does.
     expect((await t.app.inject({ method: 'GET', url: `/management/v1/vehicles/${X}`, headers: a.headers })).statusCode).toBe(404);

@@ -1,3 +1,4 @@
+import type { QueueName } from '../../src/queues/keys.ts';
 import { Queue } from 'bullmq';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -7,7 +8,6 @@ import { createActivationQueue } from '../../src/management/queue.ts';
 import { createPollSchedule } from '../../src/management/poll-schedule.ts';
 import { POLL_QUEUE } from '../../src/queues/poll-job.ts';
 import { createIngest } from '../../src/pipeline/ingest.ts';
-import { bullConnection } from '../../src/queues/bull-connection.ts';
 import { HARMONIZE_QUEUE } from '../../src/queues/harmonize-job.ts';
 import { housekeepingJobOptions } from '../../src/queues/installation-schedule.ts';
 import { rawMessage } from '../../src/domain/raw-message.ts';
@@ -18,6 +18,7 @@ import { defaultPaths } from '../../src/paths.ts';
 import { type Services } from '../../src/services.ts';
 import { createTestServices, type TestServices } from '../helpers/services.ts';
 import { waitFor } from '../pipeline/harness.ts';
+import { openTestQueue } from '../helpers/queues.ts';
 
 const ROOT = defaultPaths().root;
 
@@ -38,8 +39,8 @@ function keptAtMost(option: unknown, seconds: number): boolean {
   return typeof age === 'number' && age <= seconds;
 }
 
-async function jobsOf(services: Services, name: string) {
-  const queue = new Queue(name, { connection: bullConnection(services.redisUrl, 'worker'), prefix: services.config.QUEUE_PREFIX });
+async function jobsOf(services: Services, name: QueueName) {
+  const queue = openTestQueue({ redisUrl: services.redisUrl, prefix: services.config.QUEUE_PREFIX }, name);
   try {
     return await queue.getJobs(['wait', 'delayed', 'prioritized', 'completed', 'failed']);
   } finally {
@@ -82,7 +83,7 @@ describe('queued jobs are kept no longer than JOB_RETENTION_COMPLETED_S / JOB_RE
     await ingest.enqueueNow([rawMessage({ manufacturer: 'virtual', messageType: 'telemetry', receivedAt: new Date().toISOString() }, '{}')]);
     await ingest.close();
     const push = createPushQueue(services);
-    await push.add([{ transactionId: '6f1c2a9e-4b7d-5e0a-9c3f-8d2b1a5e7c40' }]);
+    await push.add([{ transactionId: '6f1c2a9e-4b7d-5e0a-9c3f-8d2b1a5e7c40', vin: 'V1RTUALV1N0000001' }]);
     await push.close();
     const activation = createActivationQueue(services);
     await activation.enqueue([{ job: { action: 'activate', subscriptionId: 's', vin: 'V1RTUALV1N0000001' }, delayMs: 60_000 }]);

@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import type { Redis } from 'ioredis';
+import { isCluster, masters, type RedisClient } from '../../src/queues/redis.ts';
 import { join } from 'node:path';
 import type { SecretBox } from '../../src/crypto.ts';
 
@@ -90,19 +91,27 @@ async function keyContent(redis: Redis, key: string): Promise<string> {
   }
 }
 
-/** Every key under the prefix (its name and content, sealed values opened), searched for the needles. */
-export async function scanRedis(redis: Redis, prefix: string, needles: string[], secrets: SecretBox): Promise<{ hits: Hit[]; keys: string[] }> {
+/**
+ * Every key under the prefix (its name and content, sealed values opened), on every master of a
+ * cluster (or the one server), searched for the needles.
+ */
+export async function scanRedis(redis: RedisClient, prefix: string, needles: string[], secrets: SecretBox): Promise<{ hits: Hit[]; keys: string[] }> {
   const hits: Hit[] = [];
   const keys: string[] = [];
-  let cursor = '0';
-  do {
-    const [next, batch] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-    cursor = next;
-    keys.push(...batch);
-  } while (cursor !== '0');
-  for (const key of keys) {
-    find(`redis key name ${key}`, key, needles, hits);
-    find(`redis ${key}`, withOpened(await keyContent(redis, key), secrets), needles, hits);
+  if (isCluster(redis) && redis.status !== 'ready') await redis.ping();
+  for (const server of masters(redis)) {
+    const own: string[] = [];
+    let cursor = '0';
+    do {
+      const [next, batch] = await server.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+      cursor = next;
+      own.push(...batch);
+    } while (cursor !== '0');
+    for (const key of own) {
+      find(`redis key name ${key}`, key, needles, hits);
+      find(`redis ${key}`, withOpened(await keyContent(server, key), secrets), needles, hits);
+    }
+    keys.push(...own);
   }
   return { hits, keys };
 }

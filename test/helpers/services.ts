@@ -12,6 +12,8 @@ import type { Paths } from '../../src/paths.ts';
 import type { Services } from '../../src/services.ts';
 import type { Store } from '../../src/store/contract.ts';
 import { openStore } from '../../src/store/open-store.ts';
+import { redisAddressOf } from '../../src/queues/redis.ts';
+import { redisEnv } from './redis-env.ts';
 
 export interface TestServices {
   services: Services;
@@ -39,7 +41,8 @@ export async function createTestServices(
   const dataDir = mkdtempSync(join(tmpdir(), 'cvd-test-'));
   const config: Config = loadConfig({
     DATA_DIR: dataDir,
-    REDIS_URL: opts.privateRedisUrl === undefined ? inject('redisUrl') : '',
+    // The suite's Redis, unless the test brings its own (a private one, or REDIS_URL in `env`).
+    ...(opts.privateRedisUrl !== undefined ? { REDIS_URL: '' } : opts.env?.REDIS_URL ? { REDIS_CLUSTER_NODES: '' } : redisEnv(inject('redisUrl'))),
     QUEUE_PREFIX: `t${randomUUID().slice(0, 8)}`,
     ADMIN_TOKEN: 'test-admin-token',
     LOG_LEVEL: 'debug',
@@ -66,11 +69,14 @@ export async function createTestServices(
     },
   });
   const logger = createLogger({ level: config.LOG_LEVEL, pretty: false, destination });
-  const services = await createServices(config, logger, opts.privateRedisUrl ?? config.REDIS_URL!, {
+  const services = await createServices(config, logger, opts.privateRedisUrl ?? redisAddressOf(config)!, {
     clock: opts.clock ?? new ManualClock(),
     ...(opts.paths ? { paths: opts.paths } : {}),
     ...(opts.wrapStore ? { store: opts.wrapStore(await openStore(config)) } : {}),
   });
+  // Connected before the test starts: the limiters give Redis 250 ms before they fail open, and a
+  // cluster's first connection (the seeds, then the slot map) can take longer on a busy machine.
+  if (opts.privateRedisUrl === undefined && !opts.env?.REDIS_URL) await services.redis.ping();
   return {
     services,
     logs,

@@ -2,12 +2,12 @@ import { Job, Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSecretBox, randomToken } from '../../src/crypto.ts';
 import { ACTIVATION_QUEUE } from '../../src/queues/activation-job.ts';
-import { bullConnection } from '../../src/queues/bull-connection.ts';
 import { startActivationWorkers } from '../../src/management/start.ts';
 import type { Running } from '../../src/running.ts';
 import { scanRedis } from '../gdpr/scan.ts';
 import { addConsumer, createTestApp, type TestApp, type TestConsumer } from '../helpers/app.ts';
 import { waitFor } from '../pipeline/harness.ts';
+import { openTestQueue } from '../helpers/queues.ts';
 
 const ACTIVATE = 'V1RTUALV1N0000001';
 const DEACTIVATE = 'V1RTUALV1N0000002';
@@ -30,7 +30,7 @@ describe('activation jobs in Redis', () => {
   beforeAll(async () => {
     t = await createTestApp({ env: { VIRTUAL_ACTIVATION_DELAY_MS: '200' } });
     c = await addConsumer(t);
-    queue = new Queue(ACTIVATION_QUEUE, { connection: bullConnection(t.services.redisUrl, 'worker'), prefix: t.services.config.QUEUE_PREFIX });
+    queue = openTestQueue({ redisUrl: t.services.redisUrl, prefix: t.services.config.QUEUE_PREFIX }, ACTIVATION_QUEUE);
   });
   afterAll(async () => {
     for (const w of workers) await w.close();
@@ -50,14 +50,14 @@ describe('activation jobs in Redis', () => {
     const needles = [ACTIVATE, DEACTIVATE, 'V1RTUALV1N'];
     // A key that opens nothing: the scan sees what anyone reading Redis sees.
     const outsider = await scanRedis(services.redis, services.config.QUEUE_PREFIX, needles, createSecretBox(randomToken()));
-    expect(outsider.keys.filter((k) => k.includes(`:${ACTIVATION_QUEUE}:`)).length).toBeGreaterThanOrEqual(4);
+    expect(outsider.keys.filter((k) => k.includes(`.${ACTIVATION_QUEUE}.`)).length).toBeGreaterThanOrEqual(4);
     expect(outsider.hits).toEqual([]);
     for (const job of jobs) expect(JSON.stringify({ id: job.id, name: job.name, data: job.data })).not.toMatch(/V1RTUALV1N/);
 
     // With the service's key the same scan finds both VINs in the queue: the check above could fail.
     const insider = await scanRedis(services.redis, services.config.QUEUE_PREFIX, [ACTIVATE, DEACTIVATE], services.secrets);
     for (const vin of [ACTIVATE, DEACTIVATE]) {
-      expect(insider.hits.some((h) => h.where.includes(`:${ACTIVATION_QUEUE}:`) && h.sample.includes(vin)), vin).toBe(true);
+      expect(insider.hits.some((h) => h.where.includes(`.${ACTIVATION_QUEUE}.`) && h.sample.includes(vin)), vin).toBe(true);
     }
   });
 

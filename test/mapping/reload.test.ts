@@ -1,12 +1,12 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { inject } from 'vitest';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.ts';
 import { recentOutcomes } from '../../src/mapping-cases/reload-bus.ts';
 import { startMappingReloads, type MappingReloads } from '../../src/main/mapping-reloads.ts';
 import { dryRun } from '../../src/pipeline/dry-run.ts';
 import { BAD_SEVERITY, GOOD_SEVERITY } from '../e2e/console-service.ts';
+import { redisEnv } from '../helpers/redis-env.ts';
 import { createTestServices, type TestServices } from '../helpers/services.ts';
 import { copyProject, waitFor } from '../pipeline/harness.ts';
 
@@ -106,7 +106,7 @@ describe('mapping reloads', () => {
       runCli(['mappings', 'reload', ...args], {
         stdout: (s) => (out += s),
         stderr: (s) => (err += s),
-        env: { REDIS_URL: inject('redisUrl'), QUEUE_PREFIX: prefix, DATA_DIR: a.t.dataDir, ENV_FILE: '' },
+        env: { ...redisEnv(), QUEUE_PREFIX: prefix, DATA_DIR: a.t.dataDir, ENV_FILE: '' },
         paths: project!.paths,
       });
     expect(await cli([])).toBe(0);

@@ -2,7 +2,6 @@ import { Queue } from 'bullmq';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { createIngest } from '../../src/pipeline/ingest.ts';
-import { bullConnection } from '../../src/queues/bull-connection.ts';
 import { HARMONIZE_QUEUE } from '../../src/queues/harmonize-job.ts';
 import { startHarmonizeWorker } from '../../src/pipeline/worker.ts';
 import { freePort } from '../helpers/free-port.ts';
@@ -11,6 +10,7 @@ import { createTestServices, type TestServices } from '../helpers/services.ts';
 import { ITEMS_PER_TELEMETRY, telemetryMessages } from './raw-messages.ts';
 import { borealisRecord, borealisRequest, deployment, type Deployment } from './service-env.ts';
 import { eventually, startService, startWorker, waitForHttp, type ServiceProcess } from './service-process.ts';
+import { openTestQueue } from '../helpers/queues.ts';
 
 /**
  * Issue 8 item 3 and reliability checklist G5: on SIGTERM a process stops taking work,
@@ -31,7 +31,7 @@ describe('graceful shutdown on SIGTERM', () => {
   });
 
   const queueOf = (t: TestServices) =>
-    new Queue(HARMONIZE_QUEUE, { connection: bullConnection(t.services.redisUrl, 'worker'), prefix: t.services.config.QUEUE_PREFIX });
+    openTestQueue({ redisUrl: t.services.redisUrl, prefix: t.services.config.QUEUE_PREFIX }, HARMONIZE_QUEUE);
 
   /** Queues `count` telemetry messages and waits until a worker runs the first batch of them. */
   const batchRunning = async (t: TestServices, count: number): Promise<Queue> => {

@@ -1,5 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPrivateRedis, type PrivateRedis } from '../../src/main/private-redis.ts';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../helpers/free-port.ts';
 import { deployment, type Deployment } from './service-env.ts';
 import { startService, waitForHttp, type ServiceProcess } from './service-process.ts';
@@ -7,19 +6,18 @@ import { startService, waitForHttp, type ServiceProcess } from './service-proces
 /*
  * Housekeeping runs once per interval for the whole installation, not once per process: three
  * worker processes (pipeline and push) with one-second intervals; their /metrics count the
- * runs of history retention, the poll reconciler and the push reconciler each did.
+ * runs of history retention, the poll reconciler and the push reconciler each did. On the
+ * suite's Redis with a prefix of their own: a Redis Cluster in `npm run test:cluster`.
  */
 const JOBS = ['history-retention', 'poll-reconcile', 'push-reconciler'] as const;
 
 describe('housekeeping with three worker processes', () => {
-  let redis: PrivateRedis;
   let d: Deployment;
   const procs: ServiceProcess[] = [];
   const probes: number[] = [];
 
   beforeAll(async () => {
-    redis = await startPrivateRedis();
-    d = deployment(redis.url, { HISTORY_PURGE_INTERVAL_S: '1', POLL_RECONCILE_INTERVAL_S: '1', PUSH_RECONCILE_INTERVAL_S: '1', LOG_LEVEL: 'warn' });
+    d = deployment(inject('redisUrl'), { HISTORY_PURGE_INTERVAL_S: '1', POLL_RECONCILE_INTERVAL_S: '1', PUSH_RECONCILE_INTERVAL_S: '1', LOG_LEVEL: 'warn' });
     for (let i = 0; i < 3; i++) {
       const probe = await freePort();
       probes.push(probe);
@@ -29,7 +27,6 @@ describe('housekeeping with three worker processes', () => {
   }, 90_000);
   afterAll(async () => {
     await Promise.all(procs.map((p) => p.stop()));
-    await redis?.stop();
     d?.cleanup();
   });
 

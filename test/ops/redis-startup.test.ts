@@ -1,10 +1,8 @@
-import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ACTIVATION_QUEUE } from '../../src/queues/activation-job.ts';
-import { bullConnection } from '../../src/queues/bull-connection.ts';
 import { HARMONIZE_QUEUE } from '../../src/queues/harmonize-job.ts';
 import { PUSH_QUEUE } from '../../src/queues/push-job.ts';
 import { freePort } from '../helpers/free-port.ts';
@@ -12,6 +10,7 @@ import { startPrivateRedis, type PrivateRedis } from '../../src/main/private-red
 import type { Store } from '../../src/store/contract.ts';
 import { borealisRecord, borealisRequest, deployment, POINTS_PER_BOREALIS_RECORD, type Deployment } from './service-env.ts';
 import { eventually, startService, waitForHttp, type ServiceProcess } from './service-process.ts';
+import { openTestQueue } from '../helpers/queues.ts';
 
 interface Ready {
   status: string;
@@ -91,7 +90,7 @@ describe('processes and their Redis', () => {
     await waitForHttp(`${base}/ready`, 200, 30_000, all);
     // Every worker of the process reached Redis on its own: harmonize, activations, push.
     const prefix = d.env().QUEUE_PREFIX!;
-    const queues = [HARMONIZE_QUEUE, ACTIVATION_QUEUE, PUSH_QUEUE].map((name) => new Queue(name, { connection: bullConnection(redis!.url, 'worker'), prefix }));
+    const queues = [HARMONIZE_QUEUE, ACTIVATION_QUEUE, PUSH_QUEUE].map((name) => openTestQueue({ redisUrl: redis!.url, prefix: prefix }, name));
     try {
       for (const q of queues) await eventually(async () => (await q.getWorkersCount()) > 0, `a worker on ${q.name}`, 20_000);
     } finally {

@@ -6,6 +6,7 @@ import { signBody } from '../../src/ingest/signature.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import type { Store } from '../../src/store/contract.ts';
+import { redisEnv } from '../helpers/redis-env.ts';
 
 export const BOREALIS_SECRET = 'borealis-ingest-secret-of-the-ops-tests';
 
@@ -26,7 +27,7 @@ export function deployment(redisUrl: string, shared: Record<string, string> = {}
   const dataDir = mkdtempSync(join(tmpdir(), 'cvd-ops-'));
   const base: Record<string, string> = {
     DATA_DIR: dataDir,
-    REDIS_URL: redisUrl,
+    ...redisEnv(redisUrl),
     QUEUE_PREFIX: `ops${randomUUID().slice(0, 8)}`,
     SECRET_KEY: randomBytes(32).toString('base64url'),
     ADMIN_TOKEN: 'ops-admin-token-0001',

@@ -1,3 +1,4 @@
+import { bullQueueName } from '../../src/queues/keys.ts';
 import { UnrecoverableError, Worker } from 'bullmq';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -31,7 +32,7 @@ describe('admin: failed harmonize batches', () => {
     await client.publishAsync('virtual/v1/V1RTUALV1N0000001/telemetry', fixture('virtual', 'virtual.telemetry.combustion.json'), { qos: 1 });
     await waitFor(async () => (await harmonizeJobCounts(services)).waiting === 1, 5000, 'the batch queued');
     // A worker that fails every batch for good stands in for whatever made it fail.
-    const failing = new Worker(HARMONIZE_QUEUE, async () => {
+    const failing = new Worker(bullQueueName(services.config.QUEUE_PREFIX, HARMONIZE_QUEUE, 0), async () => {
       throw new UnrecoverableError('simulated defect');
     }, { connection: bullConnection(services.redisUrl, 'worker'), prefix: services.config.QUEUE_PREFIX });
     await waitFor(async () => (await harmonizeJobCounts(services)).failed === 1, 5000, 'the batch failed');

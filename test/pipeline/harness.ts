@@ -1,4 +1,3 @@
-import { Queue } from 'bullmq';
 import { afterAll, beforeAll } from 'vitest';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -7,7 +6,6 @@ import { join } from 'node:path';
 import { startEmbeddedBroker } from '../../src/ingest/embedded-broker.ts';
 import { mqttCredentials } from '../../src/adapters/secrets.ts';
 import type { Clock } from '../../src/clock.ts';
-import { bullConnection } from '../../src/queues/bull-connection.ts';
 import { HARMONIZE_QUEUE } from '../../src/queues/harmonize-job.ts';
 import { startHarmonizeWorker, type HarmonizeWorkerOptions } from '../../src/pipeline/worker.ts';
 import { createPushFanoutEnqueuer } from '../../src/push/fanout.ts';
@@ -17,10 +15,11 @@ import { defaultPaths } from '../../src/paths.ts';
 import type { Paths } from '../../src/paths.ts';
 import type { Services } from '../../src/services.ts';
 import { createTestServices, type TestServices } from '../helpers/services.ts';
+import { openTestQueue } from '../helpers/queues.ts';
 
 /** Harmonize jobs under this test's prefix, per state. */
 export async function harmonizeJobCounts(services: Services): Promise<Record<string, number>> {
-  const queue = new Queue(HARMONIZE_QUEUE, { connection: bullConnection(services.redisUrl, 'worker'), prefix: services.config.QUEUE_PREFIX });
+  const queue = openTestQueue({ redisUrl: services.redisUrl, prefix: services.config.QUEUE_PREFIX }, HARMONIZE_QUEUE);
   try {
     return await queue.getJobCounts('waiting', 'active', 'completed', 'failed', 'delayed', 'prioritized');
   } finally {

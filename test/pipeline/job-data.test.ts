@@ -1,10 +1,11 @@
+import { keysOf } from '../helpers/redis-keys.ts';
 import { Job, Queue } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createIngest } from '../../src/pipeline/ingest.ts';
-import { bullConnection } from '../../src/queues/bull-connection.ts';
 import { HARMONIZE_QUEUE } from '../../src/queues/harmonize-job.ts';
 import { rawMessage } from '../../src/domain/raw-message.ts';
 import { fixture, harmonizeJobCounts, startHarness, waitFor, type Harness } from './harness.ts';
+import { openTestQueue } from '../helpers/queues.ts';
 
 /**
  * Reliability checklist G8: queued jobs carry no personal data readable in Redis (batches are
@@ -40,13 +41,7 @@ describe('harmonize jobs in Redis', () => {
     expect(counts.completed).toBeLessThanOrEqual(100);
     expect(counts.failed).toBe(0);
 
-    const keys: string[] = [];
-    let cursor = '0';
-    do {
-      const [next, found] = await services.redis.scan(cursor, 'MATCH', `${services.config.QUEUE_PREFIX}:*`, 'COUNT', '1000');
-      cursor = next;
-      keys.push(...found);
-    } while (cursor !== '0');
+    const keys = await keysOf(services.redis, `${services.config.QUEUE_PREFIX}:*`);
     expect(keys.length).toBeGreaterThan(0);
     let dump = '';
     for (const key of keys) {
@@ -69,7 +64,7 @@ describe('harmonize jobs in Redis', () => {
   it('fail a batch that cannot be opened at once, without retries (F8), and the worker goes on', async () => {
     h = await startHarness();
     const { services } = h;
-    const queue = new Queue(HARMONIZE_QUEUE, { connection: bullConnection(services.redisUrl, 'worker'), prefix: services.config.QUEUE_PREFIX });
+    const queue = openTestQueue({ redisUrl: services.redisUrl, prefix: services.config.QUEUE_PREFIX }, HARMONIZE_QUEUE);
     try {
       const job = await queue.add('batch', { v: 1, n: 1, sealed: 'v1.forged.not.sealed' }, { attempts: 5 });
       const failed = await waitFor(async () => ((await job.getState()) === 'failed' ? Job.fromId(queue, job.id!) : undefined));

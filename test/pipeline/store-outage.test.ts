@@ -2,9 +2,9 @@ import Database from 'better-sqlite3';
 import { Queue } from 'bullmq';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { bullConnection } from '../../src/queues/bull-connection.ts';
 import { HARMONIZE_QUEUE } from '../../src/queues/harmonize-job.ts';
 import { fixture, startHarness, waitFor, type Harness } from './harness.ts';
+import { openTestQueue } from '../helpers/queues.ts';
 
 const VIN = 'V1RTUALV1N0000001';
 
@@ -31,7 +31,7 @@ describe('pipeline: a store outage postpones batches without using up their atte
   it('stores the batch once the store is back, and no attempt was counted meanwhile', async () => {
     h = await startHarness({ env: { SQLITE_BUSY_TIMEOUT_MS: '20' } });
     const { services } = h;
-    queue = new Queue(HARMONIZE_QUEUE, { connection: bullConnection(services.redisUrl, 'worker'), prefix: services.config.QUEUE_PREFIX });
+    queue = openTestQueue({ redisUrl: services.redisUrl, prefix: services.config.QUEUE_PREFIX }, HARMONIZE_QUEUE);
     holder = new Database(join(h.dataDir, 'store.sqlite'));
     holder.exec('BEGIN IMMEDIATE');
     const client = await h.connect();

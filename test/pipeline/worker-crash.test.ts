@@ -3,13 +3,13 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createIngest } from '../../src/pipeline/ingest.ts';
-import { bullConnection } from '../../src/queues/bull-connection.ts';
 import { HARMONIZE_QUEUE } from '../../src/queues/harmonize-job.ts';
 import { rawMessage } from '../../src/domain/raw-message.ts';
 import { startHarmonizeWorker } from '../../src/pipeline/worker.ts';
 import type { Running } from '../../src/running.ts';
 import { createTestServices, type TestServices } from '../helpers/services.ts';
 import { fixture, waitFor } from './harness.ts';
+import { openTestQueue } from '../helpers/queues.ts';
 
 const MESSAGES = 40;
 const ITEMS_PER_MESSAGE = 23;
@@ -75,7 +75,7 @@ describe('a harmonize worker killed mid-batch', () => {
 });
 
 async function completedJobs(services: TestServices['services']): Promise<Job[]> {
-  const queue = new Queue(HARMONIZE_QUEUE, { connection: bullConnection(services.redisUrl, 'worker'), prefix: services.config.QUEUE_PREFIX });
+  const queue = openTestQueue({ redisUrl: services.redisUrl, prefix: services.config.QUEUE_PREFIX }, HARMONIZE_QUEUE);
   try {
     return await queue.getJobs(['completed']);
   } finally {
@@ -88,6 +88,7 @@ function stringEnv(config: TestServices['services']['config']): Record<string, s
   return {
     DATA_DIR: config.DATA_DIR,
     REDIS_URL: config.REDIS_URL ?? '',
+    REDIS_CLUSTER_NODES: config.REDIS_CLUSTER_NODES?.join(',') ?? '',
     QUEUE_PREFIX: config.QUEUE_PREFIX,
     SIMULATOR: 'off',
     DEMO_SEED: 'false',

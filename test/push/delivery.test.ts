@@ -1,3 +1,4 @@
+import { keysOf } from '../helpers/redis-keys.ts';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { transactionId } from '../../src/push/transaction-id.ts';
@@ -138,7 +139,7 @@ describe('push delivery of events', () => {
     await h.fanout.enqueue([crashPoint()]);
     await h.receiver.waitFor(1);
     const { redis, config } = h.t.services;
-    const keys = await redis.keys(`${config.QUEUE_PREFIX}:*`);
+    const keys = await keysOf(redis, `${config.QUEUE_PREFIX}:*`);
     expect(keys.length).toBeGreaterThan(0);
     const dump: string[] = [];
     for (const key of keys) {

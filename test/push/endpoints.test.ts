@@ -2,8 +2,11 @@ import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { queueNotices } from '../../src/push/notice-queue.ts';
 import { REVOCATION_NOTICE_TYPE } from '../../src/push/revocation-notice.ts';
+import { openQueue, queueHome } from '../../src/queues/open-queue.ts';
+import { partitionOf } from '../../src/queues/partitions.ts';
+import { PUSH_QUEUE } from '../../src/queues/push-job.ts';
 import { startPushHarness, type PushHarness } from './harness.ts';
-import { crashPoint, deliveryWithStatus, eventually, S08, startReceiver, type Receiver } from './helpers.ts';
+import { crashPoint, deliveryWithStatus, eventually, S08, seedConsent, seedVehicle, startReceiver, type Receiver } from './helpers.ts';
 
 let h: PushHarness;
 const extra: Receiver[] = [];
@@ -116,6 +119,45 @@ describe('several webhook endpoints per subscription', () => {
     const eleventh = await put('e10', { url: h.receiver.url });
     expect(eleventh.statusCode).toBe(400);
     expect(eleventh.json().reasonText).toMatch(/at most 10 webhook endpoints/);
+  });
+
+  it('on partitioned push queues, each endpoint gets every vehicle\'s events, each job in its vehicle\'s partition; one endpoint\'s delivery replayed', async () => {
+    const PARTITIONS = 3;
+    h = await startPushHarness({ workers: false, env: { PUSH_PARTITIONS: String(PARTITIONS) } });
+    const alerts = await startReceiver();
+    extra.push(alerts);
+    expect((await put('alerts', { url: alerts.url })).statusCode).toBe(200);
+    // A second vehicle whose VIN hashes to another partition than S08's.
+    const other = ['V1RTUALV1N0000S01', 'V1RTUALV1N0000S02', 'V1RTUALV1N0000S03', 'V1RTUALV1N0000S04'].find((v) => partitionOf(v, PARTITIONS) !== partitionOf(S08, PARTITIONS))!;
+    await seedVehicle(h.t.services, h.consumer.subscriptionId, other);
+    await seedConsent(h.t.services, h.consumer.consumerId, h.consumer.subscriptionId, other);
+    await h.fanout.enqueue([crashPoint(S08), crashPoint(other)]);
+
+    // Two vehicles × two endpoints: four deliveries, each job in the partition of its vehicle.
+    const rows = await h.t.services.store.deliveries.list({ subscriptionId: h.consumer.subscriptionId, limit: 10 });
+    expect(rows).toHaveLength(4);
+    const jobsOf = async (partition: number) => {
+      const q = openQueue(PUSH_QUEUE, queueHome(h.t.services), { partition });
+      try {
+        return (await q.getJobs(['waiting', 'delayed', 'prioritized'])).map((j) => j.id).sort();
+      } finally {
+        await q.close();
+      }
+    };
+    for (let p = 0; p < PARTITIONS; p++) {
+      expect(await jobsOf(p), `partition ${p}`).toEqual(rows.filter((r) => partitionOf(r.vin, PARTITIONS) === p).map((r) => r.transactionId).sort());
+    }
+
+    await h.startWorkers();
+    await h.receiver.waitFor(2, 10_000);
+    await alerts.waitFor(2, 10_000);
+    const toAlerts = rows.find((r) => r.endpointId === 'alerts' && r.vin === other)!;
+    await deliveryWithStatus(h.t.services, toAlerts.transactionId, 'DELIVERED');
+    const replay = await h.t.app.inject({ method: 'POST', url: `/push/v1/deliveries/${toAlerts.transactionId}/replay`, headers: h.consumer.headers });
+    expect(replay.statusCode, replay.body).toBe(202);
+    const [, , again] = await alerts.waitFor(3, 10_000);
+    expect(again!.headers['webhook-id']).toBe(toAlerts.transactionId);
+    expect(h.receiver.requests).toHaveLength(2);
   });
 
   it('sends a notice to each endpoint that asked for its type, and only to those', async () => {

@@ -1,7 +1,6 @@
 import { Queue } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.ts';
-import { bullConnection } from '../../src/queues/bull-connection.ts';
 import { NOTICE_VIN_NOT_HELD } from '../../src/push/notice.ts';
 import { queueNotices } from '../../src/push/notice-queue.ts';
 import { createPushQueue } from '../../src/push/queue.ts';
@@ -10,6 +9,7 @@ import { startPushReconciler, type PushReconciler } from '../../src/push/reconci
 import { REVOCATION_NOTICE_TYPE } from '../../src/push/revocation-notice.ts';
 import { startPushHarness, type PushHarness } from './harness.ts';
 import { crashPoint, S08 } from './helpers.ts';
+import { openTestQueue } from '../helpers/queues.ts';
 
 let h: PushHarness | undefined;
 let reconciler: PushReconciler | undefined;
@@ -29,7 +29,7 @@ async function setUp(): Promise<{ clock: ManualClock; harness: PushHarness; jobs
   const clock = new ManualClock(T0);
   h = await startPushHarness({ clock, workers: false, env: { PUSH_RECONCILE_AFTER_S: '600' } });
   const { services } = h.t;
-  queue = new Queue(PUSH_QUEUE, { connection: bullConnection(services.redisUrl, 'producer'), prefix: services.config.QUEUE_PREFIX });
+  queue = openTestQueue({ redisUrl: services.redisUrl, prefix: services.config.QUEUE_PREFIX }, PUSH_QUEUE);
   // Its own timer never fires during a test: the test runs it.
   reconciler = startPushReconciler(services, createPushQueue(services), { intervalMs: 3_600_000 });
   return { clock, harness: h, jobs: queue };

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { createLogger } from '../../src/logger.ts';
 import { startPeriodic, type Periodic } from '../../src/periodic.ts';
 import { createInstallationSchedule } from '../../src/queues/installation-schedule.ts';
+import { bullQueueName, globLiteral, QUEUE_NAMES } from '../../src/queues/keys.ts';
+import { createRedisClient } from '../../src/queues/redis.ts';
 import type { Running } from '../../src/running.ts';
+import { keysOf } from '../helpers/redis-keys.ts';
 
 /*
  * Housekeeping once per interval for the whole installation: three "processes" (three
@@ -69,9 +71,10 @@ describe('the installation-wide schedule', () => {
     });
     await new Promise((r) => setTimeout(r, 1_000));
     expect(runs).toBeGreaterThan(0);
-    const redis = new Redis(inject('redisUrl'));
+    const redis = createRedisClient(inject('redisUrl'));
     try {
-      const keys = await redis.keys(`${prefix}:pipeline-housekeeping:*`);
+      // Every key of the queue: they share its hash tag, so one slot of a cluster.
+      const keys = await keysOf(redis, `${globLiteral(prefix)}:${globLiteral(bullQueueName(prefix, QUEUE_NAMES.pipelineHousekeeping, 0))}:*`);
       expect(keys.length).toBeGreaterThan(0);
       await redis.del(...keys);
     } finally {

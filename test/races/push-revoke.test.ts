@@ -2,7 +2,6 @@ import { Queue } from 'bullmq';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokeConsent } from '../../src/consent/consumer-api.ts';
-import { bullConnection } from '../../src/queues/bull-connection.ts';
 import { createDeliveryProcessor } from '../../src/push/deliver.ts';
 import { createPushFanoutEnqueuer } from '../../src/push/fanout.ts';
 import { type PushFanoutEnqueuer } from '../../src/push/fanout-contract.ts';
@@ -14,6 +13,7 @@ import type { Services } from '../../src/services.ts';
 import { startPushHarness, type PushHarness } from '../push/harness.ts';
 import { crashPoint, revokeConsent as revokeDirectly, S08, seedConsent } from '../push/helpers.ts';
 import { createRaceLab } from './race-lab.ts';
+import { openTestQueue } from '../helpers/queues.ts';
 
 const BASE = Date.parse('2026-03-01T10:00:00.000Z');
 
@@ -48,7 +48,7 @@ describe('races: a push delivery racing a consent revocation (I12, K1)', () => {
     fanout = createPushFanoutEnqueuer(raced);
     agent = createGuardedAgent({ allowPrivate: true, resolve: systemResolver, connectTimeoutMs: 2_000 });
     deliver = createDeliveryProcessor(raced, agent);
-    jobs = new Queue<PushJob>(PUSH_QUEUE, { connection: bullConnection(services.redisUrl, 'producer'), prefix: services.config.QUEUE_PREFIX });
+    jobs = openTestQueue<PushJob>({ redisUrl: services.redisUrl, prefix: services.config.QUEUE_PREFIX }, PUSH_QUEUE);
   });
   afterAll(async () => {
     await jobs.close();

@@ -1,3 +1,4 @@
+import { keysOf } from '../helpers/redis-keys.ts';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
@@ -47,7 +48,7 @@ describe('failed authentications across two API processes', () => {
 
   const list = (app: FastifyInstance, remoteAddress: string, apiKey: string) =>
     app.inject({ method: 'GET', url: '/management/v1/vehicles', remoteAddress, headers: { ...c.headers, 'x-api-key': apiKey } });
-  const authfailKeys = () => a.services.redis.keys(`${a.services.config.QUEUE_PREFIX}:rl:authfail:*`);
+  const authfailKeys = () => keysOf(a.services.redis, `${a.services.config.QUEUE_PREFIX}:rl:authfail:*`);
 
   it('a correct key is never counted: 200 calls from one address, no failure counter in Redis', async () => {
     clock.set('2026-05-01T12:00:00.000Z');

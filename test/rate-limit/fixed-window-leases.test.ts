@@ -29,7 +29,8 @@ describe('fixed-window limiter leases', () => {
     await server.stop();
   });
 
-  const key = () => `test:${randomUUID()}`;
+  // One hash tag: counters of one call share a slot, as the service's keys do (src/queues/keys.ts).
+  const key = () => `test:{leases}:${randomUUID()}`;
 
   /** Lua scripts Redis has run so far (the limiter's EVALSHA, or EVAL the first time). */
   async function luaCalls(): Promise<number> {
@@ -40,6 +41,8 @@ describe('fixed-window limiter leases', () => {
   it('holds across processes: two instances on two clients, hammered concurrently, admit exactly the limit', async () => {
     const clients = [new Redis(server.url), new Redis(server.url)];
     try {
+      // Connected first: a limiter fails open when Redis takes longer than 250 ms (a busy machine).
+      await Promise.all(clients.map((c) => c.ping()));
       const limiters = clients.map((c) => createFixedWindowLimiter(c, clock, logger));
       const counter: Counter = { key: key(), limit: 500, windowS: 60 };
       const admitted = [0, 0];

@@ -1,3 +1,4 @@
+import { createRedisClient } from '../../src/queues/redis.ts';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,8 +31,10 @@ describe('fixed-window limiter in Redis', () => {
   });
 
   it('holds across processes: two clients on the same Redis share the counter', async () => {
-    const second = new Redis(t.services.redisUrl);
+    const second = createRedisClient(t.services.redisUrl);
     try {
+      // Connected first: a limiter fails open when Redis takes longer than 250 ms (a busy machine).
+      await second.ping();
       const a = createFixedWindowLimiter(t.services.redis, clock, t.services.logger);
       const b = createFixedWindowLimiter(second, clock, t.services.logger);
       const k = key();

@@ -11,6 +11,7 @@ import { deliveryBody, giveConsent, payloadFor, seedPoints, setVehicle, VIN1, VI
 import { addConsumer, createTestApp, type TestApp, type TestConsumer } from '../helpers/app.ts';
 import { eventually } from '../ops/service-process.ts';
 import { killSubscribers } from '../helpers/invalidation-channel.ts';
+import { redisEnv } from '../helpers/redis-env.ts';
 
 /*
  * The delivery read model (src/read-model) across processes: two API processes A and B on one
@@ -106,7 +107,7 @@ describe('read model across two API processes', () => {
     const code = await runCli(['keys', 'revoke', '--consumer', c.consumerId, '--key', key!.keyId], {
       stdout: () => {},
       stderr: (text) => (stderr += text),
-      env: { DATA_DIR: a.dataDir, REDIS_URL: a.services.redisUrl, QUEUE_PREFIX: a.services.config.QUEUE_PREFIX, ENV_FILE: '' },
+      env: { DATA_DIR: a.dataDir, ...redisEnv(a.services.redisUrl), QUEUE_PREFIX: a.services.config.QUEUE_PREFIX, ENV_FILE: '' },
     });
     expect([code, stderr]).toEqual([0, '']);
     expect(await readAtB(c, 'V1RTUALV1N0000007')).toBe(401);

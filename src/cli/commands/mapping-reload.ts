@@ -1,6 +1,5 @@
-import { Redis } from 'ioredis';
 import { requestReload, type ProcessOutcome } from '../../mapping-cases/reload-bus.ts';
-import { redisOptions } from '../../queues/redis.ts';
+import { createRedisClient, redisAddressOf } from '../../queues/redis.ts';
 import { UsageError, type CliCommand } from '../command.ts';
 
 const DEFAULT_WAIT_S = 30;
@@ -15,14 +14,15 @@ const commands: CliCommand[] = [
     summary: 'Make every running process reload adapters/ and mappings/ (served once the changed manufacturers’ cases pass); exit 1 when one refused or did not answer',
     options: { wait: { type: 'string', description: `Seconds to wait for every process's outcome (default ${DEFAULT_WAIT_S}).` } },
     async run(ctx, args) {
-      const { REDIS_URL, QUEUE_PREFIX } = ctx.config;
-      if (!REDIS_URL) {
-        throw new UsageError('the reload reaches the running processes through their Redis: set REDIS_URL (and QUEUE_PREFIX) as the service has them. The try-out (no REDIS_URL) reloads by itself when a file changes.');
+      const { QUEUE_PREFIX } = ctx.config;
+      const address = redisAddressOf(ctx.config);
+      if (address === undefined) {
+        throw new UsageError('the reload reaches the running processes through their Redis: set REDIS_URL or REDIS_CLUSTER_NODES (and QUEUE_PREFIX) as the service has them. The try-out (neither set) reloads by itself when a file changes.');
       }
       const wait = args.values['wait'] === undefined ? DEFAULT_WAIT_S : Number(args.values['wait']);
       if (!Number.isFinite(wait) || wait < 0 || wait > 600) throw new UsageError('--wait takes seconds, 0 to 600');
       // One attempt, no reconnecting: a CLI run must not hang on an unreachable Redis.
-      const redis = new Redis({ ...redisOptions(REDIS_URL, 'client'), lazyConnect: true, connectTimeout: 2000, retryStrategy: () => null });
+      const redis = createRedisClient(address, 'client', { lazyConnect: true, connectTimeout: 2000, retryStrategy: () => null });
       redis.on('error', () => undefined);
       try {
         await redis.connect();

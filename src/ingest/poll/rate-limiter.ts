@@ -1,4 +1,5 @@
-import type { Redis } from 'ioredis';
+import { POLL_API_RATE } from '../../queues/keys.ts';
+import type { RedisClient } from '../../queues/redis.ts';
 import type { Clock } from '../../clock.ts';
 
 /**
@@ -38,9 +39,10 @@ end
 return 1
 `;
 
-export function createApiRateLimiter(opts: { redis: Redis; clock: Clock; prefix: string; manufacturer: string; maxRequestsPerS: number }): ApiRateLimiter {
+export function createApiRateLimiter(opts: { redis: RedisClient; clock: Clock; prefix: string; manufacturer: string; maxRequestsPerS: number }): ApiRateLimiter {
   const { redis, clock } = opts;
-  const keys = [`${opts.prefix}:poll:${opts.manufacturer}:next-slot`, `${opts.prefix}:poll:${opts.manufacturer}:paused-until`];
+  // One hash tag: the script reads both.
+  const keys = [POLL_API_RATE.key(opts.prefix, opts.manufacturer, 'next-slot'), POLL_API_RATE.key(opts.prefix, opts.manufacturer, 'paused-until')];
   const spacingMs = Math.ceil(1000 / opts.maxRequestsPerS);
   return {
     async acquire(maxWaitMs) {

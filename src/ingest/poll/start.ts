@@ -4,6 +4,7 @@ import type { Adapter, PollTransport } from '../../adapters/manifest.ts';
 import { createPollSchedule } from '../../management/poll-schedule.ts';
 import { startPeriodic, type PeriodicScheduler } from '../../periodic.ts';
 import { bullConnection } from '../../queues/bull-connection.ts';
+import { bullName, queueHome } from '../../queues/open-queue.ts';
 import { decodePollJob, encodePollJob, POLL_QUEUE } from '../../queues/poll-job.ts';
 import type { Running } from '../../running.ts';
 import type { Services } from '../../services.ts';
@@ -56,7 +57,7 @@ export async function startPollWorkers(
   };
 
   const worker = new Worker<unknown, unknown, string>(
-    POLL_QUEUE,
+    bullName(queueHome(services), POLL_QUEUE),
     async (job, token) => {
       let state;
       try {

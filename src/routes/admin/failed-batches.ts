@@ -17,13 +17,20 @@ const RETRY_AFTER_S = 5;
  */
 export default async function routes(app: FastifyInstance, opts: RouteOptions): Promise<void> {
   const { services } = opts;
-  let queue: RenewingQueue<ReturnType<typeof createHarmonizeQueue>> | undefined;
-  const harmonizeQueue = () => (queue ??= renewingQueue(() => createHarmonizeQueue(services.config, services.redisUrl))).current();
-  app.addHook('onClose', async () => queue?.close());
+  // Every harmonize partition: a failed batch may be in any of them.
+  let queues: RenewingQueue<ReturnType<typeof createHarmonizeQueue>>[] | undefined;
+  const harmonizeQueues = () =>
+    (queues ??= Array.from({ length: services.config.HARMONIZE_PARTITIONS }, (_, p) => renewingQueue(() => createHarmonizeQueue(services.config, services.redisUrl, p)))).map((q) =>
+      q.current(),
+    );
+  app.addHook('onClose', async () => {
+    await Promise.all((queues ?? []).map((q) => q.close()));
+  });
 
   const failedCount = async (): Promise<number> => {
     try {
-      return (await harmonizeQueue().getJobCounts('failed')).failed ?? 0;
+      const counts = await Promise.all(harmonizeQueues().map((q) => q.getJobCounts('failed')));
+      return counts.reduce((sum, c) => sum + (c.failed ?? 0), 0);
     } catch {
       throw apiErrors.unavailable(RETRY_AFTER_S);
     }
@@ -54,7 +61,7 @@ export default async function routes(app: FastifyInstance, opts: RouteOptions): 
     async (_request, reply) => {
       const retried = await failedCount();
       try {
-        await harmonizeQueue().retryJobs({ state: 'failed', count: 1000 });
+        await Promise.all(harmonizeQueues().map((q) => q.retryJobs({ state: 'failed', count: 1000 })));
       } catch {
         throw apiErrors.unavailable(RETRY_AFTER_S);
       }

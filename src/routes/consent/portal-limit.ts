@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { clientKey } from '../../rate-limit/client-key.ts';
 import { createFixedWindowLimiter, type FixedWindowLimiter } from '../../rate-limit/fixed-window.ts';
 import { rateLimitHeaders } from '../../rate-limit/headers.ts';
+import { RATE_LIMIT_PORTAL } from '../../queues/keys.ts';
 import type { Services } from '../../services.ts';
 import { sendErrorPage } from './send-outcome.ts';
 
@@ -25,9 +26,8 @@ function waitText(seconds: number): string {
 export function portalRateLimit(services: Pick<Services, 'clock' | 'config' | 'logger' | 'redis' | 'secrets'>, limiter?: FixedWindowLimiter) {
   const { config, secrets } = services;
   const l = limiter ?? createFixedWindowLimiter(services.redis, services.clock, services.logger);
-  const base = `${config.QUEUE_PREFIX}:rl:portal`;
   return async function portalLimitHook(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
-    const key = `${base}:${secrets.pseudonym(`ip:${clientKey(request.ip)}`)}`;
+    const key = RATE_LIMIT_PORTAL.key(config.QUEUE_PREFIX, secrets.pseudonym(`ip:${clientKey(request.ip)}`));
     const states = await l.hit([{ key, limit: config.RATE_LIMIT_PORTAL_MAX, windowS: config.RATE_LIMIT_PORTAL_WINDOW_S }]);
     const state = states?.[0];
     if (!state || state.allowed) return undefined;

@@ -120,9 +120,13 @@ function createGroupCommit(db: Database.Database) {
 export function createSqliteDeliveryRepo(db: Database.Database): DeliveryRepo {
   db.exec(SCHEMA);
   // Deliveries from before a subscription could have several webhook endpoints went to the default one.
-  if (!db.prepare<[], { name: string }>('PRAGMA table_info(deliveries)').all().some((c) => c.name === 'endpoint_id')) {
-    db.exec(`ALTER TABLE deliveries ADD COLUMN endpoint_id TEXT NOT NULL DEFAULT '${DEFAULT_ENDPOINT}'`);
-  }
+  // Looked at and added under the write lock (BEGIN IMMEDIATE): processes opening a new store
+  // at once would otherwise each see the column missing, and all but one fail to add it.
+  db.transaction(() => {
+    if (!db.prepare<[], { name: string }>('PRAGMA table_info(deliveries)').all().some((c) => c.name === 'endpoint_id')) {
+      db.exec(`ALTER TABLE deliveries ADD COLUMN endpoint_id TEXT NOT NULL DEFAULT '${DEFAULT_ENDPOINT}'`);
+    }
+  }).immediate();
   const write = createGroupCommit(db);
   const insert = db.prepare(
     `INSERT INTO deliveries (transaction_id, subscription_id, endpoint_id, vin, item, kind, timestamp_ms, payload, status,

@@ -70,9 +70,12 @@ export function createSqliteQuarantineRepo(db: Database.Database): QuarantineRep
   db.exec(SCHEMA);
   // A store made before items could be quarantined alone gets the column (null: whole messages),
   // and one made before raw messages were capped the other (its entries were kept whole).
-  const columns = db.prepare<[], { name: string }>('PRAGMA table_info(quarantine)').all();
-  if (!columns.some((c) => c.name === 'failed_items')) db.exec('ALTER TABLE quarantine ADD COLUMN failed_items TEXT');
-  if (!columns.some((c) => c.name === 'raw_truncated')) db.exec('ALTER TABLE quarantine ADD COLUMN raw_truncated INTEGER NOT NULL DEFAULT 0');
+  // Under the write lock, so that processes opening a new store at once do not both add them.
+  db.transaction(() => {
+    const columns = db.prepare<[], { name: string }>('PRAGMA table_info(quarantine)').all();
+    if (!columns.some((c) => c.name === 'failed_items')) db.exec('ALTER TABLE quarantine ADD COLUMN failed_items TEXT');
+    if (!columns.some((c) => c.name === 'raw_truncated')) db.exec('ALTER TABLE quarantine ADD COLUMN raw_truncated INTEGER NOT NULL DEFAULT 0');
+  }).immediate();
   // A redelivered batch reports the same failure at the same lastFailedAt: nothing changes then.
   const upsert = db.prepare(
     `INSERT INTO quarantine (id, manufacturer, message_type, code, reason, mapping_version, vin, topic, raw,

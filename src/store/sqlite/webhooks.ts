@@ -40,8 +40,14 @@ const COLUMNS = `
  * One row per (subscription, endpoint). A database from before several endpoints (one row per
  * subscription, keyed by it alone) is rebuilt once, in one transaction, its rows becoming the
  * default endpoints; one from before the notices opt-in (issue 19) gets them empty: opted out.
+ * Looked at and changed under the write lock (BEGIN IMMEDIATE): processes opening a new store
+ * at once would otherwise each find no table and all but one fail to create it.
  */
 function migrate(db: Database.Database): void {
+  db.transaction(() => migrateLocked(db)).immediate();
+}
+
+function migrateLocked(db: Database.Database): void {
   const columns = db.prepare<[], { name: string }>('PRAGMA table_info(webhooks)').all().map((c) => c.name);
   if (columns.length === 0) {
     db.exec(`CREATE TABLE webhooks (${COLUMNS})`);

@@ -1,4 +1,5 @@
-import type { Redis } from 'ioredis';
+import { KESTREL_API_FAULTS } from '../../queues/keys.ts';
+import type { RedisClient } from '../../queues/redis.ts';
 
 /**
  * Faults a test or a demo orders from the simulated polled API, for its next page requests:
@@ -16,7 +17,7 @@ export interface ApiFaults {
 
 export const NO_FAULTS: ApiFaults = { slow: 0, slowMs: 0, rateLimited: 0, retryAfterS: 1, serverErrors: 0 };
 
-const key = (prefix: string, id: string) => `${prefix}:oem:${id}:api-faults`;
+const key = KESTREL_API_FAULTS.key;
 
 // Takes one of a counted fault, atomically across processes: 1 when there was one left.
 const TAKE = `
@@ -25,18 +26,18 @@ if n > 0 then redis.call('HINCRBY', KEYS[1], ARGV[1], -1) return 1 end
 return 0
 `;
 
-export async function setApiFaults(redis: Redis, prefix: string, id: string, faults: ApiFaults): Promise<void> {
+export async function setApiFaults(redis: RedisClient, prefix: string, id: string, faults: ApiFaults): Promise<void> {
   await redis.del(key(prefix, id));
   await redis.hset(key(prefix, id), { ...faults });
 }
 
-export async function getApiFaults(redis: Redis, prefix: string, id: string): Promise<ApiFaults> {
+export async function getApiFaults(redis: RedisClient, prefix: string, id: string): Promise<ApiFaults> {
   const h = await redis.hgetall(key(prefix, id));
   const n = (f: keyof ApiFaults) => (h[f] === undefined ? NO_FAULTS[f] : Number(h[f]));
   return { slow: n('slow'), slowMs: n('slowMs'), rateLimited: n('rateLimited'), retryAfterS: n('retryAfterS'), serverErrors: n('serverErrors') };
 }
 
 /** Whether this request gets one of the ordered faults of this kind (and counts it down). */
-export async function takeFault(redis: Redis, prefix: string, id: string, kind: 'slow' | 'rateLimited' | 'serverErrors'): Promise<boolean> {
+export async function takeFault(redis: RedisClient, prefix: string, id: string, kind: 'slow' | 'rateLimited' | 'serverErrors'): Promise<boolean> {
   return (await redis.eval(TAKE, 1, key(prefix, id), kind)) === 1;
 }

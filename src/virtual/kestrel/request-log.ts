@@ -1,4 +1,5 @@
-import type { Redis } from 'ioredis';
+import { KESTREL_REQUEST_LOG } from '../../queues/keys.ts';
+import type { RedisClient } from '../../queues/redis.ts';
 
 /** One line of the simulated API's request log. */
 export interface LoggedRequest {
@@ -18,18 +19,20 @@ export interface LoggedRequest {
 const KEEP = 2000;
 const TTL_S = 86_400;
 
-const key = (prefix: string, id: string) => `${prefix}:oem:${id}:api-log`;
+const key = KESTREL_REQUEST_LOG.key;
 
 /**
  * The page requests the simulated API received and what it answered, as a manufacturer's
  * support would see them: which cursor was asked for, by which request id. Shared by every
- * process through Redis; GET /admin/v1/oem/<id>/api-requests reads it.
+ * process through Redis; GET /admin/v1/oem/<id>/api-requests reads it. Entries name the VIN
+ * in clear, as a manufacturer's own log would: a GDPR erasure removes the VIN's entries
+ * (src/queues/keys.ts).
  */
-export async function logRequest(redis: Redis, prefix: string, id: string, entry: LoggedRequest): Promise<void> {
+export async function logRequest(redis: RedisClient, prefix: string, id: string, entry: LoggedRequest): Promise<void> {
   await redis.multi().lpush(key(prefix, id), JSON.stringify(entry)).ltrim(key(prefix, id), 0, KEEP - 1).expire(key(prefix, id), TTL_S).exec();
 }
 
 /** The logged requests, oldest first. */
-export async function readRequestLog(redis: Redis, prefix: string, id: string): Promise<LoggedRequest[]> {
+export async function readRequestLog(redis: RedisClient, prefix: string, id: string): Promise<LoggedRequest[]> {
   return (await redis.lrange(key(prefix, id), 0, -1)).reverse().map((l) => JSON.parse(l) as LoggedRequest);
 }

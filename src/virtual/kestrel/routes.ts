@@ -9,6 +9,7 @@ import { takeFault, getApiFaults } from './api-faults.ts';
 import { isClient, isValidApiToken, issueApiToken, TOKEN_TTL_S } from './api-token.ts';
 import { decodeCursor, encodeCursor, readPage } from './pages.ts';
 import { logRequest } from './request-log.ts';
+import { KESTREL_API_RATE } from '../../queues/keys.ts';
 
 export interface PollApiOptions {
   services: Services;
@@ -53,7 +54,7 @@ export default async function pollApiRoutes(app: FastifyInstance, opts: PollApiO
 
   /** The API's own limit: a fixed one-second window shared by every process. */
   const overLimit = async (reply: FastifyReply): Promise<boolean> => {
-    const window = `${prefix}:oem:${id}:api-rate:${Math.floor(services.clock.now().getTime() / 1000)}`;
+    const window = KESTREL_API_RATE.key(prefix, id, Math.floor(services.clock.now().getTime() / 1000));
     const [[, count]] = (await redis.multi().incr(window).expire(window, 5).exec()) as [[null, number]];
     if (count <= perSecond) return false;
     void reply.code(429).header('retry-after', '1').send({ error: 'rate_limited', error_description: `at most ${perSecond} requests per second` });

@@ -1,5 +1,6 @@
-import type { Redis } from 'ioredis';
 import { randomToken, sha256Hex, type SecretBox } from '../../crypto.ts';
+import { OEM_CODE } from '../../queues/keys.ts';
+import type { RedisClient } from '../../queues/redis.ts';
 import { openSealedJson } from '../../queues/sealed-job.ts';
 
 /** What an authorization code of the simulated server stands for. */
@@ -18,16 +19,16 @@ export interface IssuedCode {
  * in clear, reliability checklist K6).
  */
 const CODE_TTL_S = 120;
-const key = (prefix: string, realm: string, code: string) => `${prefix}:oem:${realm}:code:${sha256Hex(code)}`;
+const key = (prefix: string, realm: string, code: string) => OEM_CODE.key(prefix, realm, sha256Hex(code));
 
-export async function issueCode(redis: Redis, secrets: SecretBox, prefix: string, realm: string, grant: IssuedCode): Promise<string> {
+export async function issueCode(redis: RedisClient, secrets: SecretBox, prefix: string, realm: string, grant: IssuedCode): Promise<string> {
   const code = randomToken(32);
   await redis.set(key(prefix, realm, code), secrets.encrypt(JSON.stringify(grant)), 'EX', CODE_TTL_S);
   return code;
 }
 
 /** Takes a code out for good (GETDEL): a code works once, whatever happens next. */
-export async function redeemCode(redis: Redis, secrets: SecretBox, prefix: string, realm: string, code: string): Promise<IssuedCode | null> {
+export async function redeemCode(redis: RedisClient, secrets: SecretBox, prefix: string, realm: string, code: string): Promise<IssuedCode | null> {
   const v = await redis.getdel(key(prefix, realm, code));
   return openSealedJson(secrets, v) as IssuedCode | null;
 }

@@ -1,4 +1,5 @@
-import type { Redis } from 'ioredis';
+import { OEM_FAULT } from '../../queues/keys.ts';
+import type { RedisClient } from '../../queues/redis.ts';
 
 /**
  * The fault switch of a simulated authorization server (api-contract section 4): `down`
@@ -8,14 +9,14 @@ import type { Redis } from 'ioredis';
 export const FAULT_MODES = ['none', 'down', 'timeout'] as const;
 export type FaultMode = (typeof FAULT_MODES)[number];
 
-const key = (prefix: string, realm: string) => `${prefix}:oem:${realm}:fault`;
+const key = OEM_FAULT.key;
 
-export async function getFault(redis: Redis, prefix: string, realm: string): Promise<FaultMode> {
+export async function getFault(redis: RedisClient, prefix: string, realm: string): Promise<FaultMode> {
   const v = await redis.get(key(prefix, realm));
   return (FAULT_MODES as readonly string[]).includes(v ?? '') ? (v as FaultMode) : 'none';
 }
 
-export async function setFault(redis: Redis, prefix: string, realm: string, mode: FaultMode): Promise<void> {
+export async function setFault(redis: RedisClient, prefix: string, realm: string, mode: FaultMode): Promise<void> {
   if (mode === 'none') await redis.del(key(prefix, realm));
   else await redis.set(key(prefix, realm), mode);
 }

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../queues/redis.ts';
 import { randomToken, type SecretBox } from '../../crypto.ts';
 import { s256, safeEqual } from '../../consent/secrets.ts';
 import { redeemCode } from './codes.ts';
@@ -36,7 +36,7 @@ function basicAuth(header: string | undefined): { id: string; secret: string } |
 
 /** POST /token: the authorization_code grant with PKCE (RFC 6749 4.1.3, RFC 7636 4.6). */
 export async function exchange(
-  redis: Redis,
+  redis: RedisClient,
   secrets: SecretBox,
   prefix: string,
   realm: Realm,

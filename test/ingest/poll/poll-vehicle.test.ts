@@ -10,8 +10,8 @@ import type { NextPoll } from '../../../src/ingest/poll/schedule.ts';
 import { freePort } from '../../helpers/free-port.ts';
 import { createTestServices, type TestServices } from '../../helpers/services.ts';
 import { Queue } from 'bullmq';
-import { bullConnection } from '../../../src/queues/bull-connection.ts';
 import { HARMONIZE_QUEUE } from '../../../src/queues/harmonize-job.ts';
+import { openTestQueue } from '../../helpers/queues.ts';
 
 /*
  * One poll of one vehicle against the simulated Kestrel API served by the real app on a port,
@@ -37,7 +37,7 @@ describe('one poll of a Kestrel vehicle', () => {
     const limiter = createApiRateLimiter({ redis: services.redis, clock: services.clock, prefix: services.config.QUEUE_PREFIX, manufacturer: 'kestrel', maxRequestsPerS: 5 });
     const client = createPollApiClient(services, services.adapters.get('kestrel')!, limiter);
     deps = { services, acceptor: createAcceptor(services), client: () => client };
-    harmonize = new Queue(HARMONIZE_QUEUE, { connection: bullConnection(services.redisUrl, 'worker'), prefix: services.config.QUEUE_PREFIX });
+    harmonize = openTestQueue({ redisUrl: services.redisUrl, prefix: services.config.QUEUE_PREFIX }, HARMONIZE_QUEUE);
     const at = new Date().toISOString();
     await services.store.vehicles.upsert({ subscriptionId: 's1', vin: VIN, manufacturer: 'kestrel', status: 'ACTIVATED', createdAt: at, updatedAt: at });
   });
