@@ -17,10 +17,12 @@ export interface Ingest {
 }
 
 /**
- * How long a publisher's acknowledgement waits for this producer's first connection. A
- * cluster's takes a few round trips more (the seeds, the slot map, then the masters).
+ * How long a publisher's acknowledgement waits for this producer's first connection: long
+ * enough for a connection on a busy host (a refused message is sent again, but a start-up that
+ * refuses its first messages looks like an outage), short enough that a sender whose Redis is
+ * down hears so. A cluster's takes a few round trips more (the seeds, the slot map, the masters).
  */
-const readyTimeoutMs = (redisUrl: string) => (isClusterAddress(redisUrl) ? 2000 : 500);
+const readyTimeoutMs = (redisUrl: string) => (isClusterAddress(redisUrl) ? 5000 : 2000);
 
 /** One partition's producer queue and the batcher in front of it. */
 interface Partition {
@@ -43,7 +45,8 @@ export function createIngest(services: Pick<Services, 'adapters' | 'config' | 's
       if (ready) return;
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error('the queue (Redis) is not reachable')), readyTimeoutMs(services.redisUrl));
+        // One more turn of the event loop before refusing: a connection already made wins.
+        timer = setTimeout(() => setImmediate(() => reject(new Error('the queue (Redis) is not reachable'))), readyTimeoutMs(services.redisUrl));
       });
       try {
         await Promise.race([queue.current().waitUntilReady(), timeout]);

@@ -226,7 +226,9 @@ export function createFixedWindowLimiter(redis: RedisClient, clock: Clock, logge
         const out = await Promise.race([
           reserve(counters, missing, keys),
           new Promise<never>((_, reject) => {
-            timer = setTimeout(() => reject(new Error(`no answer within ${REDIS_TIMEOUT_MS} ms`)), REDIS_TIMEOUT_MS);
+            // The refusal waits one turn of the event loop: after a stall (a busy host) the timer
+            // fires before the socket is read, and an answer already there must win.
+            timer = setTimeout(() => setImmediate(() => reject(new Error(`no answer within ${REDIS_TIMEOUT_MS} ms`))), REDIS_TIMEOUT_MS);
           }),
         ]);
         missing.forEach((i, j) => {

@@ -73,7 +73,7 @@ describe('erasure notices to webhooks', () => {
     (await scanRedis(t.services.redis, t.services.config.QUEUE_PREFIX, [vin, t.services.secrets.pseudonym(vin)], key)).hits;
 
   beforeAll(async () => {
-    t = await createTestApp({ clock: systemClock, env: { PUSH_ALLOW_PRIVATE_TARGETS: 'true', PUSH_RETRY_SCHEDULE_S: '1', LOG_LEVEL: 'info' } });
+    t = await createTestApp({ clock: systemClock, env: { PUSH_ALLOW_PRIVATE_TARGETS: 'true', PUSH_RETRY_SCHEDULE_S: '3', LOG_LEVEL: 'info' } });
     const { services } = t;
     const both = async (p: Party, vin: string) => {
       await seedActivation(services, p.consumer.subscriptionId, vin);
@@ -177,7 +177,7 @@ describe('erasure notices to webhooks', () => {
     const p = parties.failing!;
     await erase(`/admin/v1/vehicles/${Z}/data`);
     const [pending] = await noticesOf(p);
-    // Pending (first attempt or its retry a second later): Z is in no Redis key in clear; opened
+    // Pending (first attempt or its retry three seconds later, time enough for a busy host to look): Z is in no Redis key in clear; opened
     // with the service's key, it is in the notice's job and nowhere else.
     expect(await redisHits(Z, createSecretBox('not the service key'))).toEqual([]);
     const opened = await redisHits(Z);

@@ -117,7 +117,8 @@
     if (!h) {
       const marker = L.marker(at, { icon: L.divIcon({ className: 'vehicle', iconSize: [12, 12] }), title: v.vin, keyboard: true });
       marker.bindTooltip(el('span', {}, v.vin.slice(-4)), { permanent: true, direction: 'right', offset: [6, 0], className: 'vin-label', interactive: false });
-      marker.bindPopup(() => popupOf(held.get(v.vin).data));
+      // The popup pans clear of the fit control in the top corner, or that control covers its link.
+      marker.bindPopup(() => popupOf(held.get(v.vin).data), { autoPanPaddingTopLeft: L.point(12, 12 + fitControl.getContainer().offsetHeight) });
       marker.on('add', () => {
         const e = marker.getElement();
         e.dataset.vin = v.vin;
