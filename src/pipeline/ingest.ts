@@ -17,12 +17,12 @@ export interface Ingest {
 }
 
 /**
- * How long a publisher's acknowledgement waits for this producer's first connection: long
- * enough for a connection on a busy host (a refused message is sent again, but a start-up that
- * refuses its first messages looks like an outage), short enough that a sender whose Redis is
- * down hears so. A cluster's takes a few round trips more (the seeds, the slot map, the masters).
+ * How long a publisher's acknowledgement waits for this producer's first connection while
+ * nothing says Redis is down: long enough for a busy host, where a connection can take a second
+ * or more. A refused connection ends the wait at once. A cluster's first connection takes a
+ * few round trips more (the seeds, the slot map, the masters).
  */
-const readyTimeoutMs = (redisUrl: string) => (isClusterAddress(redisUrl) ? 5000 : 2000);
+const readyTimeoutMs = (redisUrl: string) => (isClusterAddress(redisUrl) ? 10_000 : 5000);
 
 /** One partition's producer queue and the batcher in front of it. */
 interface Partition {
@@ -38,21 +38,27 @@ export function createIngest(services: Pick<Services, 'adapters' | 'config' | 's
     /**
      * Before its first connection a fail-fast producer refuses every command, and after it waits
      * for Redis indefinitely. Both are wrong for a publisher waiting on its acknowledgement: wait
-     * for the connection a short while, then refuse (503, or no PUBACK), and the sender retries.
+     * for the connection until it fails or a deadline passes, then refuse (503, or no PUBACK),
+     * and the sender retries.
      */
     let ready = false;
     const connected = async (): Promise<void> => {
       if (ready) return;
+      const q = queue.current();
       let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<never>((_, reject) => {
+      let onError: ((err: Error) => void) | undefined;
+      const refused = new Promise<never>((_, reject) => {
+        onError = (err) => reject(new Error(`the queue (Redis) is not reachable: ${err.message}`));
+        q.once('error', onError);
         // One more turn of the event loop before refusing: a connection already made wins.
         timer = setTimeout(() => setImmediate(() => reject(new Error('the queue (Redis) is not reachable'))), readyTimeoutMs(services.redisUrl));
       });
       try {
-        await Promise.race([queue.current().waitUntilReady(), timeout]);
+        await Promise.race([q.waitUntilReady(), refused]);
         ready = true;
       } finally {
         clearTimeout(timer);
+        if (onError) q.off('error', onError);
       }
     };
     const batcher = createBatcher<RawMessage>({
