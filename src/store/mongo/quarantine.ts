@@ -34,15 +34,9 @@ export function quarantineUpsert(m: QuarantinedMessage): { filter: Filter<Doc>; 
   };
 }
 
-/** MongoDB engine of the QuarantineRepo. Creates its indexes before it is used. */
+/** MongoDB engine of the QuarantineRepo. Its indexes: src/store/mongo/layout.ts (built by `store migrate`). */
 export async function createMongoQuarantineRepo(db: Db): Promise<QuarantineRepo> {
   const col = db.collection<Doc>('quarantine');
-  await col.createIndexes([
-    { key: { lastFailedAt: -1, _id: -1 }, name: 'quarantine_failed_idx' },
-    // With the page's whole sort key (lastFailedAt, _id), so a page by manufacturer stops after `limit`.
-    { key: { manufacturer: 1, lastFailedAt: -1, _id: -1 }, name: 'quarantine_manufacturer_idx' },
-    { key: { vin: 1 }, name: 'quarantine_vin_idx' },
-  ]);
 
   return {
     async put(m) {
