@@ -229,7 +229,7 @@ export function bucketUpdate(key: BucketKey, points: PlannedPoint[]): object[] {
   const byField = new Map<string, Record<string, PointEntry>>();
   for (const p of points) byField.set(p.field, { ...byField.get(p.field), [p.time]: p.entry });
   const itemsAdded = items.map((item) => ({
-    $cond: [{ $and: [{ $not: [{ $in: [item, heldItems] }] }, { $or: points.filter((p) => p.point.item === item).map(missing) }] }, itemOverhead(item), 0],
+    $cond: [{ $and: [{ $not: [{ $in: [lit(item), heldItems] }] }, { $or: points.filter((p) => p.point.item === item).map(missing) }] }, itemOverhead(item), 0],
   }));
   const bytesBefore = { $ifNull: ['$bytes', 0] };
   const fits = {

@@ -1,13 +1,15 @@
 import type { Collection, Db } from 'mongodb';
-import type { DataPoint, DataPointRepo } from '../contract.ts';
-import { checkHistoryLimit, decodeHistoryCursor, encodeHistoryCursor } from '../history-cursor.ts';
+import type { DataPointRepo } from '../contract.ts';
+import { checkHistoryLimit, decodeHistoryCursor } from '../history-cursor.ts';
 import { trimBucket } from './bucket-trim.ts';
 import { bucketKey, itemField, pointOf, type BucketDoc } from './buckets.ts';
+import { HistoryPageBuilder } from './history-page.ts';
 import { DELETE_CHUNK } from './delete-in-chunks.ts';
 import { BUCKETS, VEHICLE_LATEST, WRITE_CONCERN } from './layout.ts';
 import type { LatestDoc } from './latest-doc.ts';
 import { advanceLatest, firstOfEach, storeHistory } from './point-writes.ts';
 import {
+  bucketFilter,
   bucketUnchangedFilter,
   expiredBucketsFilter,
   expiredChunkFilter,
@@ -63,7 +65,7 @@ async function trimStraddling(buckets: Collection<BucketDoc>, cutoffMs: number):
         removed += t.removed;
         break;
       }
-      const again = await buckets.findOne({ _id: doc._id, vin: doc.vin, start: doc.start });
+      const again = await buckets.findOne(bucketFilter(key));
       if (!again) break;
       doc = again;
     }
@@ -123,27 +125,13 @@ export function createMongoDataPointRepo(db: Db): DataPointRepo {
         .sort({ start: -1 })
         .hint('buckets_vin_item_start')
         .batchSize(HISTORY_BATCH);
-      // Buckets newest first; one minute's buckets (several seq) are gathered whole before the
-      // page may end, since their points interleave in time. One more point than the page tells
-      // whether another page follows.
-      const collected: DataPoint[] = [];
-      let minute: number | null = null;
+      const page = new HistoryPageBuilder({ vin: query.vin, item: query.item, field, below, ...(from !== undefined ? { from } : {}), limit: query.limit });
       try {
-        for await (const b of cursor) {
-          if (minute !== null && b.start < minute && collected.length > query.limit) break;
-          minute = b.start;
-          for (const [time, entry] of Object.entries(b.p?.[field] ?? {})) {
-            const ts = Number(time);
-            if (ts < below && (from === undefined || ts >= from)) collected.push(pointOf(query.vin, query.item, ts, entry));
-          }
-        }
+        for await (const b of cursor) if (!page.add(b)) break;
       } finally {
         await cursor.close();
       }
-      collected.sort((a, b) => b.timestampMs - a.timestampMs);
-      const items = collected.slice(0, query.limit);
-      const last = items.at(-1);
-      return { items, nextCursor: collected.length > query.limit && last ? encodeHistoryCursor(last.timestampMs) : null };
+      return page.page();
     },
     async deleteByVin(vin) {
       // History first: should the second delete fail, a retry still finds and erases the rest.
