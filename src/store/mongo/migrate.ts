@@ -2,6 +2,7 @@ import { MongoClient, MongoServerError, type Db, type Document } from 'mongodb';
 import type { BucketDoc } from './buckets.ts';
 import { afterLatestPosition, afterPosition, legacyPointOf, type CopyPosition, type LegacyPointDoc } from './legacy-points.ts';
 import { BUCKETS, COLLECTIONS, LEGACY_LATEST, LEGACY_POINTS, META_COLLECTION, MIGRATION_INDEX_OPTIONS, SCHEMA_VERSION, VEHICLE_LATEST, WRITE_CONCERN, shardedCollections } from './layout.ts';
+import { toStoreError } from './errors.ts';
 import type { LatestDoc } from './latest-doc.ts';
 import { MONGO_CLIENT_OPTIONS } from './open.ts';
 import { advanceLatest, storeHistory } from './point-writes.ts';
@@ -178,6 +179,9 @@ export async function migrateMongoStore(url: string, dbName: string, opts: Mongo
     await dropLegacy(db, opts.note);
     opts.note(`schema version ${SCHEMA_VERSION}`);
     return { engine: 'mongo', fromVersion, toVersion: SCHEMA_VERSION, indexesBuilt, pointsCopied: copied.points, latestValuesCopied: copied.latestValues, sharded };
+  } catch (err) {
+    // An unreachable server says "store unavailable" as everywhere else; the run can be repeated.
+    throw toStoreError(err);
   } finally {
     await client.close().catch(() => undefined);
   }
