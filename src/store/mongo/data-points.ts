@@ -50,27 +50,32 @@ async function deleteBuckets(buckets: Collection<BucketDoc>, find: object, chunk
  */
 async function trimStraddling(buckets: Collection<BucketDoc>, cutoffMs: number): Promise<number> {
   let removed = 0;
-  const found = await buckets.find(straddlingBucketsFilter(cutoffMs), BOUNDED).toArray();
-  for (let doc of found) {
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const t = trimBucket(doc, cutoffMs);
-      if (t.removed === 0) break;
-      const key = bucketKey(doc.vin, doc.start, doc.seq);
-      const filter = bucketUnchangedFilter(key, doc.n, doc.bytes);
-      const res =
-        t.n === 0 && doc.closed !== true
-          ? await buckets.deleteOne(filter, { writeConcern: WRITE_CONCERN })
-          : await buckets.updateOne(filter, { $set: { p: t.p, items: t.items, n: t.n, bytes: t.bytes } }, { writeConcern: WRITE_CONCERN });
-      if (('deletedCount' in res ? res.deletedCount : res.matchedCount) === 1) {
-        removed += t.removed;
-        break;
-      }
-      const again = await buckets.findOne(bucketFilter(key));
-      if (!again) break;
-      doc = again;
-    }
+  // One minute of the fleet's buckets: read one at a time, never all at once.
+  const found = buckets.find(straddlingBucketsFilter(cutoffMs), BOUNDED);
+  try {
+    for await (const first of found) removed += await trimOne(buckets, first, cutoffMs);
+  } finally {
+    await found.close();
   }
   return removed;
+}
+
+/** Trims one bucket, reading it again when a write changed it since it was read. Returns how many points went. */
+async function trimOne(buckets: Collection<BucketDoc>, first: BucketDoc, cutoffMs: number): Promise<number> {
+  let doc: BucketDoc | null = first;
+  for (let attempt = 0; doc && attempt < 5; attempt++) {
+    const t = trimBucket(doc, cutoffMs);
+    if (t.removed === 0) return 0;
+    const key = bucketKey(doc.vin, doc.start, doc.seq);
+    const filter = bucketUnchangedFilter(key, doc.n, doc.bytes);
+    const res =
+      t.n === 0 && doc.closed !== true
+        ? await buckets.deleteOne(filter, { writeConcern: WRITE_CONCERN })
+        : await buckets.updateOne(filter, { $set: { p: t.p, items: t.items, n: t.n, bytes: t.bytes } }, { writeConcern: WRITE_CONCERN });
+    if (('deletedCount' in res ? res.deletedCount : res.matchedCount) === 1) return t.removed;
+    doc = await buckets.findOne(bucketFilter(key));
+  }
+  return 0;
 }
 
 /**
