@@ -9,6 +9,7 @@ import {
   BUCKET_TARGET_BYTES,
   bucketKey,
   bucketUpdate,
+  chunkBytes,
   chunkPoints,
   itemField,
   outcomeOf,
@@ -150,6 +151,7 @@ describe('MongoDB history buckets (the model the update pipeline implements)', (
     const reported = new Map<string, number>();
     for (let round = 0; round < 300; round++) {
       const batch = Array.from({ length: 1 + rnd(40) }, () => point(`item${rnd(6)}`, T0 + rnd(180) * 1000, `${round}:${rnd(1000)}:${'p'.repeat(rnd(3) === 0 ? 60_000 : 10)}`));
+      for (const c of chunkPoints(firstOfEach(batch))) expect(chunkBytes(c.points) <= BUCKET_TARGET_BYTES || c.points.length === 1).toBe(true);
       for (const p of firstOfEach(batch)) if (!firstValue.has(`${p.item}|${p.timestampMs}`)) firstValue.set(`${p.item}|${p.timestampMs}`, p.payload['value']);
       for (const p of insertMany(store, batch)) reported.set(`${p.item}|${p.timestampMs}`, (reported.get(`${p.item}|${p.timestampMs}`) ?? 0) + 1);
     }

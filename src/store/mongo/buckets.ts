@@ -114,10 +114,18 @@ export interface PlannedPoint {
   bytes: number;
 }
 
+const overheads = new Map<string, number>();
+
 /** What an item adds to a bucket the first time: its map's frame and name, and its name in `items`. */
 export function itemOverhead(item: string): number {
-  // The array index of `items` is a field name too ("0", "1", ...): 8 bytes cover any count.
-  return fieldSize(itemField(item), {}) + fieldSize('0', item) + 8;
+  let size = overheads.get(item);
+  if (size === undefined) {
+    // The array index of `items` is a field name too ("0", "1", ...): 8 bytes cover any count.
+    size = fieldSize(itemField(item), {}) + fieldSize('0', item) + 8;
+    // Catalog item names: a few hundred at most; a cap keeps odd names from growing it for ever.
+    if (overheads.size < 10_000) overheads.set(item, size);
+  }
+  return size;
 }
 
 export function plan(point: DataPoint): PlannedPoint {
@@ -146,22 +154,24 @@ export function chunkBytes(points: PlannedPoint[]): number {
  * is refused with a PointTooLargeError.
  */
 export function chunkPoints(points: DataPoint[]): BucketChunk[] {
-  const groups = new Map<string, BucketChunk[]>();
+  const open = new Map<string, { chunk: BucketChunk; bytes: number; items: Set<string> }>();
   const chunks: BucketChunk[] = [];
   for (const point of points) {
     const planned = plan(point);
-    const alone = chunkBytes([planned]);
+    const alone = planned.bytes + itemOverhead(point.item);
     if (alone > BUCKET_MAX_POINT_BYTES) throw new PointTooLargeError(alone);
     const start = windowStart(point.timestampMs);
     const key = `${point.vin}\u0000${start}`;
-    const list = groups.get(key) ?? [];
-    if (list.length === 0) groups.set(key, list);
-    const open = list.at(-1);
-    if (open && chunkBytes([...open.points, planned]) <= BUCKET_TARGET_BYTES) {
-      open.points.push(planned);
+    const current = open.get(key);
+    // Counted as chunkBytes counts: each point, and each item once.
+    const adds = planned.bytes + (current?.items.has(point.item) ? 0 : itemOverhead(point.item));
+    if (current && current.bytes + adds <= BUCKET_TARGET_BYTES) {
+      current.chunk.points.push(planned);
+      current.bytes += adds;
+      current.items.add(point.item);
     } else {
       const chunk: BucketChunk = { vin: point.vin, start, points: [planned] };
-      list.push(chunk);
+      open.set(key, { chunk, bytes: alone, items: new Set([point.item]) });
       chunks.push(chunk);
     }
   }
@@ -257,7 +267,8 @@ export function bucketUpdate(key: BucketKey, points: PlannedPoint[]): object[] {
         items: taken({ $concatArrays: [heldItems, { $filter: { input: lit(items), cond: { $not: [{ $in: ['$$this', heldItems] }] } } }] }, '$items'),
         n: taken({ $add: [{ $ifNull: ['$n', 0] }, '$_new'] }, '$n'),
         bytes: taken({ $add: [bytesBefore, '$_add'] }, '$bytes'),
-        closed: taken('$closed', true),
+        // A bucket that takes the write was not closed: it stays without the field.
+        closed: taken('$$REMOVE', true),
       },
     },
     { $unset: ['_add', '_new', '_fits'] },
