@@ -20,7 +20,7 @@ import {
   type PlannedPoint,
 } from '../../src/store/mongo/buckets.ts';
 import { HistoryPageBuilder } from '../../src/store/mongo/history-page.ts';
-import { applyLatestInMemory, latestUpdate } from '../../src/store/mongo/latest-doc.ts';
+import { applyLatestInMemory, latestUpdate, newestPerVehicle, type LatestDoc } from '../../src/store/mongo/latest-doc.ts';
 import { firstOfEach, writesOf } from '../../src/store/mongo/point-writes.ts';
 
 // No MongoDB server runs here (see mongo.test.ts): the bucket model is checked on its own. The
@@ -46,9 +46,10 @@ const message = (ts: number, value: unknown = ts) => Array.from({ length: 30 }, 
 
 type Store = Map<string, BucketDoc>;
 
-/** The engine's writeChunk on an in-memory collection: returns the points stored. */
-function writeChunk(store: Store, chunk: BucketChunk): PlannedPoint[] {
+/** The engine's writeChunk on an in-memory collection: the points stored, and the first copies found of the others. */
+function writeChunk(store: Store, chunk: BucketChunk): { stored: PlannedPoint[]; found: DataPoint[] } {
   const stored: PlannedPoint[] = [];
+  const found: DataPoint[] = [];
   let pending = chunk.points;
   for (let seq = 0; pending.length > 0; seq++) {
     const key = bucketKey(chunk.vin, chunk.start, seq);
@@ -56,14 +57,21 @@ function writeChunk(store: Store, chunk: BucketChunk): PlannedPoint[] {
     store.set(key._id, applyInMemory(before, key, pending));
     const outcome = outcomeOf(before, pending);
     stored.push(...outcome.stored);
+    found.push(...outcome.found);
     pending = outcome.rest;
   }
-  return stored;
+  return { stored, found };
 }
 
-function insertMany(store: Store, points: DataPoint[]): DataPoint[] {
+/** The engine's insertMany on in-memory collections (latest too, when given): returns the new points. */
+function insertMany(store: Store, points: DataPoint[], latest?: Map<string, LatestDoc>): DataPoint[] {
   const unique = firstOfEach(points);
-  const stored = new Set(chunkPoints(unique).flatMap((c) => writeChunk(store, c)).map((p) => p.point));
+  const outcomes = chunkPoints(unique).map((c) => writeChunk(store, c));
+  const fresh = outcomes.flatMap((o) => o.stored.map((p) => p.point));
+  if (latest) {
+    for (const [vin, newest] of newestPerVehicle([...fresh, ...outcomes.flatMap((o) => o.found)])) latest.set(vin, applyLatestInMemory(latest.get(vin) ?? null, vin, newest));
+  }
+  const stored = new Set(fresh);
   return unique.filter((p) => stored.has(p));
 }
 
@@ -244,6 +252,18 @@ describe('MongoDB history pages from buckets', () => {
 });
 
 describe('MongoDB latest values: one document per vehicle', () => {
+  it('shows the copy history keeps when two messages carry one item and time, even if the second one’s latest write came first', () => {
+    const store: Store = new Map();
+    const latest = new Map<string, LatestDoc>();
+    insertMany(store, [point('mileage', T0, 'first')], latest);
+    // A second writer, whose latest update runs before the first writer's (an empty latest document):
+    // it moves latest with the copy history holds, not with its own.
+    latest.clear();
+    expect(insertMany(store, [point('mileage', T0, 'second')], latest)).toEqual([]);
+    expect(JSON.parse(latest.get(VIN)!.i!['mileage']!.j).value).toBe('first');
+    expect(held(store).get(`mileage|${T0}`)).toBe('first');
+  });
+
   it('moves each item forward only; an equal time keeps the stored value; one update per vehicle', () => {
     let doc = applyLatestInMemory(null, VIN, [point('mileage', T0 + 5000, 'new'), point('speed', T0, 'a')]);
     doc = applyLatestInMemory(doc, VIN, [point('mileage', T0, 'old'), point('speed', T0, 'b'), point('fuel', T0 - 10, 'f')]);

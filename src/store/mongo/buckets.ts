@@ -208,12 +208,22 @@ export function bucketFits(bytesBefore: number, closed: boolean, added: number):
   return !closed && (added === 0 || bytesBefore === 0 || bytesBefore + added <= BUCKET_TARGET_BYTES);
 }
 
-/** A write's outcome read from the bucket as it was before: the points it stored, and those for the next bucket. */
-export function outcomeOf(before: BucketBefore, points: PlannedPoint[]): { stored: PlannedPoint[]; rest: PlannedPoint[] } {
-  const missing = points.filter((p) => before?.p?.[p.field]?.[p.time] === undefined);
-  if (before === null) return { stored: missing, rest: [] };
+/**
+ * A write's outcome read from the bucket as it was before: the points it stored, the first
+ * copies it found of the others (what the bucket holds for them, which may differ from what this
+ * write carried), and the points for the next bucket.
+ */
+export function outcomeOf(before: BucketBefore, points: PlannedPoint[]): { stored: PlannedPoint[]; found: DataPoint[]; rest: PlannedPoint[] } {
+  const missing: PlannedPoint[] = [];
+  const found: DataPoint[] = [];
+  for (const p of points) {
+    const held = before?.p?.[p.field]?.[p.time];
+    if (held === undefined) missing.push(p);
+    else found.push(pointOf(p.point.vin, p.point.item, p.point.timestampMs, held));
+  }
+  if (before === null) return { stored: missing, found, rest: [] };
   const fits = bucketFits(before.bytes ?? 0, before.closed === true, addedBytes(before, points));
-  return fits ? { stored: missing, rest: [] } : { stored: [], rest: missing };
+  return fits ? { stored: missing, found, rest: [] } : { stored: [], found, rest: missing };
 }
 
 /** The projection that reads, before a write, what {@link outcomeOf} needs: state, items and the points written. */

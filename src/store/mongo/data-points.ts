@@ -91,11 +91,12 @@ export function createMongoDataPointRepo(db: Db): DataPointRepo {
     async insertMany(points) {
       if (points.length === 0) return [];
       const unique = firstOfEach(points);
-      const stored = await storeHistory(buckets, unique);
-      // All points, not only the new ones: if a previous attempt stored the history but failed
-      // before this step, its redelivery must still bring latest forward. The update is idempotent.
-      await advanceLatest(latest, unique);
-      return unique.filter((p) => stored.has(p));
+      const { fresh, firstCopies } = await storeHistory(buckets, unique);
+      // Every point, not only the new ones: if a previous attempt stored the history but failed
+      // before this step, its redelivery must still bring latest forward (the update is
+      // idempotent). As history holds them: a point already there moves latest with its first copy.
+      await advanceLatest(latest, firstCopies);
+      return unique.filter((p) => fresh.has(p));
     },
     async latest(vins, items) {
       if (vins.length === 0 || items.length === 0) return [];

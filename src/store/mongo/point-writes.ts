@@ -26,8 +26,9 @@ export function firstOfEach(points: DataPoint[]): DataPoint[] {
  * that closes instead (it would grow past its size) sends the chunk's new points to the next
  * `seq`; its own points never change again, so what it answered stays true.
  */
-async function writeChunk(buckets: Collection<BucketDoc>, chunk: BucketChunk): Promise<PlannedPoint[]> {
+async function writeChunk(buckets: Collection<BucketDoc>, chunk: BucketChunk): Promise<{ stored: PlannedPoint[]; found: DataPoint[] }> {
   const stored: PlannedPoint[] = [];
+  const found: DataPoint[] = [];
   let pending = chunk.points;
   for (let seq = 0; pending.length > 0; seq++) {
     if (seq >= MAX_SEQ) throw new Error(`more than ${MAX_SEQ} buckets for one vehicle and minute`);
@@ -45,30 +46,46 @@ async function writeChunk(buckets: Collection<BucketDoc>, chunk: BucketChunk): P
     );
     const outcome = outcomeOf(before as BucketDoc | null, points);
     stored.push(...outcome.stored);
+    found.push(...outcome.found);
     pending = outcome.rest;
   }
-  return stored;
+  return { stored, found };
+}
+
+/** What a batch's history write did: the points that were new, and the first copy of every point. */
+export interface HistoryOutcome {
+  fresh: Set<DataPoint>;
+  /**
+   * Each point as history holds it: the batch's own where it was new, the stored one where it was
+   * there already. Latest values move forward with these, so whichever of two messages carrying
+   * one item and time reached history first is also the one latest shows.
+   */
+  firstCopies: DataPoint[];
 }
 
 /**
  * Stores a batch's history: one bucket write per (vin, minute) it touches, so a telemetry message
- * is one write. Different buckets in parallel, a bucket's chunks one after another. Returns the
- * points that were new.
+ * is one write. Different buckets in parallel, a bucket's chunks one after another.
  */
-export async function storeHistory(buckets: Collection<BucketDoc>, points: DataPoint[]): Promise<Set<DataPoint>> {
+export async function storeHistory(buckets: Collection<BucketDoc>, points: DataPoint[]): Promise<HistoryOutcome> {
   const byBucket = new Map<string, BucketChunk[]>();
   for (const chunk of chunkPoints(points)) {
     const key = `${chunk.vin}\u0000${chunk.start}`;
     byBucket.set(key, [...(byBucket.get(key) ?? []), chunk]);
   }
-  const stored = await Promise.all(
+  const outcomes = await Promise.all(
     [...byBucket.values()].map(async (chunks) => {
-      const out: PlannedPoint[] = [];
-      for (const chunk of chunks) out.push(...(await writeChunk(buckets, chunk)));
+      const out = { stored: [] as PlannedPoint[], found: [] as DataPoint[] };
+      for (const chunk of chunks) {
+        const o = await writeChunk(buckets, chunk);
+        out.stored.push(...o.stored);
+        out.found.push(...o.found);
+      }
       return out;
     }),
   );
-  return new Set(stored.flat().map((p) => p.point));
+  const fresh = outcomes.flatMap((o) => o.stored.map((p) => p.point));
+  return { fresh: new Set(fresh), firstCopies: [...fresh, ...outcomes.flatMap((o) => o.found)] };
 }
 
 /**
