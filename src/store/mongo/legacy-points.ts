@@ -6,6 +6,7 @@ import type { DataPoint } from '../contract.ts';
  * Read only by the migration to schema 2.
  */
 export interface LegacyPointDoc {
+  _id?: unknown;
   vin: string;
   item: string;
   timestampMs: number;
@@ -26,21 +27,28 @@ export const legacyPointOf = (d: LegacyPointDoc): DataPoint => ({
   receivedAt: d.receivedAt,
 });
 
-/** Where a history copy stands: the last (vin, item, timestampMs) copied, in the unique index's order. */
+/**
+ * Where a history copy stands: the last point copied, in the order of the copy's own index
+ * (vin, timestampMs, _id): a vehicle's points in time order, so each bucket (a vehicle's minute)
+ * is written about once, whatever the number of items.
+ */
 export interface CopyPosition {
   vin: string;
-  item: string;
   timestampMs: number;
+  _id: unknown;
 }
 
-/** The schema-1 history after `pos`, in the order of its unique index (vin, item, timestampMs). */
+/** The index the copy reads schema 1's history along (built by the migration, dropped with the collection). */
+export const COPY_INDEX = { key: { vin: 1, timestampMs: 1, _id: 1 }, name: 'migration_vin_ts_id' } as const;
+
+/** The schema-1 history after `pos`, in COPY_INDEX order. */
 export function afterPosition(pos: CopyPosition | null): object {
   if (pos === null) return {};
   return {
     $or: [
       { vin: { $gt: pos.vin } },
-      { vin: pos.vin, item: { $gt: pos.item } },
-      { vin: pos.vin, item: pos.item, timestampMs: { $gt: pos.timestampMs } },
+      { vin: pos.vin, timestampMs: { $gt: pos.timestampMs } },
+      { vin: pos.vin, timestampMs: pos.timestampMs, _id: { $gt: pos._id } },
     ],
   };
 }
