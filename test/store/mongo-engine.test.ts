@@ -17,7 +17,8 @@ import { duplicateIndexes, duplicateKeyError, isTransient, toStoreError, upsertR
 import { MONGO_CLIENT_OPTIONS, openMongoStore } from '../../src/store/mongo/open.ts';
 import { MAX_TIME_MS } from '../../src/store/mongo/time-limits.ts';
 import { quarantineUpsert } from '../../src/store/mongo/quarantine.ts';
-import { toDoc, toPoint } from '../../src/store/mongo/data-points.ts';
+import { entryOf, pointOf } from '../../src/store/mongo/buckets.ts';
+import { legacyPointOf } from '../../src/store/mongo/legacy-points.ts';
 import { toWebhookRecord, type WebhookDoc } from '../../src/store/mongo/webhooks.ts';
 import type { QuarantinedMessage } from '../../src/store/contract.ts';
 
@@ -198,11 +199,12 @@ describe('MongoDB engine without a server', () => {
     const point = { vin: 'V1RTUALV1N0000001', item: 'x', timestampMs: 1, payload, manufacturer: 'virtual', mappingVersion: 'v1', receivedAt: 'T0' };
     // The documents the engine writes go through the driver's own BSON serializer.
     expect(() => BSON.serialize({ ...point })).toThrow(/null bytes/);
-    const doc = BSON.deserialize(BSON.serialize(toDoc(point))) as ReturnType<typeof toDoc>;
-    expect(toPoint(doc)).toEqual(point);
-    // A document written before payloads were kept as text is still read.
-    const { payloadJson: _text, ...older } = { ...toDoc(point), payload: { a: 1 } };
-    expect(toPoint(older as unknown as typeof doc).payload).toEqual({ a: 1 });
+    const entry = BSON.deserialize(BSON.serialize({ [String(point.timestampMs)]: entryOf(point) }))[String(point.timestampMs)] as ReturnType<typeof entryOf>;
+    expect(pointOf(point.vin, point.item, point.timestampMs, entry)).toEqual(point);
+    // A schema-1 document written before payloads were kept as text is still read by the migration.
+    const { payload: _p, ...rest } = point;
+    expect(legacyPointOf({ ...rest, payload: { a: 1 } }).payload).toEqual({ a: 1 });
+    expect(legacyPointOf({ ...rest, payloadJson: JSON.stringify(payload) })).toEqual(point);
   });
 
   it('webhooks: a document stored before the notices opt-in reads as opted out; one with notices keeps them', () => {

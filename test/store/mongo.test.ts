@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { MongoClient } from 'mongodb';
 import { describe } from 'vitest';
 import type { Store } from '../../src/store/contract.ts';
+import { migrateMongoStore } from '../../src/store/mongo/migrate.ts';
 import { openMongoStore } from '../../src/store/mongo/open.ts';
 import type { UniqueIndex } from './conformance/types.ts';
 import { runConformance } from './run-conformance.ts';
@@ -14,6 +15,8 @@ const url = process.env.MONGO_URL;
 describe.skipIf(!url)('store conformance: MongoDB (needs MONGO_URL)', () => {
   runConformance(async () => {
     const dbName = `cvd_test_${randomUUID().slice(0, 8)}`;
+    // As an operator does before the first start: indexes and schema version (no process builds them).
+    await migrateMongoStore(url!, dbName, { note: () => undefined });
     const store = await openMongoStore(url!, dbName);
     const peers: Store[] = [];
     return {

@@ -11,13 +11,6 @@ const toEvent = (d: AuditEvent): AuditEvent => ({ type: d.type, at: d.at, subjec
 /** MongoDB engine of the AuditRepo: an append-only log, listed oldest first. */
 export async function createMongoAuditRepo(db: Db): Promise<AuditRepo> {
   const events = db.collection<AuditDoc>('auditEvents');
-  // Each index ends with list()'s whole sort key (at, then _id), so the index order is the answer's
-  // order; without _id every list would sort all matching events in memory (100 MB limit).
-  await events.createIndexes([
-    { key: { type: 1, at: 1, _id: 1 }, name: 'audit_events_type_idx' },
-    { key: { subject: 1, at: 1, _id: 1 }, name: 'audit_events_subject_idx' },
-    { key: { at: 1, _id: 1 }, name: 'audit_events_at_idx' },
-  ]);
 
   return {
     async record(event) {

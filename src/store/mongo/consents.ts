@@ -33,29 +33,9 @@ const NO_ID = { projection: { _id: 0 } } as const;
 const STRINGS_ONLY = { $type: 'string' } as const;
 const hashLookup = (hash: string) => ({ $eq: hash, ...STRINGS_ONLY });
 
-/** MongoDB engine of the ConsentRepo. Creates its indexes before it is used. */
+/** MongoDB engine of the ConsentRepo. Its indexes: src/store/mongo/layout.ts (built by `store migrate`). */
 export async function createMongoConsentRepo(db: Db): Promise<ConsentRepo> {
   const col = db.collection<ConsentDoc>('consents');
-  await col.createIndexes([
-    { key: { consentId: 1 }, name: 'consentId_1', unique: true },
-    // Partial: many processes have no code or state yet; only real values must be unique.
-    { key: { codeHash: 1 }, name: 'codeHash_1', unique: true, partialFilterExpression: { codeHash: STRINGS_ONLY } },
-    {
-      key: { oauthStateHash: 1 },
-      name: 'oauthStateHash_1',
-      unique: true,
-      partialFilterExpression: { oauthStateHash: STRINGS_ONLY },
-    },
-    { key: { subscriptionId: 1, vin: 1, state: 1 }, name: 'subscription_vin_state' },
-    // A subscription's processes newest first (the consumer's list), with or without a VIN: the
-    // sort comes from the index, so a long list is never sorted in memory (a limit of 100 MB
-    // before MongoDB 6.0).
-    { key: { subscriptionId: 1, createdAt: -1, consentId: 1 }, name: 'subscription_created' },
-    { key: { subscriptionId: 1, vin: 1, createdAt: -1, consentId: 1 }, name: 'subscription_vin_created' },
-    { key: { vin: 1 }, name: 'vin_1' },
-    // The retention sweep looks processes up by state and age.
-    { key: { state: 1, stateChangedAt: 1 }, name: 'state_stateChangedAt' },
-  ]);
 
   return {
     async create(record) {

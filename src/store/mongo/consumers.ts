@@ -30,20 +30,10 @@ async function insertUnique(write: () => Promise<unknown>): Promise<void> {
   }
 }
 
-/** MongoDB engine of the ConsumerRepo. Creates its indexes before it is used. */
+/** MongoDB engine of the ConsumerRepo. Its indexes: src/store/mongo/layout.ts (built by `store migrate`). */
 export async function createMongoConsumerRepo(db: Db): Promise<ConsumerRepo> {
   const consumers = db.collection<Consumer>('consumers');
   const keys = db.collection<ApiKeyRecord>('apiKeys');
-  await consumers.createIndexes([
-    { key: { consumerId: 1 }, name: 'consumers_consumer_id_uq', unique: true },
-    { key: { createdAt: 1, consumerId: 1 }, name: 'consumers_created_idx' },
-  ]);
-  await keys.createIndexes([
-    // Authentication looks keys up by hash; two keys with one hash would make a key ambiguous.
-    { key: { keyHash: 1 }, name: 'api_keys_key_hash_uq', unique: true },
-    { key: { keyId: 1 }, name: 'api_keys_key_id_uq', unique: true },
-    { key: { consumerId: 1, createdAt: 1 }, name: 'api_keys_consumer_idx' },
-  ]);
   const noId = { projection: { _id: 0 } } as const;
 
   return {

@@ -23,19 +23,9 @@ const toRecord = ({ _id, payloadJson, payload, ...rest }: DeliveryDoc): Delivery
   payload: payloadJson === undefined ? payload! : (JSON.parse(payloadJson) as Record<string, unknown>),
 });
 
-/** MongoDB engine of the DeliveryRepo. Creates its indexes before it is used. */
+/** MongoDB engine of the DeliveryRepo. Its indexes: src/store/mongo/layout.ts (built by `store migrate`). */
 export async function createMongoDeliveryRepo(db: Db): Promise<DeliveryRepo> {
   const col = db.collection<DeliveryDoc>('deliveries');
-  await col.createIndexes([
-    { key: { subscriptionId: 1, createdAt: -1, _id: -1 }, name: 'deliveries_subscription' },
-    // A subscription's deliveries in one status (the in-flight ones when its webhook is deleted).
-    { key: { subscriptionId: 1, status: 1, createdAt: -1, _id: -1 }, name: 'deliveries_subscription_status' },
-    { key: { vin: 1 }, name: 'deliveries_vin' },
-    // Retention deletes by age across all subscriptions.
-    { key: { createdAt: 1 }, name: 'deliveries_created' },
-    // The push reconciler's look for overdue in-flight rows (status $in, then a range on updatedAt).
-    { key: { status: 1, updatedAt: 1, _id: 1 }, name: 'deliveries_status_updated' },
-  ]);
 
   return {
     async insertIfAbsent(record) {

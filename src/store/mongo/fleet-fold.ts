@@ -1,13 +1,13 @@
 import type { FunnelRow } from '../contract.ts';
 
-/** A VIN of a fleet page as the MongoDB engine gathers it from dataLatest or vehicles. */
+/** A VIN of a fleet page as the MongoDB engine gathers it from vehicleLatest or vehicles. */
 export interface VinSummary {
   vin: string;
   manufacturer: string | null;
   receivedAt?: string;
 }
 
-/** One document read from dataLatest (with receivedAt) or vehicles (without). */
+/** One document read from vehicleLatest (with receivedAt, its VIN the _id) or vehicles (without). */
 export interface VinDoc {
   vin: string;
   manufacturer?: string | null;

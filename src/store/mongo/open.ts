@@ -13,13 +13,15 @@ import { createMongoQuarantineRepo } from './quarantine.ts';
 import { createMongoSubscriptionRepo } from './subscriptions.ts';
 import { createMongoVehicleRepo } from './vehicles.ts';
 import { createMongoWebhookRepo } from './webhooks.ts';
-import { SOCKET_TIMEOUT_MS, WRITE_CONCERN_TIMEOUT_MS } from './time-limits.ts';
+import { SOCKET_TIMEOUT_MS } from './time-limits.ts';
+import { WRITE_CONCERN } from './layout.ts';
+import { checkSchema } from './schema.ts';
 
 /** The client options production relies on (reliability checklist H2); exported for a unit test. */
 export const MONGO_CLIENT_OPTIONS = {
-  // wtimeoutMS: a set without a majority answers a write concern error (transient) instead of
-  // holding the write until the socket timeout (src/store/mongo/time-limits.ts).
-  writeConcern: { w: 'majority', journal: true, wtimeoutMS: WRITE_CONCERN_TIMEOUT_MS },
+  // Every operation's write concern (src/store/mongo/layout.ts): majority, journaled, with
+  // wtimeoutMS so a set without a majority answers a transient error instead of holding the write.
+  writeConcern: WRITE_CONCERN,
   readConcern: { level: 'majority' },
   retryWrites: true,
   retryReads: true,
@@ -32,44 +34,27 @@ export const MONGO_CLIENT_OPTIONS = {
   socketTimeoutMS: SOCKET_TIMEOUT_MS,
 } as const;
 
-/** Every repository on this database; each factory creates its collection's indexes first. */
+/** Every repository on this database. None builds an index: `store migrate` does (src/store/mongo/layout.ts). */
 async function openRepos(db: Db) {
-  // Independent collections, so in parallel.
-  const [consumers, subscriptions, vehicles, consents, dataPoints, quarantine, webhooks, deliveries, audit, reports] = await Promise.all([
+  const [consumers, subscriptions, vehicles, consents, quarantine, webhooks, deliveries, audit, reports] = await Promise.all([
     createMongoConsumerRepo(db),
     createMongoSubscriptionRepo(db),
     createMongoVehicleRepo(db),
     createMongoConsentRepo(db),
-    createMongoDataPointRepo(db),
     createMongoQuarantineRepo(db),
     createMongoWebhookRepo(db),
     createMongoDeliveryRepo(db),
     createMongoAuditRepo(db),
     createMongoReportsRepo(db),
   ]);
+  const dataPoints = createMongoDataPointRepo(db);
   return { consumers, subscriptions, vehicles, consents, dataPoints, quarantine, webhooks, deliveries, audit, reports };
 }
 
 /**
- * Builds the indexes through a client without the socket timeout. MongoDB answers createIndexes
- * only when the build has finished, and building an index that a release adds to a large
- * collection (the history) can take longer than the regular client's 30 s: every process would
- * fail its start and then wait for the same build again. The regular client's createIndexes then
- * finds them in place and answers at once. (A server that stops answering during the build holds
- * the start until the supervisor's start deadline.)
- */
-async function buildIndexes(url: string, dbName: string): Promise<void> {
-  const client = new MongoClient(url, { ...MONGO_CLIENT_OPTIONS, socketTimeoutMS: 0 });
-  try {
-    await client.connect();
-    await openRepos(client.db(dbName));
-  } finally {
-    await client.close().catch(() => undefined);
-  }
-}
-
-/**
- * Connects to MongoDB and makes sure every index exists before the store is used.
+ * Connects to MongoDB and checks that the database is at this release's schema version; a store
+ * not migrated yet stops the open with StoreNotMigratedError naming `store migrate` (the process
+ * stops at start). It builds no index and moves no data: the migration is an operator's command.
  * Writes are acknowledged by a majority with journaling (a job completes only after a durable
  * write; reliability checklist H2); retryable writes need a replica set, as in production.
  * An unreachable server fails the open with StoreUnavailableError and leaves no client behind.
@@ -77,9 +62,9 @@ async function buildIndexes(url: string, dbName: string): Promise<void> {
 export async function openMongoStore(url: string, dbName: string): Promise<Store> {
   const client = new MongoClient(url, MONGO_CLIENT_OPTIONS);
   try {
-    await buildIndexes(url, dbName);
     await client.connect();
     const db = client.db(dbName);
+    await checkSchema(db, dbName);
     // Every repository's driver outages become StoreUnavailableError.
     const repos = guardRepos(await openRepos(db), toStoreError);
     return {

@@ -3,6 +3,7 @@ import type { QuarantinedMessage, QuarantineRepo } from '../contract.ts';
 import { checkQuarantineLimit, decodeQuarantineCursor, encodeQuarantineCursor } from '../quarantine-cursor.ts';
 import { deleteInChunks } from './delete-in-chunks.ts';
 import { isDuplicateKey, upsertRetrying } from './errors.ts';
+import { fitQuarantine } from './quarantine-fit.ts';
 import { BOUNDED } from './time-limits.ts';
 
 type Doc = Omit<QuarantinedMessage, 'id'> & { _id: string };
@@ -34,19 +35,14 @@ export function quarantineUpsert(m: QuarantinedMessage): { filter: Filter<Doc>; 
   };
 }
 
-/** MongoDB engine of the QuarantineRepo. Creates its indexes before it is used. */
+/** MongoDB engine of the QuarantineRepo. Its indexes: src/store/mongo/layout.ts (built by `store migrate`). */
 export async function createMongoQuarantineRepo(db: Db): Promise<QuarantineRepo> {
   const col = db.collection<Doc>('quarantine');
-  await col.createIndexes([
-    { key: { lastFailedAt: -1, _id: -1 }, name: 'quarantine_failed_idx' },
-    // With the page's whole sort key (lastFailedAt, _id), so a page by manufacturer stops after `limit`.
-    { key: { manufacturer: 1, lastFailedAt: -1, _id: -1 }, name: 'quarantine_manufacturer_idx' },
-    { key: { vin: 1 }, name: 'quarantine_vin_idx' },
-  ]);
 
   return {
     async put(m) {
-      const { filter, update } = quarantineUpsert(m);
+      // Under 16 MiB whatever QUARANTINE_MAX_RAW_BYTES allows: the raw message cut if need be.
+      const { filter, update } = quarantineUpsert(fitQuarantine(m));
       // E11000: the entry exists but the filter missed it. Either it holds this very report
       // (same lastFailedAt: nothing to change) or a concurrent put inserted it first; one more
       // run then counts this failure, and a second E11000 means the same report again.

@@ -2,45 +2,47 @@ import type { Db, Document } from 'mongodb';
 import type { ReportsRepo, FleetQuery, FunnelRow } from '../contract.ts';
 import { fleetBounds, mergeVins } from '../fleet-page.ts';
 import { addVinDoc, byManufacturer, type VinDoc, type VinSummary } from './fleet-fold.ts';
+import { VEHICLE_LATEST } from './layout.ts';
 import { BOUNDED } from './time-limits.ts';
 
 /**
  * The first `limit` distinct VINs of a collection in the page's range, with each one's newest
- * receivedAt and its manufacturer (src/store/mongo/fleet-fold.ts). Reads the collection in VIN order along its vin index and stops
- * at the first VIN past the page, so a page costs about (limit x items per vehicle) documents,
- * never the whole fleet (a $group would read every matching document first).
+ * receivedAt and its manufacturer (src/store/mongo/fleet-fold.ts). Reads the collection in VIN order along its VIN index (the
+ * latest values' _id, the activations' vin) and stops at the first VIN past the page, so a page
+ * costs about `limit` documents per collection (one latest document per vehicle, one activation per
+ * subscription), never the whole fleet (a $group would read every matching document first).
  */
-async function vinsOf(db: Db, name: string, q: FleetQuery, limit: number): Promise<Map<string, VinSummary>> {
+async function vinsOf(db: Db, name: string, vinField: 'vin' | '_id', q: FleetQuery, limit: number): Promise<Map<string, VinSummary>> {
   const b = fleetBounds(q);
   const vin: Document = { [b.inclusive ? '$gte' : '$gt']: b.from, ...(b.hi ? { $lt: b.hi } : {}) };
-  const filter: Document = { vin, ...(q.manufacturer ? { manufacturer: q.manufacturer } : {}) };
+  const filter: Document = { [vinField]: vin, ...(q.manufacturer ? { manufacturer: q.manufacturer } : {}) };
   const out = new Map<string, VinSummary>();
   // Bounded: with a manufacturer filter the walk along the vin index reads other makers' documents too.
-  const options = { projection: { _id: 0, vin: 1, manufacturer: 1, receivedAt: 1 }, ...BOUNDED };
-  const cursor = db.collection<VinDoc>(name).find(filter, options).sort({ vin: 1 });
+  const options = { projection: { [vinField]: 1, manufacturer: 1, receivedAt: 1 }, ...BOUNDED };
+  const cursor = db.collection<Document>(name).find(filter, options).sort({ [vinField]: 1 });
   try {
-    for await (const d of cursor) if (!addVinDoc(out, d, limit)) break;
+    for await (const d of cursor) if (!addVinDoc(out, { ...d, vin: d[vinField] } as VinDoc, limit)) break;
   } finally {
     await cursor.close();
   }
   return out;
 }
 
-/** MongoDB engine of the ReportsRepo. Creates the index the funnel needs before it is used. */
+/** MongoDB engine of the ReportsRepo. The funnel's index (consents by createdAt): src/store/mongo/layout.ts. */
 export async function createMongoReportsRepo(db: Db): Promise<ReportsRepo> {
   const consents = db.collection('consents');
-  await consents.createIndexes([{ key: { createdAt: 1 }, name: 'consents_created_idx' }]);
   return {
     async freshness(since) {
       const seen = Object.fromEntries(since.map((s, i) => [`s${i}`, { $sum: { $cond: [{ $gte: ['$last', s] }, 1, 0] } }]));
+      // One latest document per vehicle, its receivedAt the newest of its values.
       const [row] = await db
-        .collection('dataLatest')
-        .aggregate<Record<string, number>>([{ $group: { _id: '$vin', last: { $max: '$receivedAt' } } }, { $group: { _id: null, total: { $sum: 1 }, ...seen } }], BOUNDED)
+        .collection(VEHICLE_LATEST)
+        .aggregate<Record<string, number>>([{ $project: { last: '$receivedAt' } }, { $group: { _id: null, total: { $sum: 1 }, ...seen } }], BOUNDED)
         .toArray();
       return { total: row?.total ?? 0, seenSince: since.map((_, i) => row?.[`s${i}`] ?? 0) };
     },
     async fleet(q) {
-      const [latest, claimed] = await Promise.all([vinsOf(db, 'dataLatest', q, q.limit + 1), vinsOf(db, 'vehicles', q, q.limit + 1)]);
+      const [latest, claimed] = await Promise.all([vinsOf(db, VEHICLE_LATEST, '_id', q, q.limit + 1), vinsOf(db, 'vehicles', 'vin', q, q.limit + 1)]);
       const { vins, nextAfter } = mergeVins([...latest.keys()], [...claimed.keys()], q.limit);
       const items = vins.map((vin) => ({
         vin,

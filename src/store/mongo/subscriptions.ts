@@ -11,15 +11,9 @@ const toSubscription = (d: Subscription): Subscription => ({
   createdAt: d.createdAt,
 });
 
-/** MongoDB engine of the SubscriptionRepo. Creates its indexes before it is used. */
+/** MongoDB engine of the SubscriptionRepo. Its indexes: src/store/mongo/layout.ts (built by `store migrate`). */
 export async function createMongoSubscriptionRepo(db: Db): Promise<SubscriptionRepo> {
   const subscriptions = db.collection<Subscription>('subscriptions');
-  await subscriptions.createIndexes([
-    { key: { subscriptionId: 1 }, name: 'subscriptions_subscription_id_uq', unique: true },
-    { key: { consumerId: 1, createdAt: 1 }, name: 'subscriptions_consumer_idx' },
-    // Multikey: push fan-out asks "who wants this item" for every data point.
-    { key: { dataItems: 1 }, name: 'subscriptions_data_items_idx' },
-  ]);
   const noId = { projection: { _id: 0 } } as const;
   const order = { createdAt: 1, subscriptionId: 1 } as const;
 

@@ -19,17 +19,9 @@ const toVehicle = (d: VehicleActivation): VehicleActivation => ({
   updatedAt: d.updatedAt,
 });
 
-/** MongoDB engine of the VehicleRepo. Creates its indexes before it is used. */
+/** MongoDB engine of the VehicleRepo. Its indexes: src/store/mongo/layout.ts (built by `store migrate`). */
 export async function createMongoVehicleRepo(db: Db): Promise<VehicleRepo> {
   const vehicles = db.collection<VehicleActivation>('vehicles');
-  await vehicles.createIndexes([
-    // A VIN is activated at most once per subscription: two concurrent activations meet here.
-    { key: { subscriptionId: 1, vin: 1 }, name: 'vehicles_subscription_vin_uq', unique: true },
-    { key: { vin: 1 }, name: 'vehicles_vin_idx' },
-    // Pages of one subscription's vehicles, and of one manufacturer's activated ones, are seeks.
-    { key: { subscriptionId: 1, createdAt: 1, vin: 1 }, name: 'vehicles_subscription_created_idx' },
-    { key: { status: 1, manufacturer: 1, vin: 1, subscriptionId: 1 }, name: 'vehicles_activated_idx' },
-  ]);
   const noId = { projection: { _id: 0 } } as const;
   /** limit + 1 documents read: the page, and whether another follows (then its cursor). */
   const page = (docs: VehicleActivation[], limit: number, cursorOf: (last: VehicleActivation) => string): VehiclePage => {

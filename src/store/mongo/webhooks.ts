@@ -23,13 +23,11 @@ export const toWebhookRecord = ({ _id, notices, subscriptionId, endpointId, ...r
   notices: notices ?? [],
 });
 
-/** MongoDB engine of the WebhookRepo. Creates its indexes before it is used. */
+/** MongoDB engine of the WebhookRepo. Its indexes: src/store/mongo/layout.ts (built by `store migrate`). */
 export async function createMongoWebhookRepo(db: Db): Promise<WebhookRepo> {
   const col = db.collection<WebhookDoc>('webhooks');
-  // A subscription's further endpoints (the default one is found by _id). listWatching's
-  // `items.0` test, which a multikey index on `items` cannot serve, scans the collection, once
-  // per PUSH_WATCH_CACHE_MS and process.
-  await col.createIndexes([{ key: { subscriptionId: 1, endpointId: 1 }, name: 'webhooks_endpoints', sparse: true }]);
+  // listWatching's `items.0` test, which a multikey index on `items` cannot serve, scans the
+  // collection, once per PUSH_WATCH_CACHE_MS and process.
   const one = (subscriptionId: string, endpointId: string): Filter<WebhookDoc> => ({ _id: idOf(subscriptionId, endpointId) });
 
   return {
