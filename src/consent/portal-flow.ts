@@ -7,7 +7,7 @@ import { flowError } from './flow-errors.ts';
 import { manufacturerAuth } from './manufacturer-auth.ts';
 import { authorizationUrl } from './oauth-client.ts';
 import { failure, page, type Outcome } from './outcome.ts';
-import type { PortalView } from './pages/portal-page.ts';
+import type { PortalView } from './views.ts';
 import { openEntry, sealEntry, storeEntry } from './portal-entry.ts';
 import type { PortalRequest } from './portal-request.ts';
 import { applyEvent } from './process.ts';

@@ -1,7 +1,7 @@
 import type { Services } from '../services.ts';
 import { revokeConsent } from './consumer-api.ts';
 import { page, type Outcome } from './outcome.ts';
-import type { WithdrawListView, WithdrawableConsent } from './pages/withdrawal-pages.ts';
+import type { WithdrawListView, WithdrawableConsent } from './views.ts';
 import { isActive } from './states.ts';
 import { checkedSession, expiredForm, START_AGAIN } from './withdrawal-flow.ts';
 import { fresh, loadSession, saveSession, type WithdrawalSession } from './withdrawal-session.ts';

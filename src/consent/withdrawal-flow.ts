@@ -4,7 +4,7 @@ import { sha256Hex } from '../crypto.ts';
 import { manufacturerAuth } from './manufacturer-auth.ts';
 import { authorizationUrl, exchangeCode } from './oauth-client.ts';
 import { page, PAGE_STATUS, type Outcome } from './outcome.ts';
-import type { WithdrawStartView } from './pages/withdrawal-pages.ts';
+import type { WithdrawStartView } from './views.ts';
 import { newPkce, newSecret, safeEqual } from './secrets.ts';
 import { fieldProblem, normaliseField } from './user-fields.ts';
 import { fresh, loadSession, saveSession, savePending, peekPending, claimPending, type WithdrawalSession } from './withdrawal-session.ts';

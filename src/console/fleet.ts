@@ -1,4 +1,4 @@
-import { html } from '../consent/pages/html.ts';
+import { html } from '../http/pages/html.ts';
 import { singleValues } from '../http/single-value.ts';
 import type { FleetQuery } from '../store/contract.ts';
 import type { ConsoleContext, ConsolePlugin } from './context.ts';

@@ -1,6 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { html } from '../consent/pages/html.ts';
+import { html } from '../http/pages/html.ts';
 import type { Adapter } from '../adapters/manifest.ts';
 import { apiErrors } from '../errors.ts';
 import { CASE_NAME } from '../mapping-cases/case-file.ts';

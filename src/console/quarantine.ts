@@ -1,4 +1,4 @@
-import { html } from '../consent/pages/html.ts';
+import { html } from '../http/pages/html.ts';
 import { randomToken } from '../crypto.ts';
 import { apiErrors } from '../errors.ts';
 import { singleValue, singleValues } from '../http/single-value.ts';

@@ -14,10 +14,10 @@ export function requireAdmin(services: Pick<Services, 'authFailures' | 'config'>
   const failures = services.authFailures;
   return async function checkAdmin(request: FastifyRequest): Promise<void> {
     if (!matches) throw new ApiError(404, 'The admin API is disabled: set ADMIN_TOKEN to enable it.');
-    const locked = failures.locked(request);
+    const locked = failures.locked(request.ip);
     if (locked) throw locked;
     if (!matches(request.headers.authorization)) {
-      throw await failures.failed(request, new ApiError(401, 'Unauthorized request, invalid admin token.'));
+      throw await failures.failed(request.ip, new ApiError(401, 'Unauthorized request, invalid admin token.'));
     }
   };
 }

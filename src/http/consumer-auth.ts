@@ -55,15 +55,15 @@ export function keyInQuery(url: string): boolean {
 export function requireSubscription(services: Pick<Services, 'authFailures' | 'readModel'>) {
   const failures = services.authFailures;
   return async function checkSubscription(request: FastifyRequest): Promise<void> {
-    const locked = failures.locked(request);
+    const locked = failures.locked(request.ip);
     if (locked) throw locked;
-    if (keyInQuery(request.url)) throw await failures.failed(request, apiErrors.invalidApiKey());
+    if (keyInQuery(request.url)) throw await failures.failed(request.ip, apiErrors.invalidApiKey());
     const apiKey = header(request, 'x-api-key');
     if (apiKey === undefined || apiKey === '') throw apiErrors.missingHeader('X-Api-Key');
     const subscriptionId = header(request, 'x-subscription-id');
     if (subscriptionId === undefined || subscriptionId === '') throw apiErrors.missingHeader('X-Subscription-Id');
     const auth = await services.readModel.authenticate(apiKey);
-    if (!auth) throw await failures.failed(request, apiErrors.invalidApiKey());
+    if (!auth) throw await failures.failed(request.ip, apiErrors.invalidApiKey());
     const subscription =
       subscriptionId.length <= MAX_SUBSCRIPTION_ID_LENGTH ? await services.readModel.subscription(subscriptionId) : null;
     if (!subscription || subscription.consumerId !== auth.consumer.consumerId) throw apiErrors.subscriptionNotFound();

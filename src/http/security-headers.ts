@@ -10,7 +10,7 @@ const API_CSP_DIRECTIVES = { defaultSrc: ["'none'"], baseUri: ["'none'"], formAc
  * route runs, so 404s and errors carry them too. The API serves JSON: its CSP allows nothing at all.
  * Pages with their own needs set their own, stricter-where-it-matters headers, which replace
  * these (a route's header wins over one set on the raw response): the consent portal and the
- * simulated manufacturers (src/consent/pages/headers.ts), and the Swagger UI under /docs
+ * simulated manufacturers (src/http/pages/headers.ts), and the Swagger UI under /docs
  * ({@link docsCsp}). HSTS only when the public origin is https: sent over plain http it would
  * be ignored, and on localhost it would break other local services.
  */

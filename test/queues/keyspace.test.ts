@@ -1,5 +1,4 @@
 import calculateSlot from 'cluster-key-slot';
-import type { FastifyRequest } from 'fastify';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -78,7 +77,7 @@ describe('the Redis keyspace, as the service uses it', () => {
       payload: { version: '1.0', vehicles: [{ identifier: { type: 'VIN', value: S08 } }], dataItems: ['accidentautomatic'] },
     });
     expect(read.statusCode).toBe(200);
-    await services.authFailures.failed({ ip: '203.0.113.7' } as FastifyRequest, apiErrors.invalidApiKey(), ['a-presented-api-key']);
+    await services.authFailures.failed('203.0.113.7', apiErrors.invalidApiKey(), ['a-presented-api-key']);
 
     // An activation carried out by its worker; a polled vehicle scheduled; the poll API's rate.
     const activations = createActivationQueue(services);

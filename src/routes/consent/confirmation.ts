@@ -62,7 +62,7 @@ export default async function confirmationRoutes(app: FastifyInstance, opts: Rou
       const header = request.headers['x-api-key'];
       const apiKey = Array.isArray(header) ? header[0] : header;
       const keys = apiKey ? [apiKey] : [];
-      const locked = failures.locked(request, keys);
+      const locked = failures.locked(request.ip, keys);
       if (locked) return sendError(request, reply, locked.statusCode, locked.reasonText, { ...NO_STORE, ...locked.headers });
       const body = request.body;
       const verifier =
@@ -71,7 +71,7 @@ export default async function confirmationRoutes(app: FastifyInstance, opts: Rou
           : undefined;
       const result = await confirmConsent(services, request.params.code, apiKey, verifier);
       if (result.status === 401 || result.status === 404) {
-        const e = await failures.failed(request, new ApiError(result.status, result.reasonText), keys);
+        const e = await failures.failed(request.ip, new ApiError(result.status, result.reasonText), keys);
         return sendError(request, reply, e.statusCode, e.reasonText, { ...NO_STORE, ...e.headers });
       }
       if (result.status !== 200) return sendError(request, reply, result.status, result.reasonText, NO_STORE);

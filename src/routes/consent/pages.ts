@@ -4,7 +4,7 @@ import { handleCallback } from '../../consent/callback-flow.ts';
 import { entryRefused } from '../../consent/outcome.ts';
 import { checkPortalRequest } from '../../consent/portal-request.ts';
 import { decide, showPortal } from '../../consent/portal-flow.ts';
-import { ensureSession, sessionHash } from '../../consent/session.ts';
+import { ensureSession, sessionHash } from './session-cookie.ts';
 import { handleWithdrawalCallback, isWithdrawalState } from '../../consent/withdrawal-flow.ts';
 import type { RouteOptions } from '../route-options.ts';
 import { portalRateLimit } from './portal-limit.ts';

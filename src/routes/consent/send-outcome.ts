@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify';
-import { cspOrigin, pageHeaders } from '../../consent/pages/headers.ts';
-import { renderMessagePage } from '../../consent/pages/message-page.ts';
-import { renderPortalPage } from '../../consent/pages/portal-page.ts';
+import { cspOrigin, pageHeaders } from '../../http/pages/headers.ts';
+import { renderMessagePage } from '../../http/pages/message-page.ts';
+import { renderPortalPage } from './pages/portal-page.ts';
 import type { Outcome } from '../../consent/outcome.ts';
 import { manufacturerAuth } from '../../consent/manufacturer-auth.ts';
 import type { Services } from '../../services.ts';

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { ensureSession, sessionHash } from '../../consent/session.ts';
-import { pageHeaders } from '../../consent/pages/headers.ts';
-import { renderWithdrawList, renderWithdrawStart } from '../../consent/pages/withdrawal-pages.ts';
+import { ensureSession, sessionHash } from './session-cookie.ts';
+import { pageHeaders } from '../../http/pages/headers.ts';
+import { renderWithdrawList, renderWithdrawStart } from './pages/withdrawal-pages.ts';
 import { showConsents, withdraw, type ListOutcome } from '../../consent/withdrawal-consents.ts';
 import { showStart, startProof, type WithdrawOutcome } from '../../consent/withdrawal-flow.ts';
 import type { Services } from '../../services.ts';

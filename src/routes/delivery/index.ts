@@ -4,6 +4,7 @@ import { deliverInVehicle, wellFormedVins } from '../../delivery/in-vehicle.ts';
 import { checkDeliveryRequest, type DeliveryRequestBody } from '../../delivery/request.ts';
 import { consumerContext, requireSubscription } from '../../http/consumer-auth.ts';
 import { requireJsonBody } from '../../http/json-only.ts';
+import { readLimit } from '../../http/rate-limit-hook.ts';
 import { metrics } from '../../metrics/metrics.ts';
 import { createRateLimits } from '../../rate-limit/limits.ts';
 import type { RouteOptions } from '../route-options.ts';
@@ -33,7 +34,7 @@ export default async function routes(app: FastifyInstance, opts: RouteOptions): 
       const { subscription } = consumerContext(request);
       const checked = checkDeliveryRequest(request.body, subscription, services.catalog);
       const vins = wellFormedVins(checked);
-      const vehicleLimits = await limits.read(subscription.subscriptionId, reply, vins);
+      const vehicleLimits = await readLimit(limits, request, reply, vins);
       // Already encoded JSON (src/delivery/in-vehicle.ts); the schema above documents its shape.
       const answer = await deliverInVehicle(services, subscription, checked, vehicleLimits, vins);
       return reply.type('application/json; charset=utf-8').send(answer);
@@ -46,7 +47,7 @@ export default async function routes(app: FastifyInstance, opts: RouteOptions): 
     async (request, reply) => {
       const { subscription } = consumerContext(request);
       const query = checkHistoryParams(subscription, services.catalog, { ...request.query, ...request.params });
-      const vehicleLimits = await limits.read(subscription.subscriptionId, reply, [query.vin]);
+      const vehicleLimits = await readLimit(limits, request, reply, [query.vin]);
       return readHistory(services, subscription, query, vehicleLimits);
     },
   );

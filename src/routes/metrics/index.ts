@@ -25,8 +25,8 @@ export default async function metricsRoutes(app: FastifyInstance, opts: RouteOpt
     if (matches) {
       // Answered here, not thrown: the probe server has no contract error handler.
       const refused =
-        failures.locked(request) ??
-        (matches(request.headers.authorization) ? null : await failures.failed(request, new ApiError(401, 'Unauthorized request, invalid metrics token.')));
+        failures.locked(request.ip) ??
+        (matches(request.headers.authorization) ? null : await failures.failed(request.ip, new ApiError(401, 'Unauthorized request, invalid metrics token.')));
       if (refused) {
         const headers = refused.statusCode === 401 ? { 'www-authenticate': 'Bearer' } : refused.headers;
         return sendError(request, reply, refused.statusCode, refused.reasonText, headers);
