@@ -8,7 +8,7 @@
 const layers = [
   {
     name: 'leaves',
-    paths: ['^src/(config|clock|crypto|errors|logger|periodic|running|paths|redact-url)[.]ts$', '^src/(metrics|catalog|domain)/'],
+    paths: ['^src/(config|config-sections|clock|crypto|errors|logger|periodic|running|paths|redact-url)[.]ts$', '^src/(metrics|catalog|domain)/'],
   },
   { name: 'store', paths: ['^src/store/'] },
   { name: 'queues', paths: ['^src/queues/'] },

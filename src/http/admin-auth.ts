@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.ts';
-import type { Services } from '../services.ts';
+import type { Settings } from '../config-sections.ts';
+import type { AuthFailures } from '../rate-limit/auth-failures.ts';
 import { bearerMatcher } from './bearer-token.ts';
 
 /**
@@ -8,7 +9,7 @@ import { bearerMatcher } from './bearer-token.ts';
  * is read. Disabled (404) when ADMIN_TOKEN is unset. A wrong token counts against the client
  * address like a bad API key (src/rate-limit/auth-failures.ts): past the limit, 429.
  */
-export function requireAdmin(services: Pick<Services, 'authFailures' | 'config'>) {
+export function requireAdmin(services: { authFailures: AuthFailures; config: Pick<Settings<'http'>, 'ADMIN_TOKEN'> }) {
   const token = services.config.ADMIN_TOKEN;
   const matches = token ? bearerMatcher(token) : undefined;
   const failures = services.authFailures;

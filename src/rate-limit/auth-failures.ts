@@ -4,7 +4,7 @@ import { ApiError, apiErrors } from '../errors.ts';
 import { RATE_LIMIT_AUTH_FAILURE } from '../queues/keys.ts';
 import type { RedisClient } from '../queues/redis.ts';
 import type { Clock } from '../clock.ts';
-import type { Config } from '../config.ts';
+import type { Settings } from '../config-sections.ts';
 import type { SecretBox } from '../crypto.ts';
 import type { Logger } from '../logger.ts';
 import { createFixedWindowLimiter, type Counter } from './fixed-window.ts';
@@ -54,7 +54,7 @@ function subjectsOf(ip: string, keys: string[]): string[] {
  * The one throttle of a process, shared by every route that checks credentials: a member of
  * Services (services.authFailures), built by the composition root.
  */
-export function createAuthFailures(deps: { config: Config; clock: Clock; secrets: SecretBox; redis: RedisClient; logger: Logger }): AuthFailures {
+export function createAuthFailures(deps: { config: Settings<'queues' | 'rateLimits'>; clock: Clock; secrets: SecretBox; redis: RedisClient; logger: Logger }): AuthFailures {
   const { config, clock, secrets } = deps;
   const limiter = createFixedWindowLimiter(deps.redis, deps.clock, deps.logger);
   const windowMs = config.RATE_LIMIT_AUTH_FAILURE_WINDOW_S * 1000;

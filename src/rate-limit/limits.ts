@@ -2,7 +2,7 @@ import { ApiError, apiErrors } from '../errors.ts';
 import { RATE_LIMIT_SUBSCRIPTION, RATE_LIMIT_VEHICLE } from '../queues/keys.ts';
 import type { RedisClient } from '../queues/redis.ts';
 import type { Clock } from '../clock.ts';
-import type { Config } from '../config.ts';
+import type { Settings } from '../config-sections.ts';
 import type { SecretBox } from '../crypto.ts';
 import type { Logger } from '../logger.ts';
 import { createFixedWindowLimiter, type Counter, type FixedWindowLimiter, type WindowState } from './fixed-window.ts';
@@ -93,8 +93,7 @@ export function createProcessLimits(deps: { redis: RedisClient; clock: Clock; lo
   };
 }
 
-/** `services` is a Pick of Services (src/services.ts names this module's type, so it is spelled out here). */
-export function createRateLimits(services: { config: Config; secrets: SecretBox; rateLimits: ProcessLimits }): RateLimits {
+export function createRateLimits(services: { config: Settings<'queues' | 'rateLimits'>; secrets: SecretBox; rateLimits: ProcessLimits }): RateLimits {
   const { config, secrets } = services;
   const { limiter: l, counters } = services.rateLimits;
   function countersOf(subscriptionId: string): SubscriptionCounters {

@@ -31,6 +31,7 @@ import { clusterRun } from '../helpers/redis-env.ts';
 import { electricTelemetryOf, ROOT, waitFor } from '../pipeline/harness.ts';
 import { startPushHarness, type PushHarness } from '../push/harness.ts';
 import { crashPoint, S08 } from '../push/helpers.ts';
+import { pipelineContext } from '../../src/main/contexts.ts';
 
 /*
  * The keyspace registry (src/queues/keys.ts) and Redis Cluster slots, checked on what the
@@ -52,7 +53,7 @@ describe('the Redis keyspace, as the service uses it', () => {
     recorder = recordRedisCommands();
     h = await startPushHarness({ env: { LOG_LEVEL: 'warn', ADMIN_TOKEN: 'keyspace-admin-token' } });
     const { services } = h.t;
-    running.push(startHarmonizeWorker(services), ...(await startActivationWorkers(services)));
+    running.push(startHarmonizeWorker(pipelineContext(services)), ...(await startActivationWorkers(services)));
 
     // Ingest → harmonize → store; an event → fan-out → webhook.
     const ingest = createIngest(services);

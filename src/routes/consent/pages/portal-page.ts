@@ -43,7 +43,7 @@ You decide here; afterwards you confirm at ${manufacturer}.</p>
 ${itemList(view.items)}
 
 <h2>Purpose</h2>
-<p>${view.consumerName} uses this data to provide the services you use with it (subscription
+<p>${view.consumerName} uses this data to provide the ctx you use with it (subscription
 <span class="muted">${view.subscriptionId}</span>). The data is personal data under the GDPR because it relates to your
 vehicle. It flows only while your consent is active.</p>
 
