@@ -48,7 +48,7 @@ export function installConsoleGuard(app: FastifyInstance, services: Pick<Console
     if (isPublic(request.url)) return;
     const failures = services.authFailures;
     // A locked-out address is refused before its cookie is opened, as the admin API refuses its token.
-    const locked = request.cookies[cookieName(consoleSecure(services))] ? failures.locked(request.ip) : null;
+    const locked = request.cookies[cookieName(consoleSecure(services.config.publicUrl))] ? failures.locked(request.ip) : null;
     if (locked) return refuse(request, reply.headers(locked.headers ?? {}), 429, LOCKED_OUT);
     const read = await readSession(services, request);
     if ('forged' in read) {
@@ -92,7 +92,7 @@ ${error ? html`<p class="error" role="alert" id="token-error">${error}</p>` : ''
 export const signInView: ConsolePlugin = async (app, { ctx: services }) => {
   const matches = bearerMatcher(services.config.ADMIN_TOKEN ?? randomToken());
   const failures = services.authFailures;
-  const secure = consoleSecure(services);
+  const secure = consoleSecure(services.config.publicUrl);
   const newFormToken = (reply: FastifyReply) => {
     const token = randomToken();
     reply.setCookie(SIGN_IN_COOKIE, token, { path: '/console/sign-in', httpOnly: true, sameSite: 'strict', secure, maxAge: 3600 });
