@@ -1,10 +1,10 @@
 /*
  * The layers of the code and what may import what (docs/architecture.md draws them).
  * Lowest first; a file imports only from its own layer or below. `npm run deps:check` prints
- * every import that breaks a rule; test/architecture/layers.test.ts fails on any that is not
- * in .dependency-cruiser-known-violations.json (the few accepted ones, each with its reason
- * in docs/architecture.md).
+ * every import that breaks a rule; test/architecture/layers.test.ts fails on any, and on any
+ * entry in .dependency-cruiser-known-violations.json, which stays empty.
  */
+
 /*
  * The domain's bands, lowest first: the manufacturers and their mappings (with the small
  * shared parts: API keys, rate limits, the read model), then the parts that take data and
