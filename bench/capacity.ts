@@ -46,6 +46,7 @@ import { BENCH_ITEM_NAMES } from './delivery-payloads.ts';
 import { BENCH_VINS, seedBench } from './delivery-seed.ts';
 import { benchMessage, benchVin, ITEMS_PER_MESSAGE } from './ingest-message.ts';
 import { startSink } from './push-sink.ts';
+import { pipelineContext } from '../src/main/contexts.ts';
 
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 20_000);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 5_000);
@@ -127,7 +128,7 @@ async function main(): Promise<void> {
       while ((await services.store.dataPoints.count()) < n * ITEMS_PER_MESSAGE) await sleep(20);
     };
     // Warm-up: JIT, connections, prepared statements.
-    let worker = startHarmonizeWorker(services);
+    let worker = startHarmonizeWorker(pipelineContext(services));
     await ingest.enqueueNow(messages(0, 1000));
     await stored(1000);
     await worker.close();
@@ -140,7 +141,7 @@ async function main(): Promise<void> {
     const writes0 = { ...counted.writes };
     c0 = process.cpuUsage();
     const w0 = performance.now();
-    worker = startHarmonizeWorker(services);
+    worker = startHarmonizeWorker(pipelineContext(services));
     await stored(1000 + MESSAGES);
     const cpu = cpuMs(c0);
     const wall = (performance.now() - w0) / 1000;

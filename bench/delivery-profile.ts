@@ -15,6 +15,7 @@ import { closeServices, createServices } from '../src/main/create-services.ts';
 import { seedBench, BENCH_VINS } from './delivery-seed.ts';
 import { BENCH_ITEM_NAMES } from './delivery-payloads.ts';
 import { helloWorld } from './hello-world.ts';
+import { routeContexts } from '../src/main/route-contexts.ts';
 
 const N = Number(process.env.PROFILE_REQUESTS ?? 2000);
 const redis = process.env.REDIS_URL ? null : await startPrivateRedis();
@@ -26,7 +27,7 @@ const config = loadConfig({
 });
 const services = await createServices(config, createLogger({ level: 'warn', pretty: false }), redisUrl);
 const headers = await seedBench(services);
-const app = await buildApp(services);
+const app = await buildApp(services, routeContexts(services));
 const payload = { version: '1.0', vehicles: BENCH_VINS.map((value) => ({ identifier: { type: 'VIN', value } })), dataItems: BENCH_ITEM_NAMES };
 for (let i = 0; i < 200; i++) await app.inject({ method: 'POST', url: '/delivery/v1/in-vehicle', headers, payload });
 const hello = helloWorld();

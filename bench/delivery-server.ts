@@ -5,6 +5,7 @@ import { createLogger } from '../src/logger.ts';
 import { closeServices, createServices } from '../src/main/create-services.ts';
 import { type Services } from '../src/services.ts';
 import { helloWorld } from './hello-world.ts';
+import { routeContexts } from '../src/main/route-contexts.ts';
 
 /**
  * One server process of the delivery benchmark (bench/delivery.ts), forked by it:
@@ -21,7 +22,7 @@ let app: FastifyInstance;
 if (process.env.BENCH_SERVER === 'api') {
   const config = loadConfig(JSON.parse(process.env.BENCH_ENV!) as Record<string, string>);
   services = await createServices(config, createLogger({ level: 'warn', pretty: false }), config.REDIS_URL!);
-  app = await buildApp(services);
+  app = await buildApp(services, routeContexts(services));
 } else {
   app = helloWorld();
   const staticBody = process.env.BENCH_STATIC_BODY;

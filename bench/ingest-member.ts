@@ -10,6 +10,7 @@ import { startExternalSubscriber } from '../src/ingest/broker-subscriber.ts';
 import { createLogger } from '../src/logger.ts';
 import { createServices } from '../src/main/create-services.ts';
 import { startHarmonizeWorker } from '../src/pipeline/worker.ts';
+import { pipelineContext } from '../src/main/contexts.ts';
 
 const config = loadConfig(process.env);
 const services = await createServices(config, createLogger({ level: 'warn', pretty: false }), config.REDIS_URL!);
@@ -30,7 +31,7 @@ services.store.dataPoints.insertMany = async (points) => {
   }
   return fresh;
 };
-const harmonize = startHarmonizeWorker(services);
+const harmonize = startHarmonizeWorker(pipelineContext(services));
 harmonize.worker.on('completed', () => jobs++);
 const subscriber = config.MQTT_URL ? await startExternalSubscriber(services, config.MQTT_URL) : undefined;
 

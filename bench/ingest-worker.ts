@@ -7,6 +7,7 @@ import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { startHarmonizeWorker } from '../src/pipeline/worker.ts';
 import { createServices } from '../src/main/create-services.ts';
+import { pipelineContext } from '../src/main/contexts.ts';
 
 const config = loadConfig(process.env);
 const services = await createServices(config, createLogger({ level: 'warn', pretty: false }), config.REDIS_URL!);
@@ -26,7 +27,7 @@ services.store.dataPoints.insertMany = async (points) => {
   }
   return fresh;
 };
-const worker = startHarmonizeWorker(services);
+const worker = startHarmonizeWorker(pipelineContext(services));
 process.on('message', (m: { cmd: string }) => {
   if (m.cmd === 'take') {
     process.send?.({ messages, items, latencies });

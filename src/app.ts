@@ -21,15 +21,17 @@ import ingestRoutes from './routes/ingest/index.ts';
 import managementRoutes from './routes/management/index.ts';
 import metricsRoutes from './routes/metrics/index.ts';
 import pushRoutes from './routes/push/index.ts';
+import type { RouteContexts } from './routes/contexts.ts';
 import type { Services } from './services.ts';
 
 /**
  * Builds the HTTP front: external plugins first, then the error handling, then one plugin per
  * URL group. The operators' console and the virtual wing (simulated authorization servers, demo
  * pages) are not part of it: the composition root mounts them beside (src/main/http-app.ts). Only the composition root (src/main/roles.ts) listens; tests call `app.inject()` or
- * listen on port 0.
+ * listen on port 0. `services` sets up the server (settings, logger); each URL group gets only
+ * its own context (`contexts`, src/main/route-contexts.ts).
  */
-export async function buildApp(services: Services): Promise<FastifyInstance> {
+export async function buildApp(services: Services, contexts: RouteContexts): Promise<FastifyInstance> {
   const { config } = services;
   const app = Fastify({
     // The logger's serializers (src/logger.ts) keep codes, VINs and query strings out of request logs.
@@ -76,15 +78,14 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   // 415 for any body but JSON on every route with a body schema (before the routes exist).
   requireJsonWhereBodySchema(app);
 
-  const opts = { services };
-  await app.register(healthRoutes, opts);
-  await app.register(catalogRoutes, opts);
-  await app.register(adminRoutes, { ...opts, prefix: '/admin/v1' });
-  await app.register(consentRoutes, opts);
-  await app.register(managementRoutes, opts);
-  await app.register(deliveryRoutes, opts);
-  await app.register(pushRoutes, opts);
-  await app.register(ingestRoutes, opts);
-  await app.register(metricsRoutes, opts);
+  await app.register(healthRoutes, { ctx: contexts.health });
+  await app.register(catalogRoutes, { ctx: contexts.catalog });
+  await app.register(adminRoutes, { ctx: contexts.admin, prefix: '/admin/v1' });
+  await app.register(consentRoutes, { ctx: contexts.consent });
+  await app.register(managementRoutes, { ctx: contexts.management });
+  await app.register(deliveryRoutes, { ctx: contexts.delivery });
+  await app.register(pushRoutes, { ctx: contexts.push });
+  await app.register(ingestRoutes, { ctx: contexts.ingest });
+  await app.register(metricsRoutes, { ctx: contexts.metrics });
   return app;
 }

@@ -16,8 +16,9 @@ import type { RedisClient } from './queues/redis.ts';
 /**
  * The shared services of one process: plain objects, no Fastify, so workers, the CLI and the
  * HTTP front all use the same code. Only types live here; the composition root builds them
- * (src/main/create-services.ts). A function takes the few members it uses
- * (`Pick<Services, 'store' | 'clock'>`), which says what it needs and lets a test pass just that.
+ * (src/main/create-services.ts) and hands each part a context of its own, with only the members
+ * and the sections of the settings it uses (src/main/contexts.ts, src/main/route-contexts.ts;
+ * docs/architecture.md). Nothing but main and buildApp takes the whole object.
  */
 export interface Services {
   config: Config;

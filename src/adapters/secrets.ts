@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
-import type { Config } from '../config.ts';
 import { resolveSecretKey } from '../crypto.ts';
 import type { Adapter } from './manifest.ts';
+import type { Settings } from '../config-sections.ts';
 
 /**
  * A manufacturer's transport secret: the MQTT password at the embedded broker, or the HMAC key
@@ -11,7 +11,7 @@ import type { Adapter } from './manifest.ts';
  * without the key. Print it for a manufacturer with `npm run cli -- adapters secret <id>`.
  * Adding a manufacturer therefore needs no new setting in src/config.ts.
  */
-export function adapterSecret(config: Config, adapter: Adapter, env: NodeJS.ProcessEnv = process.env): string {
+export function adapterSecret(config: Settings<'process'>, adapter: Adapter, env: NodeJS.ProcessEnv = process.env): string {
   const t = adapter.manifest.transport;
   const envName = t.kind === 'mqtt' ? t.passwordEnv : t.secretEnv;
   const fromEnv = envName ? env[envName] : undefined;
@@ -24,7 +24,7 @@ export function adapterSecret(config: Config, adapter: Adapter, env: NodeJS.Proc
  * Credentials a publisher of this MQTT adapter uses at the embedded broker (the simulator
  * uses them for `virtual`). Throws for an adapter that is not MQTT.
  */
-export function mqttCredentials(config: Config, adapter: Adapter): { username: string; password: string } {
+export function mqttCredentials(config: Settings<'process'>, adapter: Adapter): { username: string; password: string } {
   const t = adapter.manifest.transport;
   if (t.kind !== 'mqtt') throw new Error(`adapter ${adapter.manifest.id} does not use MQTT`);
   return { username: t.username, password: adapterSecret(config, adapter) };

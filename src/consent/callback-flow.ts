@@ -1,4 +1,4 @@
-import type { Services } from '../services.ts';
+import type { ConsentContext } from './context.ts';
 import type { ConsentRecord } from '../store/contract.ts';
 import { sha256Hex } from '../crypto.ts';
 import { notBefore } from './deadlines.ts';
@@ -22,7 +22,7 @@ const one = (v: unknown): string | undefined => (typeof v === 'string' ? v : und
  * other failure goes back to the consumer with a spec 7.2 code.
  */
 export async function handleCallback(
-  services: Pick<Services, 'adapters' | 'clock' | 'config' | 'logger' | 'secrets' | 'store'>,
+  services: Pick<ConsentContext, 'adapters' | 'clock' | 'config' | 'logger' | 'secrets' | 'store'>,
   manufacturerId: string,
   query: Record<string, unknown>,
   sessionHash: string | null,
@@ -91,7 +91,7 @@ function checkGrant(auth: ManufacturerAuth, record: ConsentRecord, required: str
   return null;
 }
 
-async function fail(services: Pick<Services, 'clock' | 'config' | 'logger' | 'store'>, record: ConsentRecord, error: FlowError): Promise<Outcome> {
+async function fail(services: Pick<ConsentContext, 'clock' | 'config' | 'logger' | 'store'>, record: ConsentRecord, error: FlowError): Promise<Outcome> {
   const failed = await applyEvent(services.store, { consentId: record.consentId }, 'FAIL', {
     at: services.clock.now(),
     errorCode: error.code,
@@ -102,7 +102,7 @@ async function fail(services: Pick<Services, 'clock' | 'config' | 'logger' | 'st
   return failure(failed, error);
 }
 
-async function activate(services: Pick<Services, 'clock' | 'config' | 'logger' | 'store'>, record: ConsentRecord, granted: string[]): Promise<Outcome> {
+async function activate(services: Pick<ConsentContext, 'clock' | 'config' | 'logger' | 'store'>, record: ConsentRecord, granted: string[]): Promise<Outcome> {
   const now = services.clock.now();
   const code = newSecret();
   const active = await grantConsent(services.store, record.consentId, {

@@ -1,6 +1,6 @@
 import { authenticateApiKey } from '../auth/api-keys.ts';
 import { sha256Hex } from '../crypto.ts';
-import type { Services } from '../services.ts';
+import type { ConsentContext } from './context.ts';
 import type { ConsentRecord, ConsentState } from '../store/contract.ts';
 import { isStale, notBefore } from './deadlines.ts';
 import { applyEvent } from './process.ts';
@@ -40,7 +40,7 @@ const WRONG_STATE: Partial<Record<ConsentState, string>> = {
  * simultaneous calls exactly one succeeds (A3).
  */
 export async function confirmConsent(
-  services: Pick<Services, 'clock' | 'config' | 'logger' | 'store'>,
+  services: Pick<ConsentContext, 'clock' | 'config' | 'logger' | 'store'>,
   code: string,
   apiKey: string | undefined,
   codeVerifier: string | undefined,
@@ -77,7 +77,7 @@ export async function confirmConsent(
   return conflict(services, (await services.store.consents.get(record.consentId)) ?? record, now);
 }
 
-async function conflict(services: Pick<Services, 'config' | 'logger' | 'store'>, record: ConsentRecord, now: Date): Promise<ConfirmResult> {
+async function conflict(services: Pick<ConsentContext, 'config' | 'logger' | 'store'>, record: ConsentRecord, now: Date): Promise<ConfirmResult> {
   if (record.state === 'CONFIRMED') {
     // A used code presented again is treated as an attack signal (checklist A4): 409 and an
     // audit record. The consent stays active: only the partner's own key gets this far, so a

@@ -1,10 +1,14 @@
-import type { Services } from '../services.ts';
-import type { ConsentDeps } from './deps.ts';
+import type { ConsentContext } from './context.ts';
+import type { ConsentDeps } from './context.ts';
 import type { ConsentHistoryEntry, ConsentRecord, ConsentState } from '../store/contract.ts';
 import { shouldExpire } from './deadlines.ts';
 import { applyEvent } from './process.ts';
-import { noticeOfWithdrawal } from './withdrawal-notice.ts';
-import type { RevokedBy } from '../push/revocation-notice.ts';
+
+/**
+ * Who withdrew. Only DATA_SUBJECT is ever sent: a consumer that revokes through the API knows
+ * already, so its own revocations send no notice.
+ */
+export type RevokedBy = 'CONSUMER' | 'DATA_SUBJECT';
 
 /** A consent process as the consumer sees it (GET /consent/v1/consents). No secrets, no names. */
 export interface ConsentView {
@@ -72,7 +76,7 @@ export async function listConsents(services: ConsentDeps, subscriptionId: string
  * call that revoked sends it, so a repeated withdrawal sends nothing again.
  */
 export async function revokeConsent(
-  services: Pick<Services, 'clock' | 'config' | 'logger' | 'redisUrl' | 'secrets' | 'store'>,
+  services: Pick<ConsentContext, 'clock' | 'noticeOfWithdrawal' | 'secrets' | 'store'>,
   subscriptionId: string,
   consentId: string,
   by: RevokedBy = 'CONSUMER',
@@ -85,7 +89,7 @@ export async function revokeConsent(
     const current = await services.store.consents.get(consentId);
     return current ? consentView(current) : null;
   }
-  const notice = by === 'DATA_SUBJECT' ? await noticeOfWithdrawal(services, revoked, now.toISOString()) : null;
+  const notice = by === 'DATA_SUBJECT' ? await services.noticeOfWithdrawal(revoked, now.toISOString()) : null;
   await services.store.audit.record({
     type: 'consent.revoked',
     at: now.toISOString(),

@@ -1,8 +1,8 @@
 import { createHmac } from 'node:crypto';
 import type { Adapter } from '../adapters/manifest.ts';
-import type { Config } from '../config.ts';
 import { resolveSecretKey } from '../crypto.ts';
 import { VERIFY_SCOPE } from './scope.ts';
+import type { Settings } from '../config-sections.ts';
 
 /** A manufacturer's authorization server as the consent flow uses it (from its manifest). */
 export interface ManufacturerAuth {
@@ -21,11 +21,11 @@ export interface ManufacturerAuth {
 }
 
 /** Manifest endpoints may be paths on this service (the simulated servers it hosts). */
-export function resolveEndpoint(config: Config, value: string): string {
+export function resolveEndpoint(config: Settings<'http'>, value: string): string {
   return value.startsWith('/') ? `${config.publicUrl}${value}` : value;
 }
 
-export function callbackUri(config: Config, manufacturerId: string): string {
+export function callbackUri(config: Settings<'http'>, manufacturerId: string): string {
   return `${config.consentUrl}/callback/${encodeURIComponent(manufacturerId)}`;
 }
 
@@ -39,7 +39,7 @@ const isHosted = (adapter: Adapter): boolean => adapter.manifest.authorization.t
  * itself: there is nothing to derive ({@link checkOutsideClientSecrets} stops the start). No
  * secret when the manifest declares none.
  */
-export function oauthClientSecret(config: Config, adapter: Adapter, env: NodeJS.ProcessEnv = process.env): string | undefined {
+export function oauthClientSecret(config: Settings<'process'>, adapter: Adapter, env: NodeJS.ProcessEnv = process.env): string | undefined {
   const envName = adapter.manifest.authorization.clientSecretEnv;
   if (envName === undefined) return undefined;
   const fromEnv = env[envName];
@@ -64,7 +64,7 @@ export function checkOutsideClientSecrets(adapters: readonly Adapter[], env: Nod
   }
 }
 
-export function manufacturerAuth(config: Config, adapter: Adapter): ManufacturerAuth {
+export function manufacturerAuth(config: Settings<'http' | 'process'>, adapter: Adapter): ManufacturerAuth {
   const a = adapter.manifest.authorization;
   return {
     manufacturerId: adapter.manifest.id,

@@ -1,6 +1,6 @@
 import type { ConsentRecord } from '../store/contract.ts';
 import { flowError, type FlowError } from './flow-errors.ts';
-import type { PortalView } from './pages/portal-page.ts';
+import type { PortalView } from './views.ts';
 import { entryErrorRedirect, errorRedirect, type RedirectTarget } from './redirects.ts';
 
 /** What a step of the browser flow answers: a 303 redirect, a message page, or the portal again. */

@@ -1,6 +1,6 @@
 import { metrics } from '../metrics/metrics.ts';
 import { openSealedJson } from '../queues/sealed-job.ts';
-import type { Services } from '../services.ts';
+import type { ConsentContext } from './context.ts';
 import { DuplicateKeyError, type ConsentRecord } from '../store/contract.ts';
 
 /**
@@ -15,12 +15,12 @@ import { DuplicateKeyError, type ConsentRecord } from '../store/contract.ts';
  */
 const VERSION = 1;
 
-export function sealEntry(services: Pick<Services, 'secrets'>, record: ConsentRecord): string {
+export function sealEntry(services: Pick<ConsentContext, 'secrets'>, record: ConsentRecord): string {
   return services.secrets.encrypt(JSON.stringify({ v: VERSION, record }));
 }
 
 /** The process a form's `entry` stands for; null unless it was sealed here, for this consentId. */
-export function openEntry(services: Pick<Services, 'secrets'>, sealed: unknown, consentId: string): ConsentRecord | null {
+export function openEntry(services: Pick<ConsentContext, 'secrets'>, sealed: unknown, consentId: string): ConsentRecord | null {
   if (typeof sealed !== 'string' || sealed.length > 16_384) return null;
   const opened = openSealedJson(services.secrets, sealed) as { v?: unknown; record?: ConsentRecord } | null;
   if (opened?.v !== VERSION || opened.record?.consentId !== consentId || opened.record.state !== 'STARTED') return null;
@@ -31,7 +31,7 @@ export function openEntry(services: Pick<Services, 'secrets'>, sealed: unknown, 
  * Stores the process of an entry the user acted on; null when its consumer or subscription is
  * gone since the visit. A second submit of the same form (a double click) finds it stored.
  */
-export async function storeEntry(services: Pick<Services, 'store'>, record: ConsentRecord): Promise<ConsentRecord | null> {
+export async function storeEntry(services: Pick<ConsentContext, 'store'>, record: ConsentRecord): Promise<ConsentRecord | null> {
   const subscription = await services.store.subscriptions.get(record.subscriptionId);
   if (!subscription || subscription.consumerId !== record.consumerId) return null;
   try {

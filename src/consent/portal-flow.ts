@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import type { Services } from '../services.ts';
-import type { ConsentDeps } from './deps.ts';
+import type { ConsentContext } from './context.ts';
+import type { ConsentDeps } from './context.ts';
 import type { ConsentRecord } from '../store/contract.ts';
 import { notBefore, shouldExpire } from './deadlines.ts';
 import { flowError } from './flow-errors.ts';
 import { manufacturerAuth } from './manufacturer-auth.ts';
 import { authorizationUrl } from './oauth-client.ts';
 import { failure, page, type Outcome } from './outcome.ts';
-import type { PortalView } from './pages/portal-page.ts';
+import type { PortalView } from './views.ts';
 import { openEntry, sealEntry, storeEntry } from './portal-entry.ts';
 import type { PortalRequest } from './portal-request.ts';
 import { applyEvent } from './process.ts';
@@ -22,7 +22,7 @@ export const SERVICE_NAME = 'Connected Vehicle Data Service';
  * GET /provision: the page, with the STARTED process bound to the browser session sealed into
  * its form. Nothing is stored until the user decides (src/consent/portal-entry.ts).
  */
-export function showPortal(services: Pick<Services, 'adapters' | 'catalog' | 'clock' | 'config' | 'secrets'>, req: PortalRequest, sessionHash: string): Outcome {
+export function showPortal(services: Pick<ConsentContext, 'adapters' | 'catalog' | 'clock' | 'config' | 'secrets'>, req: PortalRequest, sessionHash: string): Outcome {
   const now = services.clock.now().toISOString();
   const csrf = newSecret();
   const record: ConsentRecord = {
@@ -59,7 +59,7 @@ export function showPortal(services: Pick<Services, 'adapters' | 'catalog' | 'cl
 
 /** The portal page of a STARTED process; `entry` is its sealed form while it is not stored. */
 export function portalView(
-  services: Pick<Services, 'adapters' | 'catalog' | 'config'>,
+  services: Pick<ConsentContext, 'adapters' | 'catalog' | 'config'>,
   record: ConsentRecord,
   consumerName: string,
   csrfToken: string,
@@ -108,7 +108,7 @@ export async function wrongState(services: ConsentDeps, record: ConsentRecord, w
  * visit (`entry`), stored now, with the decision applied through the transition table.
  */
 export async function decide(
-  services: Pick<Services, 'adapters' | 'catalog' | 'clock' | 'config' | 'logger' | 'secrets' | 'store'>,
+  services: Pick<ConsentContext, 'adapters' | 'catalog' | 'clock' | 'config' | 'logger' | 'secrets' | 'store'>,
   form: Record<string, unknown>,
   sessionHash: string | null,
 ): Promise<Outcome> {
@@ -144,7 +144,7 @@ function unknownRequest(): Outcome {
 }
 
 async function approve(
-  services: Pick<Services, 'adapters' | 'catalog' | 'clock' | 'config' | 'logger' | 'secrets' | 'store'>,
+  services: Pick<ConsentContext, 'adapters' | 'catalog' | 'clock' | 'config' | 'logger' | 'secrets' | 'store'>,
   record: ConsentRecord,
   form: Record<string, unknown>,
   csrf: string,
@@ -232,7 +232,7 @@ async function detailsRefused(services: ConsentDeps, record: ConsentRecord, erro
  * from the stored approval, and nothing changes. Past the 10-minute limit it is the usual
  * timed-out conflict.
  */
-async function approveAgain(services: Pick<Services, 'adapters' | 'clock' | 'config' | 'secrets' | 'store'>, record: ConsentRecord, now: Date): Promise<Outcome> {
+async function approveAgain(services: Pick<ConsentContext, 'adapters' | 'clock' | 'config' | 'secrets' | 'store'>, record: ConsentRecord, now: Date): Promise<Outcome> {
   const adapter = record.manufacturer ? services.adapters.get(record.manufacturer) : undefined;
   if (shouldExpire(record, now, services.config.CONSENT_CODE_TTL_S) || !adapter || !record.vin || !record.pkceVerifierSealed) {
     return wrongState(services, record, 'an approval');

@@ -1,5 +1,5 @@
 import type { Adapter } from '../adapters/manifest.ts';
-import type { Services } from '../services.ts';
+import type { ConsentContext } from './context.ts';
 import type { Consumer, Subscription } from '../store/contract.ts';
 import type { RedirectTarget } from './redirects.ts';
 import { requestedItems } from './scope.ts';
@@ -40,7 +40,7 @@ function single(query: Record<string, unknown>, name: string): string | undefine
  * manufacturer, state, PKCE): refused with `backTo`, so the consumer learns of it by the
  * redirect with `invalid_request` (spec 7.2 note 2), its `state` echoed when that was valid.
  */
-export async function checkPortalRequest(services: Pick<Services, 'adapters' | 'store'>, query: Record<string, unknown>): Promise<PortalCheck> {
+export async function checkPortalRequest(services: Pick<ConsentContext, 'adapters' | 'store'>, query: Record<string, unknown>): Promise<PortalCheck> {
   const party: Record<string, string | undefined> = {};
   for (const n of ['consumerId', 'subscriptionId', 'redirectUrl']) {
     const v = single(query, n);

@@ -1,4 +1,4 @@
-import type { ConsentDeps } from './deps.ts';
+import type { ConsentDeps } from './context.ts';
 import { notBefore } from './deadlines.ts';
 import { applyEvent } from './process.ts';
 import { PENDING_STATES, UNSUCCESSFUL_END_STATES } from './states.ts';

@@ -1,7 +1,7 @@
-import type { Services } from '../services.ts';
+import type { ConsentContext } from './context.ts';
 import { revokeConsent } from './consumer-api.ts';
 import { page, type Outcome } from './outcome.ts';
-import type { WithdrawListView, WithdrawableConsent } from './pages/withdrawal-pages.ts';
+import type { WithdrawListView, WithdrawableConsent } from './views.ts';
 import { isActive } from './states.ts';
 import { checkedSession, expiredForm, START_AGAIN } from './withdrawal-flow.ts';
 import { fresh, loadSession, saveSession, type WithdrawalSession } from './withdrawal-session.ts';
@@ -18,7 +18,7 @@ const noProof = (): Outcome =>
   page(403, 'Please confirm your vehicle first', 'This page shows consents only after you confirmed at the manufacturer that you control the vehicle, for 10 minutes.', START_AGAIN);
 
 /** The session's proved VIN while the proof is fresh. */
-function provedVin(services: Pick<Services, 'clock' | 'config'>, session: WithdrawalSession | null): string | null {
+function provedVin(services: Pick<ConsentContext, 'clock' | 'config'>, session: WithdrawalSession | null): string | null {
   return session?.proof && fresh(services, session.proof.at) ? session.proof.vin : null;
 }
 
@@ -26,7 +26,7 @@ function provedVin(services: Pick<Services, 'clock' | 'config'>, session: Withdr
  * The VIN's active consents, in every subscription: the ones that let a consumer read its data
  * now or once the vehicle is activated there.
  */
-async function consentsOf(services: Pick<Services, 'catalog' | 'store'>, vin: string): Promise<WithdrawableConsent[]> {
+async function consentsOf(services: Pick<ConsentContext, 'catalog' | 'store'>, vin: string): Promise<WithdrawableConsent[]> {
   const { store, catalog } = services;
   const active = (await store.consents.listByVin(vin)).filter((c) => isActive(c.state));
   return Promise.all(
@@ -41,7 +41,7 @@ async function consentsOf(services: Pick<Services, 'catalog' | 'store'>, vin: st
 
 /** GET /withdraw/consents. */
 export async function showConsents(
-  services: Pick<Services, 'catalog' | 'clock' | 'config' | 'redis' | 'secrets' | 'store'>,
+  services: Pick<ConsentContext, 'catalog' | 'clock' | 'config' | 'redis' | 'secrets' | 'store'>,
   sessionHash: string | null,
 ): Promise<ListOutcome> {
   const session = sessionHash === null ? null : await loadSession(services, sessionHash);
@@ -65,7 +65,7 @@ export async function showConsents(
  * subject's, which also queues the consumer's `consent.revoked` notice. 303 to the list.
  */
 export async function withdraw(
-  services: Pick<Services, 'clock' | 'config' | 'logger' | 'redis' | 'redisUrl' | 'secrets' | 'store'>,
+  services: Pick<ConsentContext, 'clock' | 'config' | 'logger' | 'noticeOfWithdrawal' | 'redis' | 'secrets' | 'store'>,
   form: Record<string, unknown>,
   sessionHash: string | null,
 ): Promise<Outcome> {

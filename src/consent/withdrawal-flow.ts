@@ -1,10 +1,10 @@
-import type { Services } from '../services.ts';
-import type { WithdrawalStateDeps } from './deps.ts';
+import type { ConsentContext } from './context.ts';
+import type { WithdrawalStateDeps } from './context.ts';
 import { sha256Hex } from '../crypto.ts';
 import { manufacturerAuth } from './manufacturer-auth.ts';
 import { authorizationUrl, exchangeCode } from './oauth-client.ts';
 import { page, PAGE_STATUS, type Outcome } from './outcome.ts';
-import type { WithdrawStartView } from './pages/withdrawal-pages.ts';
+import type { WithdrawStartView } from './views.ts';
 import { newPkce, newSecret, safeEqual } from './secrets.ts';
 import { fieldProblem, normaliseField } from './user-fields.ts';
 import { fresh, loadSession, saveSession, savePending, peekPending, claimPending, type WithdrawalSession } from './withdrawal-session.ts';
@@ -30,7 +30,7 @@ export const START_AGAIN = 'Please start again at the withdrawal page.';
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
 /** The session's withdrawal record, started anew when it has none or it is too old. */
-export async function currentSession(services: Pick<Services, 'clock' | 'config' | 'redis' | 'secrets'>, sessionHash: string): Promise<WithdrawalSession> {
+export async function currentSession(services: Pick<ConsentContext, 'clock' | 'config' | 'redis' | 'secrets'>, sessionHash: string): Promise<WithdrawalSession> {
   const existing = await loadSession(services, sessionHash);
   if (existing && fresh(services, existing.at)) return existing;
   const session: WithdrawalSession = { csrf: newSecret().value, at: services.clock.now().toISOString() };
@@ -49,19 +49,19 @@ export async function checkedSession(services: WithdrawalStateDeps, form: Record
 export const expiredForm = (): Outcome =>
   page(403, 'This form has expired', 'The form does not belong to this browser session, or it is too old. Nothing was changed.', START_AGAIN);
 
-function startView(services: Pick<Services, 'adapters' | 'config'>, session: WithdrawalSession, vin = '', error: string | null = null): WithdrawStartView {
+function startView(services: Pick<ConsentContext, 'adapters' | 'config'>, session: WithdrawalSession, vin = '', error: string | null = null): WithdrawStartView {
   const manufacturers = services.adapters.list().map((a) => a.manifest.name);
   return { actionUrl: `${services.config.consentUrl}/withdraw`, csrfToken: session.csrf, vin, error, manufacturers };
 }
 
 /** GET /withdraw: the start form. */
-export async function showStart(services: Pick<Services, 'adapters' | 'clock' | 'config' | 'redis' | 'secrets'>, sessionHash: string): Promise<WithdrawOutcome> {
+export async function showStart(services: Pick<ConsentContext, 'adapters' | 'clock' | 'config' | 'redis' | 'secrets'>, sessionHash: string): Promise<WithdrawOutcome> {
   return { kind: 'withdraw-start', status: 200, view: startView(services, await currentSession(services, sessionHash)) };
 }
 
 /** POST /withdraw: the VIN → 303 to its manufacturer's authorization endpoint. */
 export async function startProof(
-  services: Pick<Services, 'adapters' | 'clock' | 'config' | 'logger' | 'redis' | 'secrets'>,
+  services: Pick<ConsentContext, 'adapters' | 'clock' | 'config' | 'logger' | 'redis' | 'secrets'>,
   form: Record<string, unknown>,
   sessionHash: string | null,
 ): Promise<WithdrawOutcome> {
@@ -93,7 +93,7 @@ const invalidAnswer = (why: string): Outcome => page(400, 'This answer from the 
  * callback URL cannot spend the user's round trip.
  */
 export async function handleWithdrawalCallback(
-  services: Pick<Services, 'adapters' | 'clock' | 'config' | 'logger' | 'redis' | 'secrets'>,
+  services: Pick<ConsentContext, 'adapters' | 'clock' | 'config' | 'logger' | 'redis' | 'secrets'>,
   manufacturerId: string,
   query: Record<string, unknown>,
   sessionHash: string | null,

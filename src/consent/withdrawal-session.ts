@@ -1,7 +1,7 @@
 import { openSealedJson } from '../queues/sealed-job.ts';
 import type { Config } from '../config.ts';
-import type { Services } from '../services.ts';
-import type { WithdrawalStateDeps } from './deps.ts';
+import type { ConsentContext } from './context.ts';
+import type { WithdrawalStateDeps } from './context.ts';
 import { WITHDRAWAL_SESSION, WITHDRAWAL_STATE } from '../queues/keys.ts';
 
 /**
@@ -38,11 +38,11 @@ const sessionKey = (config: Pick<Config, 'QUEUE_PREFIX'>, sessionHash: string) =
 const stateKey = (config: Pick<Config, 'QUEUE_PREFIX'>, stateHash: string) => WITHDRAWAL_STATE.key(config.QUEUE_PREFIX, stateHash);
 
 /** True while `at` is at most CONSENT_CODE_TTL_S old by the service clock. */
-export function fresh(services: Pick<Services, 'clock' | 'config'>, at: string): boolean {
+export function fresh(services: Pick<ConsentContext, 'clock' | 'config'>, at: string): boolean {
   return services.clock.now().getTime() - Date.parse(at) <= services.config.CONSENT_CODE_TTL_S * 1000;
 }
 
-const open = <T>(services: Pick<Services, 'secrets'>, sealed: string | null) => openSealedJson(services.secrets, sealed) as T | null;
+const open = <T>(services: Pick<ConsentContext, 'secrets'>, sealed: string | null) => openSealedJson(services.secrets, sealed) as T | null;
 
 async function put(services: WithdrawalStateDeps, key: string, value: object): Promise<void> {
   // Twice the TTL: the clock check decides; this only bounds how long Redis keeps it.
@@ -63,6 +63,6 @@ export async function peekPending(services: WithdrawalStateDeps, stateHash: stri
 }
 
 /** Takes the round trip out for good (GETDEL): of a callback and its replay, one gets it. */
-export async function claimPending(services: Pick<Services, 'config' | 'redis'>, stateHash: string): Promise<boolean> {
+export async function claimPending(services: Pick<ConsentContext, 'config' | 'redis'>, stateHash: string): Promise<boolean> {
   return (await services.redis.getdel(stateKey(services.config, stateHash))) !== null;
 }

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { html } from '../consent/pages/html.ts';
+import { html } from '../http/pages/html.ts';
 import { randomToken } from '../crypto.ts';
 import { ApiError } from '../errors.ts';
 import { bearerMatcher } from '../http/bearer-token.ts';
@@ -48,12 +48,12 @@ export function installConsoleGuard(app: FastifyInstance, services: Pick<Console
     if (isPublic(request.url)) return;
     const failures = services.authFailures;
     // A locked-out address is refused before its cookie is opened, as the admin API refuses its token.
-    const locked = request.cookies[cookieName(consoleSecure(services))] ? failures.locked(request) : null;
+    const locked = request.cookies[cookieName(consoleSecure(services.config.publicUrl))] ? failures.locked(request.ip) : null;
     if (locked) return refuse(request, reply.headers(locked.headers ?? {}), 429, LOCKED_OUT);
     const read = await readSession(services, request);
     if ('forged' in read) {
       // A cookie that does not decrypt is a guess at a session: counted like a wrong admin token.
-      const answer = await failures.failed(request, new ApiError(401, 'console cookie does not decrypt'));
+      const answer = await failures.failed(request.ip, new ApiError(401, 'console cookie does not decrypt'));
       if (answer.statusCode === 429) return refuse(request, reply.headers(answer.headers ?? {}), 429, LOCKED_OUT);
     }
     if (!('session' in read)) return refuse(request, reply, 401, 'Not signed in, or the session ended. Sign in with the admin token.');
@@ -92,7 +92,7 @@ ${error ? html`<p class="error" role="alert" id="token-error">${error}</p>` : ''
 export const signInView: ConsolePlugin = async (app, { ctx: services }) => {
   const matches = bearerMatcher(services.config.ADMIN_TOKEN ?? randomToken());
   const failures = services.authFailures;
-  const secure = consoleSecure(services);
+  const secure = consoleSecure(services.config.publicUrl);
   const newFormToken = (reply: FastifyReply) => {
     const token = randomToken();
     reply.setCookie(SIGN_IN_COOKIE, token, { path: '/console/sign-in', httpOnly: true, sameSite: 'strict', secure, maxAge: 3600 });
@@ -107,11 +107,11 @@ export const signInView: ConsolePlugin = async (app, { ctx: services }) => {
     if (!expected || typeof form.csrf !== 'string' || !sameSecret(form.csrf, expected)) {
       return signInPage(reply, newFormToken(reply), 'The form expired: please sign in again.', 403);
     }
-    const locked = failures.locked(request);
+    const locked = failures.locked(request.ip);
     if (locked) return signInPage(reply, newFormToken(reply), 'Too many failed sign-ins from this address: wait and try again.', 429);
     if (typeof form.token !== 'string' || !matches(`Bearer ${form.token}`)) {
       // Counted like a wrong admin token on the API (src/rate-limit/auth-failures.ts).
-      const answer = await failures.failed(request, new ApiError(401, 'wrong admin token'));
+      const answer = await failures.failed(request.ip, new ApiError(401, 'wrong admin token'));
       const status = answer.statusCode === 429 ? 429 : 401;
       return signInPage(reply, newFormToken(reply), status === 429 ? 'Too many failed sign-ins from this address: wait and try again.' : 'That is not the admin token.', status);
     }

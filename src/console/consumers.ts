@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { html } from '../consent/pages/html.ts';
+import { html } from '../http/pages/html.ts';
 import { singleValue } from '../http/single-value.ts';
 import { addApiKey, createConsumer, createSubscription, getConsumer, listApiKeys, listConsumers, listSubscriptions, revokeApiKey } from '../provisioning/index.ts';
 import { LEGAL_BASES, type LegalBasis } from '../store/contract.ts';

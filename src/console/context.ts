@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { AdapterRegistry } from '../adapters/registry.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { Clock } from '../clock.ts';
-import type { Config } from '../config.ts';
+import type { Settings } from '../config-sections.ts';
 import type { SecretBox } from '../crypto.ts';
 import type { Logger } from '../logger.ts';
 import type { MappingSandbox } from '../mapping-cases/sandbox.ts';
@@ -14,15 +14,12 @@ import type { AuthFailures } from '../rate-limit/auth-failures.ts';
 import type { Store } from '../store/contract.ts';
 
 /**
- * The settings the console reads: its own section (sessions), the admin token it signs in
- * with, the Redis prefix of its keys, the public origin (secure cookies), the request size the
- * error pages name, the mapping limits the playground runs an edited mapping under, and how
- * many bytes of raw messages a quarantine page holds.
+ * The settings the console reads, by section (src/config-sections.ts): its own (sessions), the
+ * HTTP front's (the admin token it signs in with, the public origin for secure cookies, the
+ * request size the error pages name), the queues' (the Redis prefix of its keys), the mapping
+ * limits the playground runs an edited mapping under, and the quarantine's page size.
  */
-export type ConsoleConfig = Pick<
-  Config,
-  'ADMIN_TOKEN' | 'CONSOLE_SESSION_MINUTES' | 'QUEUE_PREFIX' | 'publicUrl' | 'BODY_LIMIT_BYTES' | 'MAPPING_TIMEOUT_MS' | 'MAPPING_MAX_DEPTH' | 'MAPPING_COMPILER' | 'QUARANTINE_PAGE_MAX_BYTES'
->;
+export type ConsoleConfig = Settings<'console' | 'http' | 'queues' | 'mapping' | 'quarantine'>;
 
 /**
  * What the console needs of the process, and nothing more: built by the composition root

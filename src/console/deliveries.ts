@@ -1,4 +1,4 @@
-import { html } from '../consent/pages/html.ts';
+import { html } from '../http/pages/html.ts';
 import { ApiError, apiErrors } from '../errors.ts';
 import { singleValues } from '../http/single-value.ts';
 import { getSubscription } from '../provisioning/index.ts';

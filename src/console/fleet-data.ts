@@ -1,5 +1,4 @@
-import type { ConsoleContext } from './context.ts';
-import type { DataPoint, FleetQuery, FleetVehicle } from '../store/contract.ts';
+import type { DataPoint, FleetQuery, FleetVehicle, Store } from '../store/contract.ts';
 
 /** The latest values the fleet table shows, in this order (whatever of them a vehicle has). */
 export const KEY_ITEMS = ['mileage', 'sochighlevel', 'fuellevel', 'vehiclespeed', 'geolocation'] as const;
@@ -18,8 +17,7 @@ export interface FleetRow extends FleetVehicle {
  * VIN its activations and consents (indexed by VIN) and one query for the page's latest values.
  * Never more than one page of vehicles is read.
  */
-export async function fleetPage(ctx: Pick<ConsoleContext, 'store'>, query: FleetQuery): Promise<{ rows: FleetRow[]; nextAfter: string | null }> {
-  const { store } = ctx;
+export async function fleetPage(store: Store, query: FleetQuery): Promise<{ rows: FleetRow[]; nextAfter: string | null }> {
   const page = await store.reports.fleet(query);
   const vins = page.items.map((v) => v.vin);
   const [latest, perVin] = await Promise.all([
@@ -54,8 +52,7 @@ const position = (p: Record<string, unknown>): [number, number] | null =>
   typeof p.latitude === 'number' && typeof p.longitude === 'number' ? [p.latitude, p.longitude] : null;
 
 /** The positions and recent routes of one fleet page's vehicles (those that reported a position). */
-export async function fleetMap(ctx: Pick<ConsoleContext, 'store'>, query: FleetQuery): Promise<MapVehicle[]> {
-  const { store } = ctx;
+export async function fleetMap(store: Store, query: FleetQuery): Promise<MapVehicle[]> {
   const page = await store.reports.fleet(query);
   const tracks = await Promise.all(
     page.items.map(async (v) => {

@@ -1,11 +1,12 @@
-import { html } from '../consent/pages/html.ts';
+import { html } from '../http/pages/html.ts';
 import { singleValues } from '../http/single-value.ts';
 import type { FleetQuery } from '../store/contract.ts';
-import type { ConsoleContext, ConsolePlugin } from './context.ts';
+import type { ConsolePlugin } from './context.ts';
 import { fleetMap, fleetPage, KEY_ITEMS, type FleetRow } from './fleet-data.ts';
 import { query, sendPage, when } from './page.ts';
 import { valueText } from './values.ts';
 import { vinLink } from './vehicle.ts';
+import type { AdapterRegistry } from '../adapters/registry.ts';
 
 export const FLEET_PAGE_SIZE = 50;
 const VIN_PREFIX = /^[A-HJ-NPR-Z0-9]{1,17}$/;
@@ -14,9 +15,9 @@ const FLEET_PARAMS = ['manufacturer', 'vin', 'after'] as const;
 type FleetParams = Partial<Record<(typeof FLEET_PARAMS)[number], string>>;
 
 /** The store query of the page's filters; an error message for a search that cannot be a VIN. */
-function toQuery(ctx: Pick<ConsoleContext, 'adapters'>, q: FleetParams): { query: FleetQuery; error: string | null } {
+function toQuery(adapters: AdapterRegistry, q: FleetParams): { query: FleetQuery; error: string | null } {
   const vin = (q.vin ?? '').trim().toUpperCase();
-  const manufacturer = q.manufacturer && ctx.adapters.get(q.manufacturer) ? q.manufacturer : undefined;
+  const manufacturer = q.manufacturer && adapters.get(q.manufacturer) ? q.manufacturer : undefined;
   const error = vin && !VIN_PREFIX.test(vin) ? 'A VIN has up to 17 digits and capital letters except I, O and Q.' : null;
   const after = q.after && VIN_PREFIX.test(q.after) ? q.after : undefined;
   return {
@@ -40,8 +41,8 @@ export const fleetView: ConsolePlugin = async (app, { ctx }) => {
 
   app.get('/console/fleet', async (request, reply) => {
     const params = singleValues(request.query, FLEET_PARAMS);
-    const { query: q, error } = toQuery(ctx, params);
-    const { rows, nextAfter } = await fleetPage(ctx, q);
+    const { query: q, error } = toQuery(ctx.adapters, params);
+    const { rows, nextAfter } = await fleetPage(ctx.store, q);
     const filters = { manufacturer: q.manufacturer, vin: q.vinPrefix };
     const body = html`<form method="get" action="/console/fleet" class="filters" role="search">
 <label>Manufacturer<select name="manufacturer"><option value="">all</option>${ctx.adapters.list().map((a) => a.manifest.id).map((id) => html`<option value="${id}"${id === q.manufacturer ? html` selected` : ''}>${id}</option>`)}</select></label>
@@ -67,7 +68,7 @@ ${error ? html`<p class="error" role="alert">${error}</p>` : ''}
   });
 
   app.get('/console/fleet/map.json', async (request, reply) => {
-    const { query: q } = toQuery(ctx, singleValues(request.query, FLEET_PARAMS));
-    return reply.header('cache-control', 'no-store').send({ vehicles: await fleetMap(ctx, q) });
+    const { query: q } = toQuery(ctx.adapters, singleValues(request.query, FLEET_PARAMS));
+    return reply.header('cache-control', 'no-store').send({ vehicles: await fleetMap(ctx.store, q) });
   });
 };

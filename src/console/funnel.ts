@@ -1,8 +1,9 @@
-import { html } from '../consent/pages/html.ts';
+import { html } from '../http/pages/html.ts';
 import { singleValues } from '../http/single-value.ts';
-import type { ConsoleContext, ConsolePlugin } from './context.ts';
+import type { ConsolePlugin } from './context.ts';
 import type { FunnelRow } from '../store/contract.ts';
 import { sendPage } from './page.ts';
+import type { Clock } from '../clock.ts';
 
 const DAY_MS = 86_400_000;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -17,8 +18,8 @@ const STEPS = [
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 /** The chosen period as whole UTC days, both ends included; the last 7 days by default. */
-function period(ctx: Pick<ConsoleContext, 'clock'>, q: { since?: string; until?: string }): { since: string; until: string } {
-  const today = day(ctx.clock.now().getTime());
+function period(clock: Clock, q: { since?: string; until?: string }): { since: string; until: string } {
+  const today = day(clock.now().getTime());
   const until = q.until && DATE.test(q.until) && !Number.isNaN(Date.parse(q.until)) ? q.until : today;
   const fallback = day(Date.parse(until) - 6 * DAY_MS);
   const since = q.since && DATE.test(q.since) && !Number.isNaN(Date.parse(q.since)) && q.since <= until ? q.since : fallback;
@@ -41,7 +42,7 @@ const cell = (r: FunnelRow, k: (typeof STEPS)[number][0]) => html`<td class="num
  */
 export const funnelView: ConsolePlugin = async (app, { ctx }) => {
   app.get('/console/funnel', async (request, reply) => {
-    const p = period(ctx, singleValues(request.query, ['since', 'until']));
+    const p = period(ctx.clock, singleValues(request.query, ['since', 'until']));
     const rows = await ctx.store.reports.consentFunnel(`${p.since}T00:00:00.000Z`, new Date(Date.parse(p.until) + DAY_MS).toISOString());
     const all = rows.length > 1 ? [...rows, total(rows)] : rows;
     const body = html`<form method="get" action="/console/funnel" class="filters">

@@ -1,6 +1,6 @@
 import cookie from '@fastify/cookie';
 import type { FastifyError, FastifyInstance } from 'fastify';
-import { html } from '../consent/pages/html.ts';
+import { html } from '../http/pages/html.ts';
 import { apiErrors } from '../errors.ts';
 import { toApiError } from '../http/error-handler.ts';
 import { assetsView } from './assets.ts';

@@ -1,4 +1,4 @@
-import { html } from '../consent/pages/html.ts';
+import { html } from '../http/pages/html.ts';
 import { recentOutcomes, requestReload, type ProcessOutcome } from '../mapping-cases/reload-bus.ts';
 import type { ConsolePlugin } from './context.ts';
 import { sendPage, when } from './page.ts';

@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { html, SafeHtml } from '../consent/pages/html.ts';
+import { html, SafeHtml } from '../http/pages/html.ts';
 
 /**
  * The console's CSP: the portal's (nothing third-party, no framing, no inline anything, forms
@@ -17,7 +17,7 @@ const CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-/** The portal's page headers (src/consent/pages/headers.ts) with the console's CSP. */
+/** The portal's page headers (src/http/pages/headers.ts) with the console's CSP. */
 export const CONSOLE_HEADERS: Record<string, string> = {
   'content-type': 'text/html; charset=utf-8',
   'content-security-policy': CSP,

@@ -1,4 +1,4 @@
-import { html } from '../consent/pages/html.ts';
+import { html } from '../http/pages/html.ts';
 import { singleValues } from '../http/single-value.ts';
 import type { ConsolePlugin } from './context.ts';
 import { sendPage } from './page.ts';

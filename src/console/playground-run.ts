@@ -7,7 +7,8 @@ import { ThreadBusy, type EditedMapping, type MappingSandbox } from '../mapping-
 import { DEFAULT_RECEIVED_AT, type MappingCase } from '../mapping-cases/cases.ts';
 import { caseOf } from '../mapping-cases/case-file.ts';
 import type { DryRunResult } from '../pipeline/dry-run.ts';
-import type { ConsoleContext } from './context.ts';
+import type { AdapterRegistry } from '../adapters/registry.ts';
+import type { Clock } from '../clock.ts';
 
 /**
  * The mapping playground's server side: the manufacturer's adapter with ONE mapping replaced by
@@ -25,8 +26,8 @@ export interface Edited {
   absoluteFile: string;
 }
 
-export function editedMapping(services: Pick<ConsoleContext, 'adapters'>, manufacturer: string, messageType: string, source: string): Edited | undefined {
-  const adapter = services.adapters.get(manufacturer);
+export function editedMapping(adapters: AdapterRegistry, manufacturer: string, messageType: string, source: string): Edited | undefined {
+  const adapter = adapters.get(manufacturer);
   const current = adapter?.mappings.get(messageType);
   if (!adapter || !current) return undefined;
   return { adapter, edit: { messageType, source }, shownAs: `mappings/${manufacturer}/${basename(current.file)}`, absoluteFile: current.file };
@@ -47,18 +48,18 @@ async function orBusy<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
-export async function playgroundDryRun(services: Pick<ConsoleContext, 'clock'>, sandbox: MappingSandbox, edited: Edited, raw: string): Promise<DryRunResult | CompileFailure> {
-  const result = await orBusy(() => sandbox.dryRun(edited.adapter, edited.edit.messageType, raw, services.clock.now().toISOString(), edited.edit));
+export async function playgroundDryRun(clock: Clock, sandbox: MappingSandbox, edited: Edited, raw: string): Promise<DryRunResult | CompileFailure> {
+  const result = await orBusy(() => sandbox.dryRun(edited.adapter, edited.edit.messageType, raw, clock.now().toISOString(), edited.edit));
   return 'compileError' in result ? shown(edited, result) : result;
 }
 
 /** Every case of the manufacturer (mappings/<id>/cases/), run one after the other against the edited adapter. */
-export async function playgroundCases(services: Pick<ConsoleContext, 'paths'>, sandbox: MappingSandbox, edited: Edited): Promise<{ cases: CaseResult[] } | CompileFailure> {
+export async function playgroundCases(mappingsDir: string, sandbox: MappingSandbox, edited: Edited): Promise<{ cases: CaseResult[] } | CompileFailure> {
   const id = edited.adapter.manifest.id;
-  const files = (await listCaseFiles(services.paths.mappings)).filter(([m]) => m === id);
+  const files = (await listCaseFiles(mappingsDir)).filter(([m]) => m === id);
   const cases: CaseResult[] = [];
   for (const [, file] of files) {
-    const result = await orBusy(() => sandbox.runCase(edited.adapter, file, services.paths.mappings, edited.edit));
+    const result = await orBusy(() => sandbox.runCase(edited.adapter, file, mappingsDir, edited.edit));
     if ('compileError' in result) return shown(edited, result);
     cases.push(result);
   }

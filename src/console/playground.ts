@@ -1,15 +1,16 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { html } from '../consent/pages/html.ts';
+import { html } from '../http/pages/html.ts';
 import type { Adapter } from '../adapters/manifest.ts';
 import { apiErrors } from '../errors.ts';
 import { CASE_NAME } from '../mapping-cases/case-file.ts';
 import { recentOutcomes } from '../mapping-cases/reload-bus.ts';
 import { singleValues } from '../http/single-value.ts';
 import { formOf } from './auth.ts';
-import type { ConsoleContext, ConsolePlugin } from './context.ts';
+import type { ConsolePlugin } from './context.ts';
 import { sendPage, when } from './page.ts';
 import { editedMapping, playgroundCase, playgroundCases, playgroundDryRun } from './playground-run.ts';
+import type { AdapterRegistry } from '../adapters/registry.ts';
 
 const PICK_PARAMS = ['manufacturer', 'messageType', 'fixture', 'quarantineId'] as const;
 
@@ -21,12 +22,12 @@ const fixturesOf = async (adapter: Adapter) => (await readdir(join(adapter.dir, 
 const fixtureFor = (fixtures: string[], messageType: string) => fixtures.find((f) => f.includes(`.${messageType}.`)) ?? '';
 
 /** The edited mapping and where it applies, from a script's JSON call; 400/404 for anything else. */
-function editedFrom(services: ConsoleContext, body: Record<string, unknown>) {
+function editedFrom(adapters: AdapterRegistry, body: Record<string, unknown>) {
   const { manufacturer, messageType, mapping } = body;
   if (typeof manufacturer !== 'string' || typeof messageType !== 'string' || typeof mapping !== 'string') {
     throw apiErrors.badRequest('give "manufacturer", "messageType" and "mapping" as strings.');
   }
-  const edited = editedMapping(services, manufacturer, messageType, mapping);
+  const edited = editedMapping(adapters, manufacturer, messageType, mapping);
   if (!edited) throw apiErrors.notFound(`No mapping for ${manufacturer} ${messageType}.`);
   return edited;
 }
@@ -95,9 +96,9 @@ export const playgroundView: ConsolePlugin = async (app, { ctx: services }) => {
 
   app.post('/console/playground/run.json', async (request) => {
     const form = formOf(request);
-    const edited = editedFrom(services, form);
+    const edited = editedFrom(services.adapters, form);
     if (typeof form.raw !== 'string') throw apiErrors.badRequest('give the raw message as "raw" (text).');
-    return playgroundDryRun(services, sandbox, edited, form.raw);
+    return playgroundDryRun(services.clock, sandbox, edited, form.raw);
   });
 
   // The lists of the pick form for another manufacturer: its message types and fixtures.
@@ -112,12 +113,12 @@ export const playgroundView: ConsolePlugin = async (app, { ctx: services }) => {
   // The raw message and what the edited mapping makes of it, as a case file to download.
   app.post('/console/playground/case.json', async (request) => {
     const form = formOf(request);
-    const edited = editedFrom(services, form);
+    const edited = editedFrom(services.adapters, form);
     if (typeof form.raw !== 'string') throw apiErrors.badRequest('give the raw message as "raw" (text).');
     if (typeof form.name !== 'string' || !CASE_NAME.test(form.name)) throw apiErrors.badRequest('a case name has lowercase letters, digits and "-" (at most 80).');
     const made = await playgroundCase(sandbox, edited, form.raw);
     return 'compileError' in made ? made : { file: `mappings/${edited.adapter.manifest.id}/cases/${form.name}.json`, case: made.case };
   });
 
-  app.post('/console/playground/cases.json', async (request) => playgroundCases(services, sandbox, editedFrom(services, formOf(request))));
+  app.post('/console/playground/cases.json', async (request) => playgroundCases(services.paths.mappings, sandbox, editedFrom(services.adapters, formOf(request))));
 };

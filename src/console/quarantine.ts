@@ -1,4 +1,4 @@
-import { html } from '../consent/pages/html.ts';
+import { html } from '../http/pages/html.ts';
 import { randomToken } from '../crypto.ts';
 import { apiErrors } from '../errors.ts';
 import { singleValue, singleValues } from '../http/single-value.ts';
@@ -6,10 +6,12 @@ import type { Ingest } from '../pipeline/ingest.ts';
 import { MAX_REPROCESS, reprocessQuarantined } from '../pipeline/reprocess.ts';
 import { CONSOLE_REPROCESS_RUN } from '../queues/keys.ts';
 import { QUARANTINE_CODES, type QuarantineCode, type QuarantinedMessage, type QuarantineFilter } from '../store/contract/quarantine.ts';
+import type { Store } from '../store/contract.ts';
 import { formOf } from './auth.ts';
 import type { ConsoleContext, ConsolePlugin } from './context.ts';
 import { query, sendPage, when } from './page.ts';
 import { vinLink } from './vehicle.ts';
+import type { AdapterRegistry } from '../adapters/registry.ts';
 
 const PAGE_SIZE = 50;
 /** A reprocess run is remembered this long, for its outcome page. */
@@ -20,14 +22,14 @@ const OUTCOME_ROWS = 200;
 const LIST_PARAMS = ['manufacturer', 'code', 'cursor'] as const;
 
 /** The list's filter, from the query or the "reprocess all" form (a field given twice counts once, as everywhere in the console). */
-function toFilter(ctx: Pick<ConsoleContext, 'adapters'>, q: { manufacturer?: unknown; code?: unknown }): QuarantineFilter {
+function toFilter(adapters: AdapterRegistry, q: { manufacturer?: unknown; code?: unknown }): QuarantineFilter {
   const [m, c] = [singleValue(q.manufacturer), singleValue(q.code)];
-  const manufacturer = m && ctx.adapters.get(m) ? m : undefined;
+  const manufacturer = m && adapters.get(m) ? m : undefined;
   const code = QUARANTINE_CODES.includes(c as QuarantineCode) ? (c as QuarantineCode) : undefined;
   return { ...(manufacturer ? { manufacturer } : {}), ...(code ? { code } : {}) };
 }
 
-const runKey = (ctx: Pick<ConsoleContext, 'config'>, token: string) => CONSOLE_REPROCESS_RUN.key(ctx.config.QUEUE_PREFIX, token);
+const runKey = (queuePrefix: string, token: string) => CONSOLE_REPROCESS_RUN.key(queuePrefix, token);
 
 /** Every id matching the filter, newest failure first, up to MAX_REPROCESS (the admin API's bound). */
 async function idsOf(ctx: Pick<ConsoleContext, 'store' | 'config'>, filter: QuarantineFilter): Promise<string[]> {
@@ -55,7 +57,7 @@ export const quarantineView: ConsolePlugin = async (app, { ctx }) => {
 
   app.get('/console/quarantine', async (request, reply) => {
     const params = singleValues(request.query, LIST_PARAMS);
-    const filter = toFilter(ctx, params);
+    const filter = toFilter(ctx.adapters, params);
     const csrf = request.consoleSession!.csrf;
     let page;
     try {
@@ -110,7 +112,7 @@ ${reprocessForm(csrf, html`<input type="hidden" name="ids" value="${e.id}">`, 'R
   app.post('/console/quarantine/reprocess', async (request, reply) => {
     const form = formOf(request);
     const picked = (Array.isArray(form.ids) ? form.ids : form.ids === undefined ? [] : [form.ids]).filter((i): i is string => typeof i === 'string').slice(0, MAX_REPROCESS);
-    const filter = toFilter(ctx, form);
+    const filter = toFilter(ctx.adapters, form);
     if (form.all !== '1' && picked.length === 0) throw apiErrors.badRequest('Select at least one message to reprocess.');
     if (form.all === '1' && !filter.code) throw apiErrors.badRequest('Reprocessing all needs a reason.');
     const ids = form.all === '1' ? await idsOf(ctx, filter) : picked;
@@ -124,15 +126,15 @@ ${reprocessForm(csrf, html`<input type="hidden" name="ids" value="${e.id}">`, 'R
       throw apiErrors.unavailable(5);
     }
     const token = randomToken(12);
-    await ctx.redis.set(runKey(ctx, token), JSON.stringify({ at, ids, queued }), 'EX', RUN_TTL_S);
+    await ctx.redis.set(runKey(ctx.config.QUEUE_PREFIX, token), JSON.stringify({ at, ids, queued }), 'EX', RUN_TTL_S);
     return reply.code(303).header('location', `/console/quarantine/outcome/${token}`).send();
   });
 
   app.get<{ Params: { token: string } }>('/console/quarantine/outcome/:token', async (request, reply) => {
-    const saved = /^[A-Za-z0-9_-]{16}$/.test(request.params.token) ? await ctx.redis.get(runKey(ctx, request.params.token)) : null;
+    const saved = /^[A-Za-z0-9_-]{16}$/.test(request.params.token) ? await ctx.redis.get(runKey(ctx.config.QUEUE_PREFIX, request.params.token)) : null;
     if (!saved) throw apiErrors.notFound('This reprocess run is no longer remembered (kept one hour).');
     const run = JSON.parse(saved) as { at: string; ids: string[]; queued: number };
-    const entries = new Map((await getAll(ctx, run.ids)).map((e) => [e.id, e]));
+    const entries = new Map((await getAll(ctx.store, run.ids)).map((e) => [e.id, e]));
     const outcomes = run.ids.map((id) => ({ id, outcome: outcomeOf(entries.get(id), run.at), entry: entries.get(id) }));
     const count = (o: Outcome) => outcomes.filter((x) => x.outcome === o).length;
     const waiting = count('waiting');
@@ -146,9 +148,9 @@ ${reprocessForm(csrf, html`<input type="hidden" name="ids" value="${e.id}">`, 'R
   });
 };
 
-async function getAll(ctx: Pick<ConsoleContext, 'store'>, ids: string[]): Promise<QuarantinedMessage[]> {
+async function getAll(store: Store, ids: string[]): Promise<QuarantinedMessage[]> {
   const out: QuarantinedMessage[] = [];
-  for (let i = 0; i < ids.length; i += 1000) out.push(...(await ctx.store.quarantine.get(ids.slice(i, i + 1000))));
+  for (let i = 0; i < ids.length; i += 1000) out.push(...(await store.quarantine.get(ids.slice(i, i + 1000))));
   return out;
 }
 

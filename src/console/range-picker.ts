@@ -1,4 +1,4 @@
-import { html, type SafeHtml } from '../consent/pages/html.ts';
+import { html, type SafeHtml } from '../http/pages/html.ts';
 import { query } from './page.ts';
 import { RANGE_NAMES, type Range } from './vehicle-data.ts';
 

@@ -31,8 +31,9 @@ interface Sealed {
   t: string;
 }
 
-export function consoleSecure(services: SessionDeps): boolean {
-  return services.config.publicUrl.startsWith('https:');
+/** Served over https: the console's public origin (PUBLIC_URL) says so. */
+export function consoleSecure(publicUrl: string): boolean {
+  return publicUrl.startsWith('https:');
 }
 
 /** `__Host-` (Secure, Path=/, no Domain) when served over https, as the portal's cookie. */
@@ -40,10 +41,10 @@ export function cookieName(secure: boolean): string {
   return secure ? '__Host-cvd_console' : 'cvd_console';
 }
 
-const tokenTag = (services: SessionDeps) => sha256Hex(`console:${services.config.ADMIN_TOKEN ?? ''}`).slice(0, 16);
+const tokenTag = (adminToken: string | undefined) => sha256Hex(`console:${adminToken ?? ''}`).slice(0, 16);
 // By the session's id, not by the cookie's text: whatever text a cookie could be spelled in, a
 // signed-out session stays signed out.
-const signedOutKey = (services: SessionDeps, sessionId: string) => CONSOLE_SIGNED_OUT.key(services.config.QUEUE_PREFIX, sha256Hex(sessionId));
+const signedOutKey = (queuePrefix: string, sessionId: string) => CONSOLE_SIGNED_OUT.key(queuePrefix, sha256Hex(sessionId));
 
 /** Equal strings, compared in constant time. */
 export function sameSecret(a: string, b: string): boolean {
@@ -60,8 +61,8 @@ export function sameSecret(a: string, b: string): boolean {
 export function openSession(services: SessionDeps, reply: FastifyReply): ConsoleSession {
   const ttlMs = sessionTtlMs(services);
   const session: ConsoleSession = { id: randomToken(16), csrf: randomToken(), expiresAt: services.clock.now().getTime() + ttlMs };
-  const sealed: Sealed = { s: session.id, c: session.csrf, e: session.expiresAt, t: tokenTag(services) };
-  const secure = consoleSecure(services);
+  const sealed: Sealed = { s: session.id, c: session.csrf, e: session.expiresAt, t: tokenTag(services.config.ADMIN_TOKEN) };
+  const secure = consoleSecure(services.config.publicUrl);
   reply.setCookie(cookieName(secure), services.secrets.encrypt(JSON.stringify(sealed)), {
     path: '/',
     httpOnly: true,
@@ -79,7 +80,7 @@ export function openSession(services: SessionDeps, reply: FastifyReply): Console
  * (the caller counts it as a failed authentication).
  */
 export async function readSession(services: SessionDeps, request: FastifyRequest): Promise<SessionRead> {
-  const cookie = request.cookies[cookieName(consoleSecure(services))];
+  const cookie = request.cookies[cookieName(consoleSecure(services.config.publicUrl))];
   if (!cookie) return { none: true };
   let sealed: Sealed;
   try {
@@ -89,16 +90,16 @@ export async function readSession(services: SessionDeps, request: FastifyRequest
     return { forged: true };
   }
   // Sealed by this service: a session of an earlier version (no id) just signs in again.
-  if (typeof sealed.s !== 'string' || typeof sealed.c !== 'string' || typeof sealed.e !== 'number' || sealed.t !== tokenTag(services)) return { none: true };
+  if (typeof sealed.s !== 'string' || typeof sealed.c !== 'string' || typeof sealed.e !== 'number' || sealed.t !== tokenTag(services.config.ADMIN_TOKEN)) return { none: true };
   if (sealed.e <= services.clock.now().getTime()) return { none: true };
-  if ((await services.redis.exists(signedOutKey(services, sealed.s))) === 1) return { none: true };
+  if ((await services.redis.exists(signedOutKey(services.config.QUEUE_PREFIX, sealed.s))) === 1) return { none: true };
   return { session: { id: sealed.s, csrf: sealed.c, expiresAt: sealed.e } };
 }
 
 /** Ends the request's session for good, and clears its cookie. */
 export async function closeSession(services: SessionDeps, request: FastifyRequest, reply: FastifyReply, session: ConsoleSession): Promise<void> {
-  const secure = consoleSecure(services);
+  const secure = consoleSecure(services.config.publicUrl);
   const ttl = session.expiresAt - services.clock.now().getTime();
-  if (ttl > 0) await services.redis.set(signedOutKey(services, session.id), '1', 'PX', ttl);
+  if (ttl > 0) await services.redis.set(signedOutKey(services.config.QUEUE_PREFIX, session.id), '1', 'PX', ttl);
   reply.clearCookie(cookieName(secure), { path: '/', httpOnly: true, sameSite: 'strict', secure });
 }

@@ -1,5 +1,5 @@
 import type { Adapter } from '../adapters/manifest.ts';
-import type { Services } from '../services.ts';
+import type { DeliveryContext } from './context.ts';
 import type { Subscription } from '../store/contract.ts';
 import { vehicleError, type DeliveryError } from './error-codes.ts';
 import { checkVehicleAccess } from './vehicle-access.ts';
@@ -10,7 +10,7 @@ import { checkVehicleAccess } from './vehicle-access.ts';
  * manufacturer says this vehicle has (Services.vehicleItems; a combustion car sends no battery
  * charge). Delivery answers CAR.VE.910 for an item outside it, CAR.VE.908 ("not yet") inside.
  */
-export function suppliedItems(services: Pick<Services, 'adapters' | 'vehicleItems'>, manufacturer: string | null, vin: string): ReadonlySet<string> | null {
+export function suppliedItems(services: Pick<DeliveryContext, 'adapters' | 'vehicleItems'>, manufacturer: string | null, vin: string): ReadonlySet<string> | null {
   if (!manufacturer) return null;
   const adapter = services.adapters.get(manufacturer);
   if (!adapter) return null;
@@ -70,7 +70,7 @@ export interface VehicleCapabilities {
  * whether its manufacturer supplies each, and why the rest is not told.
  */
 export async function vehicleCapabilities(
-  services: Pick<Services, 'adapters' | 'catalog' | 'logger' | 'readModel' | 'vehicleItems'>,
+  services: Pick<DeliveryContext, 'adapters' | 'catalog' | 'logger' | 'readModel' | 'vehicleItems'>,
   subscription: Subscription,
   vin: string,
   manufacturer: string | null,

@@ -1,7 +1,7 @@
 import { ApiError, apiErrors } from '../errors.ts';
-import { isValidVin } from '../management/vin.ts';
+import { isValidVin } from '../domain/vin.ts';
 import type { VehicleLimits } from '../rate-limit/limits.ts';
-import type { Services } from '../services.ts';
+import type { DeliveryContext } from './context.ts';
 import type { HistoryQuery, Subscription } from '../store/contract.ts';
 import { VEHICLE_ERRORS } from './error-codes.ts';
 import { checkVehicleAccess } from './vehicle-access.ts';
@@ -42,7 +42,7 @@ function pageSize(raw: string | undefined): number {
 }
 
 /** The whole-request checks of a history call; the query, ready for the store. */
-export function checkHistoryParams(subscription: Subscription, catalog: Services['catalog'], params: HistoryParams): HistoryQuery {
+export function checkHistoryParams(subscription: Subscription, catalog: DeliveryContext['catalog'], params: HistoryParams): HistoryQuery {
   const { vin, item } = params;
   if (!isValidVin(vin)) throw apiErrors.badRequest(VEHICLE_ERRORS['CAR.VE.901']);
   if (!subscription.dataItems.includes(item) || !catalog.get(item)) throw apiErrors.itemsNotCovered([item]);
@@ -66,7 +66,7 @@ export function checkHistoryParams(subscription: Subscription, catalog: Services
  * errors: 903 → 404, 905 → 403, 906 → 429 with Retry-After, 907 → 503.
  */
 export async function readHistory(
-  services: Pick<Services, 'logger' | 'readModel' | 'store'>,
+  services: Pick<DeliveryContext, 'logger' | 'readModel' | 'store'>,
   subscription: Subscription,
   query: HistoryQuery,
   limits: VehicleLimits,

@@ -1,8 +1,8 @@
-import { isValidVin } from '../management/vin.ts';
+import { isValidVin } from '../domain/vin.ts';
 import { metrics } from '../metrics/metrics.ts';
 import type { VehicleLimits } from '../rate-limit/limits.ts';
 import { fragmentOf, type LatestOfVin } from '../read-model/read-model.ts';
-import type { Services } from '../services.ts';
+import type { DeliveryContext } from './context.ts';
 import type { Subscription } from '../store/contract.ts';
 import { suppliedItems } from './capabilities.ts';
 import { itemError, vehicleError, type DeliveryError, type VehicleErrorCode } from './error-codes.ts';
@@ -43,7 +43,7 @@ const CLOSE = Buffer.from(']}');
  * well-formed VINs, passed in when the caller worked them out already (for the rate limits).
  */
 export async function deliverInVehicle(
-  services: Pick<Services, 'adapters' | 'catalog' | 'clock' | 'logger' | 'readModel' | 'vehicleItems'>,
+  services: Pick<DeliveryContext, 'adapters' | 'catalog' | 'clock' | 'logger' | 'readModel' | 'vehicleItems'>,
   subscription: Subscription,
   request: DeliveryRequest,
   limits: VehicleLimits,
@@ -101,7 +101,7 @@ export async function deliverInVehicle(
  * member per requested item, its latest data point or the item-level error.
  */
 function vehicleEntry(
-  services: Pick<Services, 'adapters' | 'catalog' | 'vehicleItems'>,
+  services: Pick<DeliveryContext, 'adapters' | 'catalog' | 'vehicleItems'>,
   vin: string,
   manufacturer: string | null,
   items: readonly string[],

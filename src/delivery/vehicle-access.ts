@@ -1,5 +1,5 @@
 import type { VehicleLimits } from '../rate-limit/limits.ts';
-import type { Services } from '../services.ts';
+import type { DeliveryContext } from './context.ts';
 import type { Subscription } from '../store/contract.ts';
 import type { VehicleErrorCode } from './error-codes.ts';
 
@@ -26,7 +26,7 @@ function deny(out: Map<string, VehicleAccess>, vin: string, code: VehicleErrorCo
  * deactivation or a revoked consent invalidates them, so it takes effect on the next request.
  */
 export async function checkVehicleAccess(
-  services: Pick<Services, 'logger' | 'readModel'>,
+  services: Pick<DeliveryContext, 'logger' | 'readModel'>,
   subscription: Subscription,
   vins: string[],
   limits: VehicleLimits,

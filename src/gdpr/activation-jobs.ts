@@ -1,7 +1,7 @@
 import { queueHome } from '../queues/open-queue.ts';
 import type { Job } from 'bullmq';
 import { ACTIVATION_QUEUE, decodeActivationJob, type ActivationJob } from '../queues/activation-job.ts';
-import type { QueueErasureDeps } from './deps.ts';
+import type { QueueErasureDeps } from './context.ts';
 import { sweepQueue, type JobInspector } from './queue-sweep.ts';
 import { withQueue } from '../queues/with-queue.ts';
 import type { QueueErasure } from './receipt.ts';

@@ -1,4 +1,4 @@
-import type { Services } from '../services.ts';
+import type { GdprContext } from './context.ts';
 import { eraseActivationJobs } from './activation-jobs.ts';
 import { eraseFromPipelineBatches } from './pipeline-batches.ts';
 import { erasureHolders, erasureRecipients, queueErasureNotices } from './erasure-notices.ts';
@@ -53,7 +53,7 @@ const DEFAULT_ACTIVE_WAIT_MS = 15_000;
  * erasure is new data; it flows to no consumer, since consents and activations are gone.
  */
 export async function eraseVehicleData(
-  services: Pick<Services, 'cacheBus' | 'clock' | 'config' | 'logger' | 'redis' | 'redisUrl' | 'secrets' | 'store'>,
+  services: Pick<GdprContext, 'cacheBus' | 'clock' | 'config' | 'logger' | 'redis' | 'redisUrl' | 'secrets' | 'store'>,
   vin: string,
   opts: EraseOptions = {},
 ): Promise<ErasureReceipt> {

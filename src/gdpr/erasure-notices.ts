@@ -1,8 +1,8 @@
 import { ERASURE_NOTICE_TYPE, type ErasureScope } from '../push/erasure-notice.ts';
 import { subscriptionWantsNotice } from '../push/notice.ts';
 import { queueNotices } from '../push/notice-queue.ts';
-import type { Services } from '../services.ts';
-import type { NoticeDeps } from '../push/deps.ts';
+import type { GdprContext } from './context.ts';
+import type { NoticeDeps } from '../push/context.ts';
 
 /**
  * The subscriptions an erasure concerns (GDPR Art. 19, reliability checklist K3): those that
@@ -10,7 +10,7 @@ import type { NoticeDeps } from '../push/deps.ts';
  * Must run BEFORE the rows are erased. A repeated erasure that finds no rows left concerns no
  * one. The audit event of the erasure lists them: GET /consent/v1/erasures reads it.
  */
-export async function erasureHolders(services: Pick<Services, 'store'>, vin: string, scope: string | undefined): Promise<string[]> {
+export async function erasureHolders(services: Pick<GdprContext, 'store'>, vin: string, scope: string | undefined): Promise<string[]> {
   const { store } = services;
   const [activations, consents] = await Promise.all([store.vehicles.listByVin(vin), store.consents.listByVin(vin)]);
   const holders = new Set([...activations, ...consents].map((r) => r.subscriptionId));
@@ -21,7 +21,7 @@ export async function erasureHolders(services: Pick<Services, 'store'>, vin: str
  * The holders to send a notice: those whose webhook asked for `vehicle.data_erased` (issue 19
  * item 4), enabled or not (a disabled one gets its notice dead-lettered like any push).
  */
-export async function erasureRecipients(services: Pick<Services, 'store'>, holders: readonly string[]): Promise<string[]> {
+export async function erasureRecipients(services: Pick<GdprContext, 'store'>, holders: readonly string[]): Promise<string[]> {
   const wants = await Promise.all(holders.map((id) => subscriptionWantsNotice(services.store, id, ERASURE_NOTICE_TYPE)));
   return holders.filter((_, i) => wants[i]);
 }

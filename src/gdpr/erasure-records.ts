@@ -1,5 +1,5 @@
 import type { ErasureScope } from '../push/erasure-notice.ts';
-import type { Services } from '../services.ts';
+import type { GdprContext } from './context.ts';
 import type { AuditEvent } from '../store/contract.ts';
 
 /** The audit event types of an erasure: VIN-wide, and of one subscription's data. */
@@ -30,7 +30,7 @@ function concerned(event: AuditEvent, subscriptionId: string): boolean {
  * event, which names the vehicle only by its pseudonym, so nothing of the VIN is kept for
  * this: the consumer asks with the VIN it holds, and the pseudonym of that VIN is looked up.
  */
-export async function listErasures(services: Pick<Services, 'secrets' | 'store'>, subscriptionId: string, vin: string): Promise<ErasureView[]> {
+export async function listErasures(services: Pick<GdprContext, 'secrets' | 'store'>, subscriptionId: string, vin: string): Promise<ErasureView[]> {
   const events = await services.store.audit.list({ subject: services.secrets.pseudonym(vin) });
   return events
     .filter((e) => (e.type === ERASURE_AUDIT_TYPE || e.type === SUBSCRIPTION_ERASURE_AUDIT_TYPE) && concerned(e, subscriptionId))

@@ -2,7 +2,7 @@ import { queueHome } from '../queues/open-queue.ts';
 import type { Job } from 'bullmq';
 import { decodeBatch, encodeBatch } from '../queues/harmonize-job.ts';
 import { HARMONIZE_QUEUE } from '../queues/harmonize-job.ts';
-import type { QueueErasureDeps } from './deps.ts';
+import type { QueueErasureDeps } from './context.ts';
 import { sweepQueue, type Decision, type JobInspector } from './queue-sweep.ts';
 import { withEachPartition } from '../queues/with-queue.ts';
 import { addQueueErasure, noQueueErasure, type QueueErasure } from './receipt.ts';

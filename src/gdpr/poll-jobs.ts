@@ -2,8 +2,8 @@ import type { Job } from 'bullmq';
 import { queueHome } from '../queues/open-queue.ts';
 import { decodePollJob, POLL_QUEUE, type PollJob } from '../queues/poll-job.ts';
 import { withQueue } from '../queues/with-queue.ts';
-import type { QueueErasureDeps } from './deps.ts';
-import type { Services } from '../services.ts';
+import type { QueueErasureDeps } from './context.ts';
+import type { GdprContext } from './context.ts';
 import { forgetJobEvents, sweepQueue, type JobInspector } from './queue-sweep.ts';
 import type { QueueErasure } from './receipt.ts';
 
@@ -12,7 +12,7 @@ import type { QueueErasure } from './receipt.ts';
  * sealed (src/queues/poll-job.ts) and holds the VIN and its cursor; one that cannot be opened is
  * reported. Nothing is lost: the activations are erased too, so the vehicle is no longer polled.
  */
-export async function erasePollJobs(services: QueueErasureDeps & Pick<Services, 'redis'>, vin: string, activeWaitMs: number): Promise<QueueErasure> {
+export async function erasePollJobs(services: QueueErasureDeps & Pick<GdprContext, 'redis'>, vin: string, activeWaitMs: number): Promise<QueueErasure> {
   const open = (job: Job): PollJob | null => {
     try {
       return decodePollJob(services.secrets, job.data);

@@ -1,6 +1,6 @@
 import { queueHome } from '../queues/open-queue.ts';
 import { PUSH_QUEUE, type PushJob } from '../queues/push-job.ts';
-import type { Services } from '../services.ts';
+import type { GdprContext } from './context.ts';
 import { sweepQueue, type JobInspector } from './queue-sweep.ts';
 import { withEachPartition } from '../queues/with-queue.ts';
 import { addQueueErasure, noQueueErasure, type QueueErasure } from './receipt.ts';
@@ -12,7 +12,7 @@ import { addQueueErasure, noQueueErasure, type QueueErasure } from './receipt.ts
  * already does nothing when it runs (src/push/deliver.ts).
  */
 export async function erasePushJobs(
-  services: Pick<Services, 'config' | 'redisUrl' | 'store'>,
+  services: Pick<GdprContext, 'config' | 'redisUrl' | 'store'>,
   vin: string,
   subscriptionId: string | undefined,
   activeWaitMs: number,

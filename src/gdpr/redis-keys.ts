@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { KEY_FAMILIES, type KeyErasure } from '../queues/keys.ts';
 import { isCluster, masters, type RedisClient } from '../queues/redis.ts';
 import { openSealedJson } from '../queues/sealed-job.ts';
-import type { Services } from '../services.ts';
+import type { GdprContext } from './context.ts';
 
 const SCAN_COUNT = 500;
 
@@ -35,7 +35,7 @@ const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typ
  * commands go to it directly). Each kind of erasure the registry declares is handled here: a
  * new kind does not compile until it is.
  */
-function eraser(server: Redis, erasure: Exclude<KeyErasure, { by: 'none' } | { in: 'queue-jobs' }>, vin: string, secrets: Services['secrets']): (key: string) => Promise<number> {
+function eraser(server: Redis, erasure: Exclude<KeyErasure, { by: 'none' } | { in: 'queue-jobs' }>, vin: string, secrets: GdprContext['secrets']): (key: string) => Promise<number> {
   if (erasure.by === 'pseudonym') return (key) => server.del(key);
   switch (erasure.in) {
     case 'sealed-value':
@@ -76,7 +76,7 @@ function eraser(server: Redis, erasure: Exclude<KeyErasure, { by: 'none' } | { i
  *
  * Returns how many keys (and log entries) went.
  */
-export async function eraseRedisKeys(services: Pick<Services, 'config' | 'redis' | 'secrets'>, vin: string, subscriptionId: string | undefined): Promise<number> {
+export async function eraseRedisKeys(services: Pick<GdprContext, 'config' | 'redis' | 'secrets'>, vin: string, subscriptionId: string | undefined): Promise<number> {
   const { config, secrets } = services;
   const prefix = config.QUEUE_PREFIX;
   const pseudonym = secrets.pseudonym(vin);

@@ -1,6 +1,6 @@
 import { sweepConsentProcesses } from '../consent/sweep.ts';
 import { startPeriodic, type Periodic, type PeriodicScheduler } from '../periodic.ts';
-import type { Services } from '../services.ts';
+import type { GdprContext } from './context.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -19,7 +19,7 @@ export type Retention = Periodic<number>;
  * A failing purge (store down) is logged and tried again at the next interval.
  */
 export function startRetention(
-  services: Pick<Services, 'clock' | 'config' | 'logger' | 'store'>,
+  services: Pick<GdprContext, 'clock' | 'config' | 'logger' | 'store'>,
   opts: { intervalMs?: number; scheduler?: PeriodicScheduler } = {},
 ): Retention {
   const { config, clock, logger, store } = services;

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { apiErrors } from '../errors.ts';
-import type { Services } from '../services.ts';
+import type { AuthFailures } from '../rate-limit/auth-failures.ts';
+import type { ReadModel } from '../read-model/read-model.ts';
 import type { Consumer, Subscription } from '../store/contract.ts';
 
 export interface ConsumerContext {
@@ -52,18 +53,18 @@ export function keyInQuery(url: string): boolean {
  * - the 401s count against the client address (src/rate-limit/auth-failures.ts): past
  *   RATE_LIMIT_AUTH_FAILURE_MAX in a window the address gets 429 before its key is looked at.
  */
-export function requireSubscription(services: Pick<Services, 'authFailures' | 'readModel'>) {
+export function requireSubscription(services: { authFailures: AuthFailures; readModel: ReadModel }) {
   const failures = services.authFailures;
   return async function checkSubscription(request: FastifyRequest): Promise<void> {
-    const locked = failures.locked(request);
+    const locked = failures.locked(request.ip);
     if (locked) throw locked;
-    if (keyInQuery(request.url)) throw await failures.failed(request, apiErrors.invalidApiKey());
+    if (keyInQuery(request.url)) throw await failures.failed(request.ip, apiErrors.invalidApiKey());
     const apiKey = header(request, 'x-api-key');
     if (apiKey === undefined || apiKey === '') throw apiErrors.missingHeader('X-Api-Key');
     const subscriptionId = header(request, 'x-subscription-id');
     if (subscriptionId === undefined || subscriptionId === '') throw apiErrors.missingHeader('X-Subscription-Id');
     const auth = await services.readModel.authenticate(apiKey);
-    if (!auth) throw await failures.failed(request, apiErrors.invalidApiKey());
+    if (!auth) throw await failures.failed(request.ip, apiErrors.invalidApiKey());
     const subscription =
       subscriptionId.length <= MAX_SUBSCRIPTION_ID_LENGTH ? await services.readModel.subscription(subscriptionId) : null;
     if (!subscription || subscription.consumerId !== auth.consumer.consumerId) throw apiErrors.subscriptionNotFound();

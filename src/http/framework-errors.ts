@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import type { Config } from '../config.ts';
+import type { Settings } from '../config-sections.ts';
 import { sendError } from './error-body.ts';
 import { baselineSecurityHeaders } from './security-headers.ts';
 
@@ -9,7 +9,7 @@ import { baselineSecurityHeaders } from './security-headers.ts';
  * headers helmet would have set. Found by the OpenAPI fuzz tests (test/fuzz): a path with
  * broken percent-encoding (`/x/%E0%A4%A`) answered `{"error","code":"FST_ERR_BAD_URL",...}`.
  */
-export function frameworkErrorHandler(config: Config) {
+export function frameworkErrorHandler(config: Settings<'http'>) {
   const headers = baselineSecurityHeaders(config);
   return (err: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
     switch (err.code) {

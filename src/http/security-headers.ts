@@ -1,6 +1,6 @@
 import helmet, { type HelmetOptions } from 'helmet';
 import type { IncomingMessage, ServerOptions, ServerResponse } from 'node:http';
-import type { Config } from '../config.ts';
+import type { Settings } from '../config-sections.ts';
 
 /** The JSON API's CSP: nothing may load, nothing may frame it. */
 const API_CSP_DIRECTIVES = { defaultSrc: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"], frameAncestors: ["'none'"] };
@@ -10,11 +10,11 @@ const API_CSP_DIRECTIVES = { defaultSrc: ["'none'"], baseUri: ["'none'"], formAc
  * route runs, so 404s and errors carry them too. The API serves JSON: its CSP allows nothing at all.
  * Pages with their own needs set their own, stricter-where-it-matters headers, which replace
  * these (a route's header wins over one set on the raw response): the consent portal and the
- * simulated manufacturers (src/consent/pages/headers.ts), and the Swagger UI under /docs
+ * simulated manufacturers (src/http/pages/headers.ts), and the Swagger UI under /docs
  * ({@link docsCsp}). HSTS only when the public origin is https: sent over plain http it would
  * be ignored, and on localhost it would break other local services.
  */
-export function helmetOptions(config: Config): HelmetOptions {
+export function helmetOptions(config: Settings<'http'>): HelmetOptions {
   const https = config.publicUrl.startsWith('https:');
   return {
     contentSecurityPolicy: { useDefaults: false, directives: API_CSP_DIRECTIVES },
@@ -61,7 +61,7 @@ export function securityHeaders(options: HelmetOptions): (res: ServerResponse) =
  * The same headers for answers Fastify gives before any hook runs (a malformed URL, see
  * src/http/framework-errors.ts), where helmet cannot add them.
  */
-export function baselineSecurityHeaders(config: Config): Record<string, string> {
+export function baselineSecurityHeaders(config: Settings<'http'>): Record<string, string> {
   return {
     'content-security-policy': "default-src 'none';base-uri 'none';form-action 'none';frame-ancestors 'none'",
     'x-content-type-options': 'nosniff',
@@ -76,7 +76,7 @@ export function baselineSecurityHeaders(config: Config): Record<string, string> 
  * `upgrade-insecure-requests` on a plain-http deployment (it would send the UI's own assets
  * to an https origin that does not exist).
  */
-export function docsCsp(config: Config): (header: string) => string {
+export function docsCsp(config: Settings<'http'>): (header: string) => string {
   const https = config.publicUrl.startsWith('https:');
   return (header) => {
     const csp = header.replace(/frame-ancestors [^;]*/, "frame-ancestors 'none'");
@@ -89,7 +89,7 @@ export function docsCsp(config: Config): (header: string) => string {
  * HTTP_HEADERS_TIMEOUT_MS (slow-header attacks hold a socket for little cost), and an idle
  * keep-alive connection closes after HTTP_KEEP_ALIVE_TIMEOUT_MS.
  */
-export function serverTimeouts(config: Config): { requestTimeout: number; keepAliveTimeout: number; http: ServerOptions } {
+export function serverTimeouts(config: Settings<'http'>): { requestTimeout: number; keepAliveTimeout: number; http: ServerOptions } {
   const headersTimeout = Math.min(config.HTTP_HEADERS_TIMEOUT_MS, config.REQUEST_TIMEOUT_MS);
   return {
     requestTimeout: config.REQUEST_TIMEOUT_MS,

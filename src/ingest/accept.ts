@@ -2,7 +2,7 @@ import { rawMessage, type RawMessage } from '../domain/raw-message.ts';
 import { metrics } from '../metrics/metrics.ts';
 import { createIngest, type Ingest } from '../pipeline/ingest.ts';
 import { QueueUnavailableError } from '../queues/unavailable.ts';
-import type { Services } from '../services.ts';
+import type { IngestContext } from './deps.ts';
 
 /** What one transport received at once: one MQTT publish, the records of one HTTP batch, or one polled page. */
 export interface Arrival {
@@ -38,7 +38,7 @@ export interface Acceptor {
  * batch and a polled page are queued at once.
  */
 export function createAcceptor(
-  services: Pick<Services, 'adapters' | 'config' | 'clock' | 'logger' | 'secrets' | 'redisUrl' | 'readiness'>,
+  services: Pick<IngestContext, 'adapters' | 'config' | 'clock' | 'logger' | 'secrets' | 'redisUrl' | 'readiness'>,
   opts: { maxWaitMs?: number; ingest?: Ingest } = {},
 ): Acceptor {
   const { config, clock, logger } = services;

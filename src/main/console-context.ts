@@ -1,3 +1,4 @@
+import { settings } from '../config-sections.ts';
 import type { ConsoleContext } from '../console/context.ts';
 import { acquireServiceSandbox } from '../mapping-cases/service-sandbox.ts';
 import { createIngest } from '../pipeline/ingest.ts';
@@ -6,23 +7,13 @@ import type { Services } from '../services.ts';
 
 /**
  * The console's context (src/console/context.ts) from this process's services: the members it
- * uses, its slice of the settings, and the two queues it may open, built here so that the
+ * uses, its sections of the settings, and the two queues it may open, built here so that the
  * console never holds the whole services object or configuration.
  */
 export function consoleContext(services: Services): ConsoleContext {
   const { config } = services;
   return {
-    config: {
-      ADMIN_TOKEN: config.ADMIN_TOKEN,
-      CONSOLE_SESSION_MINUTES: config.CONSOLE_SESSION_MINUTES,
-      QUEUE_PREFIX: config.QUEUE_PREFIX,
-      publicUrl: config.publicUrl,
-      BODY_LIMIT_BYTES: config.BODY_LIMIT_BYTES,
-      MAPPING_TIMEOUT_MS: config.MAPPING_TIMEOUT_MS,
-      MAPPING_MAX_DEPTH: config.MAPPING_MAX_DEPTH,
-      MAPPING_COMPILER: config.MAPPING_COMPILER,
-      QUARANTINE_PAGE_MAX_BYTES: config.QUARANTINE_PAGE_MAX_BYTES,
-    },
+    config: settings(config, 'console', 'http', 'queues', 'mapping', 'quarantine'),
     logger: services.logger,
     clock: services.clock,
     store: services.store,

@@ -5,6 +5,7 @@ import type { Services } from '../services.ts';
 import virtualWing from '../virtual/index.ts';
 import sandboxRoutes from '../virtual/sandbox/index.ts';
 import { consoleContext } from './console-context.ts';
+import { routeContexts } from './route-contexts.ts';
 
 /**
  * The HTTP front this service serves: the app (src/app.ts), the operators' console on its
@@ -14,7 +15,7 @@ import { consoleContext } from './console-context.ts';
  * they run (SIMULATOR=on, with the broker they publish to: `brokerUrl`).
  */
 export async function buildServiceApp(services: Services, opts: { brokerUrl?: () => string } = {}): Promise<FastifyInstance> {
-  const app = await buildApp(services);
+  const app = await buildApp(services, routeContexts(services));
   // The operators' console (/console): pages signed in with the admin token (docs/console.md).
   await app.register(consolePlugin, { ctx: consoleContext(services) });
   await app.register(virtualWing, { services });

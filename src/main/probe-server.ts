@@ -4,6 +4,7 @@ import healthRoutes from '../routes/health/index.ts';
 import metricsRoutes from '../routes/metrics/index.ts';
 import type { Services } from '../services.ts';
 import { drainAndClose } from './drain-http.ts';
+import { healthContext, metricsContext } from './route-contexts.ts';
 import type { Running } from '../running.ts';
 
 /**
@@ -17,8 +18,8 @@ export async function startProbeServer(services: Services): Promise<Running & { 
   const { config } = services;
   const app = Fastify({ loggerInstance: services.logger as FastifyBaseLogger });
   // Probes come every few seconds: their request lines stay below info.
-  await app.register(healthRoutes, { services, logLevel: 'warn' });
-  await app.register(metricsRoutes, { services, logLevel: 'warn' });
+  await app.register(healthRoutes, { ctx: healthContext(services), logLevel: 'warn' });
+  await app.register(metricsRoutes, { ctx: metricsContext(services), logLevel: 'warn' });
   await app.listen({ port: config.PROBE_PORT, host: config.HOST });
   const port = (app.server.address() as AddressInfo).port;
   services.logger.info({ port }, 'probe server listening (/health, /ready, /metrics)');

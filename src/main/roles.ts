@@ -9,6 +9,7 @@ import { startPushWorkers } from '../push/start.ts';
 import { createInstallationSchedule } from '../queues/installation-schedule.ts';
 import { queueHome } from '../queues/open-queue.ts';
 import type { Services } from '../services.ts';
+import { gdprContext, ingestContext, managementContext, pipelineContext, pushContext } from './contexts.ts';
 import { startSimulator } from '../../simulator/src/start.ts';
 import { drainAndClose } from './drain-http.ts';
 import { fleetFreshness } from './fleet-freshness.ts';
@@ -66,7 +67,7 @@ export async function startRoles(services: Services, opts: StartRolesOptions = {
   const jobRetention = { completedS: config.JOB_RETENTION_COMPLETED_S, failedS: config.JOB_RETENTION_FAILED_S };
   let mqttUrl = config.MQTT_URL;
   if (roles.has('broker') && !config.MQTT_URL) {
-    const broker = await listenOn('MQTT_PORT', config.MQTT_PORT, () => startEmbeddedBroker(services));
+    const broker = await listenOn('MQTT_PORT', config.MQTT_PORT, () => startEmbeddedBroker(ingestContext(services)));
     add(broker);
     mqttUrl = broker.url;
     logger.info({ url: broker.url }, 'embedded MQTT broker listening');
@@ -77,21 +78,21 @@ export async function startRoles(services: Services, opts: StartRolesOptions = {
     // installation, in whichever pipeline process is free; closed after the jobs that use it.
     const housekeeping = createInstallationSchedule(queueHome(services), 'pipeline', logger, jobRetention);
     add(housekeeping);
-    add(...(await startPipeline(services)));
+    add(...(await startPipeline(pipelineContext(services))));
     // With an external broker (MQTT_URL) the subscriber feeds the queue (every process of a
     // share group, or the one MQTT_SUBSCRIBER=on); with the embedded one no subscriber is
     // needed: the broker queues each publish itself before acknowledging it.
-    if (subscribes(config)) add(await startExternalSubscriber(services, brokerUrl));
-    add(...(await startActivationWorkers(services)));
+    if (subscribes(config)) add(await startExternalSubscriber(ingestContext(services), brokerUrl));
+    add(...(await startActivationWorkers(managementContext(services))));
     // Polled manufacturers: their vehicles' APIs are polled by the pipeline role's workers.
-    add(...(await startPollWorkers(services, { scheduler: housekeeping })));
+    add(...(await startPollWorkers(ingestContext(services), { scheduler: housekeeping })));
     // History retention (GDPR storage limitation) belongs to the pipeline role.
-    add(startRetention(services, { scheduler: housekeeping }));
+    add(startRetention(gdprContext(services), { scheduler: housekeeping }));
   }
   if (roles.has('push')) {
     const housekeeping = createInstallationSchedule(queueHome(services), 'push', logger, jobRetention);
     add(housekeeping);
-    add(...(await startPushWorkers(services, { scheduler: housekeeping })));
+    add(...(await startPushWorkers(pushContext(services), { scheduler: housekeeping })));
   }
   // The simulator is a manufacturer, not the service: it must log in with the virtual
   // manufacturer's credentials, and mqtt.js lets credentials in the URL (MQTT_URL carries the

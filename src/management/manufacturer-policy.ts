@@ -1,4 +1,4 @@
-import type { Services } from '../services.ts';
+import type { ManagementContext } from './context.ts';
 
 /** How a VIN's activation will be confirmed, decided from the adapter that claims it. */
 export type ActivationPlan =
@@ -9,7 +9,7 @@ export type ActivationPlan =
   /** The manufacturer answers later over its activation callback (mode "callback"). */
   | { kind: 'callback'; manufacturer: string };
 
-export function activationPlan(services: Pick<Services, 'adapters' | 'config'>, vin: string): ActivationPlan {
+export function activationPlan(services: Pick<ManagementContext, 'adapters' | 'config'>, vin: string): ActivationPlan {
   const adapter = services.adapters.forVin(vin);
   if (!adapter) return { kind: 'none' };
   const activation = adapter.manifest.activation;

@@ -1,7 +1,8 @@
 import { openQueue, queueHome } from '../queues/open-queue.ts';
 import { decodePollJob, encodePollJob, POLL_QUEUE, pollJobId, type PollJobData } from '../queues/poll-job.ts';
 import { renewingQueue } from '../queues/renewing-queue.ts';
-import type { Services } from '../services.ts';
+import type { ManagementContext } from './context.ts';
+import type { Settings } from '../config-sections.ts';
 
 /**
  * Starts and stops the polling of vehicles of polled manufacturers (transport kind `poll`):
@@ -20,17 +21,18 @@ export interface PollSchedule {
 }
 
 /** Whether some subscription has the VIN activated with this manufacturer: only then is it polled. */
-export async function isActivatedFor(store: Services['store'], manufacturer: string, vin: string): Promise<boolean> {
+export async function isActivatedFor(store: ManagementContext['store'], manufacturer: string, vin: string): Promise<boolean> {
   const rows = await store.vehicles.listByVin(vin);
   return rows.some((r) => r.manufacturer === manufacturer && r.status === 'ACTIVATED');
 }
 
 /** Whether the manufacturer is one the service polls. */
-export function isPolled(services: Pick<Services, 'adapters'>, manufacturer: string | null): manufacturer is string {
+export function isPolled(services: Pick<ManagementContext, 'adapters'>, manufacturer: string | null): manufacturer is string {
   return manufacturer !== null && services.adapters.get(manufacturer)?.manifest.transport.kind === 'poll';
 }
 
-export function createPollSchedule(services: Pick<Services, 'config' | 'redisUrl' | 'logger' | 'secrets' | 'store'>): PollSchedule {
+/** Also used by the poller (src/ingest/poll/), hence only the queue settings. */
+export function createPollSchedule(services: Pick<ManagementContext, 'redisUrl' | 'logger' | 'secrets' | 'store'> & { config: Settings<'queues'> }): PollSchedule {
   const { secrets } = services;
   const queue = renewingQueue(() =>
     openQueue<PollJobData>(POLL_QUEUE, queueHome(services), { onError: (err) => services.logger.warn({ err: err.message }, 'poll queue error') }),

@@ -1,4 +1,4 @@
-import type { Services } from '../services.ts';
+import type { ManagementContext } from './context.ts';
 import type { VehicleStatus } from '../store/contract.ts';
 import type { ActivationJob } from '../queues/activation-job.ts';
 
@@ -8,7 +8,7 @@ import type { ActivationJob } from '../queues/activation-job.ts';
  * overtaken job changes nothing. Returns the status it set, or null when it had nothing to do.
  */
 export async function processActivation(
-  services: Pick<Services, 'store' | 'clock' | 'adapters' | 'logger' | 'secrets' | 'ownsVin'>,
+  services: Pick<ManagementContext, 'store' | 'clock' | 'adapters' | 'logger' | 'secrets' | 'ownsVin'>,
   job: ActivationJob,
 ): Promise<VehicleStatus | null> {
   const { store, clock, adapters, logger } = services;
@@ -44,7 +44,7 @@ export async function processActivation(
  * subscription where the VIN waits for this manufacturer. Returns how many rows it moved.
  */
 export async function confirmFromManufacturer(
-  services: Pick<Services, 'clock' | 'store'>,
+  services: Pick<ManagementContext, 'clock' | 'store'>,
   manufacturer: string,
   vin: string,
   outcome: 'ACTIVATED' | 'INCAPABLE',

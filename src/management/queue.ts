@@ -3,8 +3,8 @@ import { ACTIVATION_QUEUE, encodeActivationJob, type ActivationJob, type Activat
 import { openQueue, queueHome } from '../queues/open-queue.ts';
 import { renewingQueue } from '../queues/renewing-queue.ts';
 import { QueueUnavailableError } from '../queues/unavailable.ts';
-import type { Config } from '../config.ts';
-import type { Services } from '../services.ts';
+import type { ManagementContext } from './context.ts';
+import type { Settings } from '../config-sections.ts';
 
 export interface ActivationQueue {
   /** Queues the jobs; `delayMs` holds an auto-confirming manufacturer's answer back. */
@@ -12,7 +12,7 @@ export interface ActivationQueue {
   close(): Promise<void>;
 }
 
-export function jobOptions(config: Config): JobsOptions {
+export function jobOptions(config: Settings<'queues'>): JobsOptions {
   return {
     // Only store outages fail a job; they are retried with backoff.
     attempts: 8,
@@ -26,7 +26,7 @@ export function jobOptions(config: Config): JobsOptions {
  * The producer side, used by the API process. Fails fast when Redis is down: the caller gets a
  * QueueUnavailableError and answers 503. Jobs are sealed in Redis (src/queues/activation-job.ts).
  */
-export function createActivationQueue(services: Pick<Services, 'config' | 'redisUrl' | 'logger' | 'secrets'>): ActivationQueue {
+export function createActivationQueue(services: Pick<ManagementContext, 'config' | 'redisUrl' | 'logger' | 'secrets'>): ActivationQueue {
   const queue = renewingQueue(() =>
     openQueue<ActivationJobData>(ACTIVATION_QUEUE, queueHome(services), {
       onError: (err) => services.logger.warn({ err: err.message }, 'activation queue error'),

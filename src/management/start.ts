@@ -1,6 +1,6 @@
 import { UnrecoverableError, Worker } from 'bullmq';
 import type { Running } from '../running.ts';
-import type { Services } from '../services.ts';
+import type { ManagementContext } from './context.ts';
 import { ACTIVATION_QUEUE, decodeActivationJob } from '../queues/activation-job.ts';
 import { bullConnection } from '../queues/bull-connection.ts';
 import { bullName, queueHome } from '../queues/open-queue.ts';
@@ -13,7 +13,7 @@ import { processActivation } from './process-activation.ts';
  * cannot open (wrong key, foreign format) fails at once without retries.
  */
 export async function startActivationWorkers(
-  services: Pick<Services, 'adapters' | 'clock' | 'config' | 'logger' | 'ownsVin' | 'redisUrl' | 'secrets' | 'store'>,
+  services: Pick<ManagementContext, 'adapters' | 'clock' | 'config' | 'logger' | 'ownsVin' | 'redisUrl' | 'secrets' | 'store'>,
 ): Promise<Running[]> {
   // A polled manufacturer's vehicle is polled from its activation on, until its deactivation.
   const polls = createPollSchedule(services);

@@ -1,4 +1,4 @@
-import type { Services } from '../services.ts';
+import type { ManagementContext } from './context.ts';
 import type { VehicleActivation, VehicleStatus } from '../store/contract.ts';
 import { activationPlan, type ActivationPlan } from './manufacturer-policy.ts';
 import type { ActivationJob } from '../queues/activation-job.ts';
@@ -53,7 +53,7 @@ function deactivateStep(current: VehicleStatus): Step {
  * the manufacturers' adapters do asynchronously. Returns one result per VIN, in input order.
  */
 export async function applyVehicleAction(
-  services: Pick<Services, 'adapters' | 'clock' | 'config' | 'store'>,
+  services: Pick<ManagementContext, 'adapters' | 'clock' | 'config' | 'store'>,
   queue: ActivationQueue,
   subscriptionId: string,
   action: VehicleAction,
@@ -107,7 +107,7 @@ export async function applyVehicleAction(
  * (an adapter added or removed), the row is rewritten with the new one instead.
  */
 async function move(
-  services: Pick<Services, 'store'>,
+  services: Pick<ManagementContext, 'store'>,
   row: VehicleActivation,
   to: VehicleStatus,
   manufacturer: string | null,

@@ -1,4 +1,6 @@
-import type { Services } from '../services.ts';
+import type { Settings } from '../config-sections.ts';
+import type { Logger } from '../logger.ts';
+import type { Paths } from '../paths.ts';
 import { createMappingSandbox, type MappingSandbox } from './sandbox.ts';
 
 /** One sandbox per process's services, shared by its users (the console, the admin dry run), with how many hold it. */
@@ -10,7 +12,7 @@ const shared = new WeakMap<object, { sandbox: MappingSandbox; holders: number }>
  * MAPPING_SANDBOX_MEMORY_MB) however many routes use it. Each user releases it when it closes;
  * the last one ends the thread.
  */
-export function acquireServiceSandbox(services: Pick<Services, 'config' | 'paths' | 'logger'>): { sandbox: MappingSandbox; release(): Promise<void> } {
+export function acquireServiceSandbox(services: { config: Settings<'mapping'>; paths: Pick<Paths, 'catalog'>; logger: Logger }): { sandbox: MappingSandbox; release(): Promise<void> } {
   let entry = shared.get(services);
   if (!entry) {
     const { config } = services;

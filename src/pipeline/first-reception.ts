@@ -1,4 +1,4 @@
-import type { Services } from '../services.ts';
+import type { PipelineContext } from './context.ts';
 import { quarantineIdOf, type RawMessage } from '../domain/raw-message.ts';
 import { FIRST_RECEPTION } from '../queues/keys.ts';
 
@@ -12,7 +12,7 @@ const REMEMBER_S = 24 * 3600;
  * received later and must keep the first time, or it becomes a second event in history and a
  * second webhook. A key per such message, for a day.
  */
-export async function firstReception(services: Pick<Services, 'config' | 'redis'>, msg: RawMessage): Promise<string> {
+export async function firstReception(services: Pick<PipelineContext, 'config' | 'redis'>, msg: RawMessage): Promise<string> {
   const key = FIRST_RECEPTION.key(services.config.QUEUE_PREFIX, quarantineIdOf(msg));
   const [, [err, first]] = (await services.redis.multi().set(key, msg.receivedAt, 'EX', REMEMBER_S, 'NX').get(key).exec()) as [unknown, [Error | null, string | null]];
   if (err) throw err;

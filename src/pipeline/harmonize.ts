@@ -1,7 +1,7 @@
 import type { Adapter } from '../adapters/manifest.ts';
 import { vinOfTopic } from '../adapters/topics.ts';
 import type { Catalog } from '../catalog/catalog.ts';
-import { VIN_PATTERN } from '../management/vin.ts';
+import { VIN_PATTERN } from '../domain/vin.ts';
 import type { MappingBindings } from '../mapping/compile.ts';
 import { STOPPED_CODE } from '../mapping/isolate.ts';
 import type { DataPoint } from '../store/contract.ts';

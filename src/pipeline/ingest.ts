@@ -1,4 +1,4 @@
-import type { Services } from '../services.ts';
+import type { PipelineContext } from './context.ts';
 import { createBatcher, type Batcher } from './batcher.ts';
 import { encodeBatch } from '../queues/harmonize-job.ts';
 import { createHarmonizeQueue } from './queue.ts';
@@ -30,7 +30,7 @@ interface Partition {
   batcher: Batcher<RawMessage>;
 }
 
-export function createIngest(services: Pick<Services, 'adapters' | 'config' | 'secrets' | 'redisUrl' | 'readiness'>, opts: { maxWaitMs?: number } = {}): Ingest {
+export function createIngest(services: Pick<PipelineContext, 'adapters' | 'config' | 'secrets' | 'redisUrl' | 'readiness'>, opts: { maxWaitMs?: number } = {}): Ingest {
   const { config, secrets, adapters } = services;
   const count = config.HARMONIZE_PARTITIONS;
   const partitions: Partition[] = Array.from({ length: count }, (_, p) => {

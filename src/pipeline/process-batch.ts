@@ -1,7 +1,7 @@
 import type { Adapter } from '../adapters/manifest.ts';
 import { metrics, timed } from '../metrics/metrics.ts';
-import type { PushFanoutEnqueuer } from '../push/fanout-contract.ts';
-import type { Services } from '../services.ts';
+import type { PushFanoutEnqueuer } from './fanout-contract.ts';
+import type { PipelineContext } from './context.ts';
 import type { DataPoint, QuarantinedMessage } from '../store/contract.ts';
 import { capRaw } from '../store/contract/quarantine.ts';
 import { firstReception } from './first-reception.ts';
@@ -29,7 +29,7 @@ export interface BatchOutcome {
  * and because every step is idempotent a retry changes nothing that already happened.
  */
 export async function processBatch(
-  services: Pick<Services, 'adapters' | 'catalog' | 'clock' | 'config' | 'logger' | 'redis' | 'secrets' | 'store'>,
+  services: Pick<PipelineContext, 'adapters' | 'catalog' | 'clock' | 'config' | 'logger' | 'redis' | 'secrets' | 'store'>,
   fanout: PushFanoutEnqueuer,
   messages: RawMessage[],
   opts: { rerun?: boolean } = {},

@@ -1,7 +1,7 @@
 import type { DefaultJobOptions, Queue } from 'bullmq';
-import type { Config } from '../config.ts';
 import { HARMONIZE_QUEUE } from '../queues/harmonize-job.ts';
 import { openQueue, queueHome } from '../queues/open-queue.ts';
+import type { Settings } from '../config-sections.ts';
 
 /**
  * Failures other than a store outage (which postpones the batch without counting, see
@@ -12,7 +12,7 @@ import { openQueue, queueHome } from '../queues/open-queue.ts';
  * Completed batches are kept at most JOB_RETENTION_COMPLETED_S and 100 of them, since each holds
  * up to PIPELINE_BATCH_SIZE raw messages.
  */
-export function harmonizeJobOptions(config: Config): DefaultJobOptions {
+export function harmonizeJobOptions(config: Settings<'queues'>): DefaultJobOptions {
   return {
     attempts: 15,
     backoff: { type: 'exponential', delay: 1000 },
@@ -27,6 +27,6 @@ export function harmonizeJobOptions(config: Config): DefaultJobOptions {
  * answered 503, instead of hanging. Errors surface on the add() that failed. An add resolves
  * once the batch reached REDIS_WAIT_REPLICAS replicas (src/queues/open-queue.ts).
  */
-export function createHarmonizeQueue(config: Config, redisUrl: string, partition = 0): Queue<unknown, unknown, string> {
+export function createHarmonizeQueue(config: Settings<'queues'>, redisUrl: string, partition = 0): Queue<unknown, unknown, string> {
   return openQueue(HARMONIZE_QUEUE, queueHome({ redisUrl, config }), { partition, defaultJobOptions: harmonizeJobOptions(config) });
 }

@@ -1,4 +1,4 @@
-import type { Services } from '../services.ts';
+import type { PipelineContext } from './context.ts';
 import type { QuarantinedMessage, QuarantineFilter } from '../store/contract.ts';
 import type { Ingest } from './ingest.ts';
 import type { RawMessage } from '../domain/raw-message.ts';
@@ -14,7 +14,7 @@ export const MAX_REPROCESS = 10_000;
  * harmonizes leaves quarantine once its points are stored; one that fails again stays, with the
  * new reason and its failure count raised. Returns how many were queued.
  */
-export async function reprocessQuarantined(services: Pick<Services, 'clock' | 'store'>, ingest: Ingest, selection: ReprocessSelection): Promise<number> {
+export async function reprocessQuarantined(services: Pick<PipelineContext, 'clock' | 'store'>, ingest: Ingest, selection: ReprocessSelection): Promise<number> {
   const entries = 'ids' in selection ? await services.store.quarantine.get(selection.ids) : await collect(services, selection.filter, selection.limit);
   const at = services.clock.now().toISOString();
   // A message kept cut has lost its end: it could only fail again, as something it is not.
@@ -31,7 +31,7 @@ export async function reprocessQuarantined(services: Pick<Services, 'clock' | 's
   return messages.length;
 }
 
-async function collect(services: Pick<Services, 'store'>, filter: QuarantineFilter, limit: number): Promise<QuarantinedMessage[]> {
+async function collect(services: Pick<PipelineContext, 'store'>, filter: QuarantineFilter, limit: number): Promise<QuarantinedMessage[]> {
   const out: QuarantinedMessage[] = [];
   let cursor: string | undefined;
   do {

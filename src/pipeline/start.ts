@@ -1,5 +1,5 @@
 import type { Running } from '../running.ts';
-import type { HarmonizeDeps } from './deps.ts';
+import type { HarmonizeDeps } from './context.ts';
 import { startHarmonizeWorker } from './worker.ts';
 
 /**

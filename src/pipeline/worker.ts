@@ -1,7 +1,6 @@
 import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
-import { createPushFanoutEnqueuer } from '../push/fanout.ts';
 import type { Running } from '../running.ts';
-import type { HarmonizeDeps } from './deps.ts';
+import type { HarmonizeDeps } from './context.ts';
 import { StoreUnavailableError } from '../store/contract.ts';
 import { decodeBatch, type HarmonizeJobData } from '../queues/harmonize-job.ts';
 import { processBatch, type BatchOutcome } from './process-batch.ts';
@@ -35,7 +34,7 @@ function outageDelayMs(job: Job): number {
  */
 export function startHarmonizeWorker(services: HarmonizeDeps, opts: HarmonizeWorkerOptions = {}): Running & { worker: Worker; workers: Worker[] } {
   const { config, logger } = services;
-  const fanout = createPushFanoutEnqueuer(services);
+  const fanout = services.openPushFanout();
   const processor = async (job: Job<HarmonizeJobData, BatchOutcome>, token?: string) => {
     let messages;
     try {

@@ -1,7 +1,7 @@
 import type { Job } from 'bullmq';
 import type { Dispatcher } from 'undici';
 import { metrics } from '../metrics/metrics.ts';
-import type { Services } from '../services.ts';
+import type { PushContext } from './context.ts';
 import type { DeliveryAttempt, DeliveryRecord, WebhookRecord } from '../store/contract.ts';
 import { IN_FLIGHT_STATUSES } from '../store/contract/deliveries.ts';
 import { DEFAULT_ENDPOINT } from '../store/contract.ts';
@@ -40,7 +40,7 @@ export class RetryLaterError extends Error {
  * else is retried on the schedule until it is dead-lettered, and a webhook that has failed
  * for PUSH_DISABLE_AFTER_S without a success is disabled with a reason the consumer sees.
  */
-export function createDeliveryProcessor(services: Pick<Services, 'clock' | 'config' | 'logger' | 'secrets' | 'store'>, dispatcher: Dispatcher) {
+export function createDeliveryProcessor(services: Pick<PushContext, 'clock' | 'config' | 'logger' | 'secrets' | 'store'>, dispatcher: Dispatcher) {
   const { store, clock, config, logger } = services;
   const keysFor = createSigningKeys(services.secrets);
   const authorizationOf = memoUnseal(services.secrets, (clear) => clear);

@@ -1,6 +1,6 @@
-import type { Services } from '../services.ts';
+import type { PushContext } from './context.ts';
 import type { DataPoint, DeliveryRecord, Subscription, WebhookRecord } from '../store/contract.ts';
-import type { PushFanoutEnqueuer } from './fanout-contract.ts';
+import type { PushFanoutEnqueuer } from '../pipeline/fanout-contract.ts';
 import { admitsEvent } from './event-filter.ts';
 import { createPushQueue, type PushJobRef, type PushQueue } from './queue.ts';
 import { transactionId } from './transaction-id.ts';
@@ -37,7 +37,7 @@ function memo<T>(read: (id: string) => Promise<T>): (id: string) => Promise<T> {
  * retry, MQTT redelivery) creates nothing new: the unique index refuses the row, and a row
  * still PENDING gets its job re-added, which BullMQ ignores while the job exists.
  */
-export function createFanout(services: Pick<Services, 'catalog' | 'clock' | 'config' | 'logger' | 'redis' | 'secrets' | 'store'>, queue: PushQueue): PushFanoutEnqueuer {
+export function createFanout(services: Pick<PushContext, 'catalog' | 'clock' | 'config' | 'logger' | 'redis' | 'secrets' | 'store'>, queue: PushQueue): PushFanoutEnqueuer {
   const { store, catalog, clock, logger, secrets } = services;
   const pushItems = new Set(catalog.list({ deliveryMethod: 'push' }).map((e) => e.technicalName));
   const watchList = createWatchList(services);
@@ -152,7 +152,7 @@ export function createFanout(services: Pick<Services, 'catalog' | 'clock' | 'con
  * items or watched pull items: one in-memory filter, no store or Redis call.
  */
 export function createPushFanoutEnqueuer(
-  services: Pick<Services, 'catalog' | 'clock' | 'config' | 'logger' | 'redis' | 'redisUrl' | 'secrets' | 'store'>,
+  services: Pick<PushContext, 'catalog' | 'clock' | 'config' | 'logger' | 'redis' | 'redisUrl' | 'secrets' | 'store'>,
 ): PushFanoutEnqueuer {
   return createFanout(services, createPushQueue(services));
 }

@@ -3,7 +3,7 @@ import { queueHome } from '../queues/open-queue.ts';
 import { noticeJob, PUSH_QUEUE } from '../queues/push-job.ts';
 import { withQueue } from '../queues/with-queue.ts';
 import { partitionOf } from '../queues/partitions.ts';
-import type { NoticeDeps } from './deps.ts';
+import type { NoticeDeps } from './context.ts';
 import { noticeDelivery, wantsNotice, type Notice } from './notice.ts';
 import { pushJobOptions } from './queue.ts';
 

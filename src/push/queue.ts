@@ -2,9 +2,9 @@ import type { JobsOptions } from 'bullmq';
 import { openQueue, queueHome } from '../queues/open-queue.ts';
 import { PUSH_QUEUE, type PushJob } from '../queues/push-job.ts';
 import { renewingQueue } from '../queues/renewing-queue.ts';
-import type { Config } from '../config.ts';
-import type { Services } from '../services.ts';
+import type { PushContext } from './context.ts';
 import { partitionOf } from '../queues/partitions.ts';
+import type { Settings } from '../config-sections.ts';
 
 /** Name of the custom backoff the push worker implements (see retry-policy.ts). */
 export const PUSH_BACKOFF = 'webhook-schedule';
@@ -15,7 +15,7 @@ export const PUSH_BACKOFF = 'webhook-schedule';
  * would only cost Redis memory and work at thousands of deliveries a second. Failed jobs (an
  * outage outlasted every retry) are kept for JOB_RETENTION_FAILED_S to be looked at.
  */
-export function pushJobOptions(config: Config): JobsOptions {
+export function pushJobOptions(config: Settings<'queues' | 'push'>): JobsOptions {
   return {
     attempts: config.PUSH_RETRY_SCHEDULE_S.length + 1,
     backoff: { type: PUSH_BACKOFF },
@@ -54,7 +54,7 @@ export interface PushQueue {
  * The producer side (fan-out and replay), one producer queue per partition. Fails fast when
  * Redis is down, so the caller can retry.
  */
-export function createPushQueue(services: Pick<Services, 'config' | 'redisUrl' | 'logger'>): PushQueue {
+export function createPushQueue(services: Pick<PushContext, 'config' | 'redisUrl' | 'logger'>): PushQueue {
   const count = services.config.PUSH_PARTITIONS;
   const partitions = Array.from({ length: count }, (_, partition) =>
     renewingQueue(() =>

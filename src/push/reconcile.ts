@@ -1,5 +1,5 @@
 import { startPeriodic, type Periodic, type PeriodicScheduler } from '../periodic.ts';
-import type { Services } from '../services.ts';
+import type { PushContext } from './context.ts';
 import type { DeliveryRecord } from '../store/contract.ts';
 import { IN_FLIGHT_STATUSES } from '../store/contract/deliveries.ts';
 import { metrics } from '../metrics/metrics.ts';
@@ -37,7 +37,7 @@ export type PushReconciler = Periodic<ReconcileResult>;
  * tried again at the next interval. It owns `queue` and closes it.
  */
 export function startPushReconciler(
-  services: Pick<Services, 'clock' | 'config' | 'logger' | 'store'>,
+  services: Pick<PushContext, 'clock' | 'config' | 'logger' | 'store'>,
   queue: PushQueue,
   opts: { intervalMs?: number; scheduler?: PeriodicScheduler } = {},
 ): PushReconciler {

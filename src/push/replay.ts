@@ -1,6 +1,6 @@
 import { apiErrors } from '../errors.ts';
-import type { Services } from '../services.ts';
-import type { ReplayDeps } from './deps.ts';
+import type { PushContext } from './context.ts';
+import type { ReplayDeps } from './context.ts';
 import { DEFAULT_ENDPOINT, type DeliveryRecord, type DeliveryStatus } from '../store/contract.ts';
 import type { PushQueue } from './queue.ts';
 
@@ -9,7 +9,7 @@ const REPLAYABLE: readonly DeliveryStatus[] = ['DEAD', 'DELIVERED', 'DROPPED'];
 
 export const MAX_BULK_REPLAY = 1000;
 
-async function requireEnabledWebhook(services: Pick<Services, 'store'>, subscriptionId: string, endpointId: string): Promise<void> {
+async function requireEnabledWebhook(services: Pick<PushContext, 'store'>, subscriptionId: string, endpointId: string): Promise<void> {
   const webhook = await services.store.webhooks.get(subscriptionId, endpointId);
   if (!webhook) throw apiErrors.conflict(endpointId === DEFAULT_ENDPOINT ? 'No webhook configured for this subscription.' : `No webhook endpoint ${endpointId} in this subscription.`);
   if (webhook.status === 'DISABLED') {

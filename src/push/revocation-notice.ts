@@ -1,11 +1,9 @@
+import type { RevokedBy } from '../consent/consumer-api.ts';
+
 /** The `type` of the notice body, and the `item` of its deliveries row. */
 export const REVOCATION_NOTICE_TYPE = 'consent.revoked';
 
-/**
- * Who withdrew. Only DATA_SUBJECT is ever sent: a consumer that revokes through the API knows
- * already, so its own revocations send no notice.
- */
-export type RevokedBy = 'CONSUMER' | 'DATA_SUBJECT';
+export type { RevokedBy };
 
 /** What the notice's deliveries row keeps as its payload (no VIN, as every notice row). */
 export interface RevocationNoticeFacts {

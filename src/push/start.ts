@@ -1,4 +1,4 @@
-import type { PushWorkerDeps } from './deps.ts';
+import type { PushWorkerDeps } from './context.ts';
 import type { PeriodicScheduler } from '../periodic.ts';
 import type { Running } from '../running.ts';
 import { createPushQueue } from './queue.ts';

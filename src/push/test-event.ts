@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { apiErrors } from '../errors.ts';
 import { DEFAULT_ENDPOINT } from '../store/contract.ts';
 import { createFixedWindowLimiter } from '../rate-limit/fixed-window.ts';
-import type { Services } from '../services.ts';
+import type { PushContext } from './context.ts';
 import { pushHeaders } from './push-headers.ts';
 import { postWebhook } from './sender.ts';
 import { createSigningKeys } from './signing-keys.ts';
@@ -54,7 +54,7 @@ export function testEnvelopeBody(subscriptionId: string, webhookId: string, now:
  * no delivery row, no retry, and the webhook's status and failure count stay as they are (a
  * disabled webhook can be tested too, before PUT re-enables it). Limited per subscription.
  */
-export function createTestEventSender(services: Pick<Services, 'clock' | 'config' | 'logger' | 'redis' | 'secrets' | 'store'>, resolve: Resolver) {
+export function createTestEventSender(services: Pick<PushContext, 'clock' | 'config' | 'logger' | 'redis' | 'secrets' | 'store'>, resolve: Resolver) {
   const { store, clock, config, secrets } = services;
   const agent = createGuardedAgent({
     allowPrivate: config.PUSH_ALLOW_PRIVATE_TARGETS,

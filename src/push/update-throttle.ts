@@ -1,4 +1,4 @@
-import type { Services } from '../services.ts';
+import type { PushContext } from './context.ts';
 import { PUSH_THROTTLE } from '../queues/keys.ts';
 
 /**
@@ -25,7 +25,7 @@ export interface UpdateThrottle {
   admit(subscriptionId: string, vin: string, item: string, timestampMs: number, intervalMs: number, transactionId: string, endpointId?: string): Promise<boolean>;
 }
 
-export function createUpdateThrottle(services: Pick<Services, 'config' | 'redis' | 'secrets'>): UpdateThrottle {
+export function createUpdateThrottle(services: Pick<PushContext, 'config' | 'redis' | 'secrets'>): UpdateThrottle {
   const { redis, config, secrets } = services;
   return {
     async admit(subscriptionId, vin, item, timestampMs, intervalMs, transactionId, endpointId) {

@@ -1,4 +1,4 @@
-import type { Services } from '../services.ts';
+import type { PushContext } from './context.ts';
 
 /** Which webhooks watch a pull item, and their minimum interval. */
 export interface Watcher {
@@ -20,7 +20,7 @@ export interface WatchList {
  * changed meanwhile takes effect within that time. Wall-clock time on purpose: this is a
  * cache, not service time, and must move even under a test's ManualClock.
  */
-export function createWatchList(services: Pick<Services, 'config' | 'store'>): WatchList {
+export function createWatchList(services: Pick<PushContext, 'config' | 'store'>): WatchList {
   const ttl = services.config.PUSH_WATCH_CACHE_MS;
   let value: Map<string, Watcher[]> | null = null;
   let loadedAt = 0;

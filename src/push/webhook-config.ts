@@ -1,5 +1,5 @@
 import { apiErrors } from '../errors.ts';
-import type { Services } from '../services.ts';
+import type { PushContext } from './context.ts';
 import { DEFAULT_ENDPOINT, type Subscription, type WebhookRecord, type WebhookSecret } from '../store/contract.ts';
 import { IN_FLIGHT_STATUSES } from '../store/contract/deliveries.ts';
 import { headerValueProblem } from './header-value.ts';
@@ -46,7 +46,7 @@ export interface PutWebhookAnswer {
  * shows it).
  */
 export async function putWebhook(
-  services: Pick<Services, 'catalog' | 'clock' | 'config' | 'secrets' | 'store'>,
+  services: Pick<PushContext, 'catalog' | 'clock' | 'config' | 'secrets' | 'store'>,
   subscription: Subscription,
   input: WebhookInput,
   resolve: Resolver,
@@ -109,7 +109,7 @@ export async function putWebhook(
 /** Counted up to this many: the answer says "at least" past it. */
 const PENDING_COUNT_CAP = 1000;
 
-async function inFlight(store: Services['store'], subscriptionId: string, endpointId: string): Promise<number> {
+async function inFlight(store: PushContext['store'], subscriptionId: string, endpointId: string): Promise<number> {
   let n = 0;
   for (const status of IN_FLIGHT_STATUSES) n += (await store.deliveries.list({ subscriptionId, endpointId, status, limit: PENDING_COUNT_CAP })).length;
   return Math.min(n, PENDING_COUNT_CAP);
@@ -121,7 +121,7 @@ async function inFlight(store: Services['store'], subscriptionId: string, endpoi
  * its verifier without losing a delivery (Standard Webhooks' rotation).
  */
 export async function rotateSecret(
-  services: Pick<Services, 'clock' | 'config' | 'secrets' | 'store'>,
+  services: Pick<PushContext, 'clock' | 'config' | 'secrets' | 'store'>,
   subscriptionId: string,
   endpointId: string = DEFAULT_ENDPOINT,
 ): Promise<{ signingSecret: string; previousSecretExpiresAt: string }> {
@@ -149,7 +149,7 @@ const DROP_PAGE = 1000;
  * DROPPED at once, so it is neither shown as pending nor sent to a webhook registered later.
  * False when there was none. A send already under way when this runs still completes.
  */
-export async function deleteWebhook(services: Pick<Services, 'clock' | 'store'>, subscriptionId: string, endpointId: string = DEFAULT_ENDPOINT): Promise<boolean> {
+export async function deleteWebhook(services: Pick<PushContext, 'clock' | 'store'>, subscriptionId: string, endpointId: string = DEFAULT_ENDPOINT): Promise<boolean> {
   const { store, clock } = services;
   if (!(await store.webhooks.delete(subscriptionId, endpointId))) return false;
   const at = clock.now().toISOString();

@@ -1,6 +1,6 @@
 import { DelayedError, Worker, type Job } from 'bullmq';
 import type { Dispatcher } from 'undici';
-import type { PushWorkerDeps } from './deps.ts';
+import type { PushWorkerDeps } from './context.ts';
 import { bullConnection } from '../queues/bull-connection.ts';
 import { createDeliveryProcessor, RetryLaterError } from './deliver.ts';
 import { StoreUnavailableError } from '../store/contract.ts';

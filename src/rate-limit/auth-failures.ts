@@ -1,11 +1,10 @@
-import type { FastifyRequest } from 'fastify';
 import { clientKey } from './client-key.ts';
 import { sha256Hex } from '../crypto.ts';
 import { ApiError, apiErrors } from '../errors.ts';
 import { RATE_LIMIT_AUTH_FAILURE } from '../queues/keys.ts';
 import type { RedisClient } from '../queues/redis.ts';
 import type { Clock } from '../clock.ts';
-import type { Config } from '../config.ts';
+import type { Settings } from '../config-sections.ts';
 import type { SecretBox } from '../crypto.ts';
 import type { Logger } from '../logger.ts';
 import { createFixedWindowLimiter, type Counter } from './fixed-window.ts';
@@ -34,25 +33,28 @@ import { createFixedWindowLimiter, type Counter } from './fixed-window.ts';
  * every limit here), lockouts this process already knows stay.
  */
 export interface AuthFailures {
-  /** The 429 when this process knows the client address (or one of `keys`) is locked out; no Redis call. */
-  locked(request: FastifyRequest, keys?: string[]): ApiError | null;
+  /**
+   * The 429 when this process knows the client address (`ip`, the request's as the HTTP layer
+   * reads it behind TRUST_PROXY) or one of `keys` is locked out; no Redis call.
+   */
+  locked(ip: string, keys?: string[]): ApiError | null;
   /** Counts one failure of the address (and `keys`); the error to answer: the 429 once over the limit, else `error`. */
-  failed(request: FastifyRequest, error: ApiError, keys?: string[]): Promise<ApiError>;
+  failed(ip: string, error: ApiError, keys?: string[]): Promise<ApiError>;
 }
 
 /** Subjects remembered as locked, at most (expired ones dropped first, then all). */
 const MAX_LOCKED = 10_000;
 
 /** The subjects of a request: its address, then each presented key by its hash (never the key). */
-function subjectsOf(request: FastifyRequest, keys: string[]): string[] {
-  return [`ip:${clientKey(request.ip)}`, ...keys.map((k) => `key:${sha256Hex(k)}`)];
+function subjectsOf(ip: string, keys: string[]): string[] {
+  return [`ip:${clientKey(ip)}`, ...keys.map((k) => `key:${sha256Hex(k)}`)];
 }
 
 /**
  * The one throttle of a process, shared by every route that checks credentials: a member of
  * Services (services.authFailures), built by the composition root.
  */
-export function createAuthFailures(deps: { config: Config; clock: Clock; secrets: SecretBox; redis: RedisClient; logger: Logger }): AuthFailures {
+export function createAuthFailures(deps: { config: Settings<'queues' | 'rateLimits'>; clock: Clock; secrets: SecretBox; redis: RedisClient; logger: Logger }): AuthFailures {
   const { config, clock, secrets } = deps;
   const limiter = createFixedWindowLimiter(deps.redis, deps.clock, deps.logger);
   const windowMs = config.RATE_LIMIT_AUTH_FAILURE_WINDOW_S * 1000;
@@ -72,11 +74,11 @@ export function createAuthFailures(deps: { config: Config; clock: Clock; secrets
   }
 
   return {
-    locked(request, keys = []) {
+    locked(ip, keys = []) {
       if (lockedUntil.size === 0) return null;
       const now = clock.now().getTime();
       let until = 0;
-      for (const s of subjectsOf(request, keys)) {
+      for (const s of subjectsOf(ip, keys)) {
         const u = lockedUntil.get(s);
         if (u === undefined) continue;
         if (u <= now) lockedUntil.delete(s);
@@ -85,8 +87,8 @@ export function createAuthFailures(deps: { config: Config; clock: Clock; secrets
       return until > 0 ? lockout(until, now) : null;
     },
 
-    async failed(request, error, keys = []) {
-      const subjects = subjectsOf(request, keys);
+    async failed(ip, error, keys = []) {
+      const subjects = subjectsOf(ip, keys);
       const counters: Counter[] = subjects.map((s) => ({
         key: RATE_LIMIT_AUTH_FAILURE.key(config.QUEUE_PREFIX, secrets.pseudonym(s)),
         limit: config.RATE_LIMIT_AUTH_FAILURE_MAX,

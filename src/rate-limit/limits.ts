@@ -1,9 +1,8 @@
-import type { FastifyReply } from 'fastify';
 import { ApiError, apiErrors } from '../errors.ts';
 import { RATE_LIMIT_SUBSCRIPTION, RATE_LIMIT_VEHICLE } from '../queues/keys.ts';
 import type { RedisClient } from '../queues/redis.ts';
 import type { Clock } from '../clock.ts';
-import type { Config } from '../config.ts';
+import type { Settings } from '../config-sections.ts';
 import type { SecretBox } from '../crypto.ts';
 import type { Logger } from '../logger.ts';
 import { createFixedWindowLimiter, type Counter, type FixedWindowLimiter, type WindowState } from './fixed-window.ts';
@@ -22,18 +21,22 @@ import { rateLimitHeaders } from './headers.ts';
  */
 export interface RateLimits {
   /**
-   * One call limited per subscription only (management, push): counts it, sets the RateLimit
-   * headers, throws the 429 when the subscription is over its limit. The HTTP hook that calls it
-   * with the authenticated subscription is src/http/rate-limit-hook.ts.
+   * One call limited per subscription only (management, push): counts it, returns the RateLimit
+   * headers of its answer, throws the 429 (carrying them) when the subscription is over its
+   * limit. The HTTP hook that calls it with the authenticated subscription, and writes the
+   * headers, is src/http/rate-limit-hook.ts.
    */
-  subscription(subscriptionId: string, reply: FastifyReply): Promise<void>;
+  subscription(subscriptionId: string): Promise<LimitHeaders>;
   /**
    * One decision for a read (delivery, history): counts the subscription and each VIN in one
-   * Redis call, sets the RateLimit headers, throws the 429 when the subscription is over its
-   * limit, and returns the VINs over their own limit with the soonest reset.
+   * Redis call, throws the 429 when the subscription is over its limit, and returns the
+   * RateLimit headers and the VINs over their own limit with the soonest reset.
    */
-  read(subscriptionId: string, reply: FastifyReply, vins: string[]): Promise<VehicleLimits>;
+  read(subscriptionId: string, vins: string[]): Promise<{ headers: LimitHeaders; vehicles: VehicleLimits }>;
 }
+
+/** The RateLimit header fields of an answer (src/rate-limit/headers.ts); none while Redis is unavailable. */
+export type LimitHeaders = Record<string, string>;
 
 /** A subscription's counter and its vehicles' counters, by the VIN's pseudonym. */
 interface SubscriptionCounters {
@@ -90,8 +93,7 @@ export function createProcessLimits(deps: { redis: RedisClient; clock: Clock; lo
   };
 }
 
-/** `services` is a Pick of Services (src/services.ts names this module's type, so it is spelled out here). */
-export function createRateLimits(services: { config: Config; secrets: SecretBox; rateLimits: ProcessLimits }): RateLimits {
+export function createRateLimits(services: { config: Settings<'queues' | 'rateLimits'>; secrets: SecretBox; rateLimits: ProcessLimits }): RateLimits {
   const { config, secrets } = services;
   const { limiter: l, counters } = services.rateLimits;
   function countersOf(subscriptionId: string): SubscriptionCounters {
@@ -127,27 +129,27 @@ export function createRateLimits(services: { config: Config; secrets: SecretBox;
     return c;
   }
 
-  function applySubscription(reply: FastifyReply, state: WindowState | undefined): void {
-    if (!state) return; // Redis unavailable: fail open (documented)
+  function applySubscription(state: WindowState | undefined): LimitHeaders {
+    if (!state) return {}; // Redis unavailable: fail open (documented)
     const headers = rateLimitHeaders(state);
-    reply.headers(headers);
     if (!state.allowed) {
       const e = apiErrors.rateLimited(state.resetS);
       throw new ApiError(e.statusCode, e.reasonText, { ...e.headers, ...headers });
     }
+    return headers;
   }
 
   return {
-    async subscription(subscriptionId, reply) {
+    async subscription(subscriptionId) {
       const states = await l.hit([countersOf(subscriptionId).subscription]);
-      applySubscription(reply, states?.[0]);
+      return applySubscription(states?.[0]);
     },
 
-    async read(subscriptionId, reply, vins) {
+    async read(subscriptionId, vins) {
       const distinct = [...new Set(vins)];
       const own = countersOf(subscriptionId);
       const states = await l.hit([own.subscription, ...distinct.map((vin) => vehicleCounter(subscriptionId, own, vin))]);
-      applySubscription(reply, states?.[0]);
+      const headers = applySubscription(states?.[0]);
       const limited = new Set<string>();
       let retryAfterS = 0;
       states?.slice(1).forEach((s, i) => {
@@ -155,7 +157,7 @@ export function createRateLimits(services: { config: Config; secrets: SecretBox;
         limited.add(distinct[i]!);
         retryAfterS = retryAfterS === 0 ? s.resetS : Math.min(retryAfterS, s.resetS);
       });
-      return { limited, retryAfterS };
+      return { headers, vehicles: { limited, retryAfterS } };
     },
   };
 }

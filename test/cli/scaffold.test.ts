@@ -7,6 +7,7 @@ import { buildApp } from '../../src/app.ts';
 import { runCli } from '../../src/cli/run.ts';
 import type { Paths } from '../../src/paths.ts';
 import { copyProject, startHarness, waitFor, type Harness } from '../pipeline/harness.ts';
+import { routeContexts } from '../../src/main/route-contexts.ts';
 
 /*
  * `manufacturers new` as a data engineer runs it: the two folders it writes pass
@@ -94,7 +95,7 @@ describe('manufacturers new', () => {
         const client = await harness.connect(id);
         await client.publishAsync(`${id}/v1/${vin}/telemetry`, fixtureOf(paths, id, type), { qos: 1 });
       }
-      const app = await buildApp(services);
+      const app = await buildApp(services, routeContexts(services));
       try {
         expect((await app.inject({ method: 'GET', url: '/ready' })).statusCode).toBe(200);
         if (transport === 'http') {

@@ -15,6 +15,7 @@ import { openTestQueue } from '../helpers/queues.ts';
 import { startRedisCluster, type LocalRedisCluster } from '../helpers/redis-cluster.ts';
 import { startReceiver, type Receiver } from '../push/helpers.ts';
 import { waitFor } from '../pipeline/harness.ts';
+import { pipelineContext } from '../../src/main/contexts.ts';
 
 const PARTITIONS = 4;
 /** cluster-node-timeout: how long a master may be silent before its replica takes over. */
@@ -151,7 +152,7 @@ describe('a Redis Cluster failover under load', () => {
     const ackedBeforeKill = acknowledged.length;
     killedAt = Date.now();
     await cluster.kill(victim);
-    running.push(startHarmonizeWorker(services));
+    running.push(startHarmonizeWorker(pipelineContext(services)));
     // The replica takes over; then a supervisor brings the crashed node back, and it rejoins as
     // the new master's replica (brought back sooner, within cluster-node-timeout, it would have
     // stayed the master: no failover).

@@ -46,7 +46,7 @@ export function portalUrl(t: LiveApp, c: TestConsumer, params: Record<string, st
   return url.toString();
 }
 
-/** Undoes the escaping of src/consent/pages/html.ts. */
+/** Undoes the escaping of src/http/pages/html.ts. */
 export function unescapeHtml(s: string): string {
   return s.replace(/&#(\d+);/g, (_, n: string) => String.fromCharCode(Number(n))).replace(/&amp;/g, '&');
 }

@@ -8,6 +8,7 @@ import { freePort } from '../helpers/free-port.ts';
 import { createRedisClient } from '../../src/queues/redis.ts';
 import { addConsumer, createTestApp, type TestApp, type TestConsumer } from '../helpers/app.ts';
 import { createTestServices, type TestServices } from '../helpers/services.ts';
+import { routeContexts } from '../../src/main/route-contexts.ts';
 
 const LIMIT = { RATE_LIMIT_PORTAL_MAX: '5', RATE_LIMIT_PORTAL_WINDOW_S: '10' };
 const VIN = 'V1RTUALV1N0000001';
@@ -132,7 +133,7 @@ describe('portal limit without Redis', () => {
     t.services.redis.disconnect();
     t.services.redis = createRedisClient(`redis://127.0.0.1:${await freePort()}`);
     t.services.redis.on('error', () => {});
-    const app = await buildApp(t.services);
+    const app = await buildApp(t.services, routeContexts(t.services));
     try {
       const started = Date.now();
       for (let i = 0; i < 3; i++) {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { groupByTopic } from '../../src/consent/pages/item-topics.ts';
+import { groupByTopic } from '../../src/routes/consent/pages/item-topics.ts';
 import { addConsumer, createTestApp, type TestApp } from '../helpers/app.ts';
 
 /*

@@ -25,7 +25,7 @@ describe('one-time secrets of the consent flow (checklist A1)', () => {
 
   it('no consent or simulated-server module uses Math.random', () => {
     const root = join(import.meta.dirname, '..', '..', 'src');
-    const files = ['consent', 'consent/pages', 'virtual/oem', 'routes/consent'].flatMap((dir) =>
+    const files = ['consent', 'http/pages', 'virtual/oem', 'routes/consent', 'routes/consent/pages'].flatMap((dir) =>
       readdirSync(join(root, dir))
         .filter((f) => f.endsWith('.ts'))
         .map((f) => join(root, dir, f)),

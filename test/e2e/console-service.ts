@@ -16,6 +16,7 @@ import { defaultPaths } from '../../src/paths.ts';
 import { startSimulator } from '../../simulator/src/start.ts';
 import type { LiveApp } from '../consent/harness.ts';
 import { createTestServices } from '../helpers/services.ts';
+import { pipelineContext } from '../../src/main/contexts.ts';
 
 /** The deliberate defect: Borealis collisions get their severity as a string (SCHEMA_VIOLATION). */
 export const GOOD_SEVERITY = '"value": $i.impact.level';
@@ -81,7 +82,7 @@ export async function startConsoleService(): Promise<ConsoleService> {
   const running: Running[] = [
     reloads,
     broker,
-    startHarmonizeWorker(ts.services, {}),
+    startHarmonizeWorker(pipelineContext(ts.services), {}),
     startServiceSampler(ts.services, { gauges: ts.services.gauges, freshness: () => fleetFreshness(ts.services), intervalMs: 500 }),
     ...(await startActivationWorkers(ts.services)),
     ...(await startPushWorkers(ts.services)),

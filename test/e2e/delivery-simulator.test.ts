@@ -8,6 +8,7 @@ import { startSimulator } from '../../simulator/src/start.ts';
 import { Browser, consumerWith, runFlow, startLiveApp, type LiveApp } from '../consent/harness.ts';
 import type { TestConsumer } from '../helpers/app.ts';
 import { consumerCall, waitFor } from './live-calls.ts';
+import { pipelineContext } from '../../src/main/contexts.ts';
 
 /*
  * The whole path over real sockets: the simulator publishes the thirteen virtual vehicles
@@ -74,7 +75,7 @@ describe('end to end: simulator → pipeline → activation → consent → deli
     });
     const broker = await startEmbeddedBroker(t.services, { port: 0 });
     running.push(broker);
-    running.push(startHarmonizeWorker(t.services, {}));
+    running.push(startHarmonizeWorker(pipelineContext(t.services), {}));
     running.push(...(await startActivationWorkers(t.services)));
     running.push(...(await startSimulator(t.services, broker.url)));
     a = await consumerWith(t, { dataItems: ITEMS });

@@ -11,6 +11,7 @@ import { startSimulator } from '../../simulator/src/start.ts';
 import { startLiveApp, type LiveApp } from '../consent/harness.ts';
 import type { TestConsumer } from '../helpers/app.ts';
 import { consumerCall, waitFor } from './live-calls.ts';
+import { pipelineContext } from '../../src/main/contexts.ts';
 
 /** The thirteen virtual vehicles of the committed scenario files. */
 export const FLEET = loadScenarios(new URL('../../simulator/scenarios', import.meta.url).pathname).map((s) => s.vehicle);
@@ -46,7 +47,7 @@ export async function startFleetService(clock: Clock, env: Record<string, string
     },
   });
   const broker = await startEmbeddedBroker(t.services, { port: 0 });
-  const running: Running[] = [broker, startHarmonizeWorker(t.services, {}), ...(await startActivationWorkers(t.services)), ...(await startPushWorkers(t.services))];
+  const running: Running[] = [broker, startHarmonizeWorker(pipelineContext(t.services), {}), ...(await startActivationWorkers(t.services)), ...(await startPushWorkers(t.services))];
   return {
     t,
     async startFleet() {

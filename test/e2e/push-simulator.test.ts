@@ -11,6 +11,7 @@ import { Browser, consumerWith, REDIRECT, runFlow, startLiveApp, type LiveApp } 
 import type { TestConsumer } from '../helpers/app.ts';
 import { startReceiver, type Receiver } from '../push/helpers.ts';
 import { consumerCall, waitFor } from './live-calls.ts';
+import { pipelineContext } from '../../src/main/contexts.ts';
 
 /*
  * The whole push path over real sockets and real parts: consumers activate V1RTUALV1N0000S08
@@ -51,7 +52,7 @@ describe('end to end: simulator crash → MQTT → pipeline → push → signed 
     });
     const broker = await startEmbeddedBroker(t.services, { port: 0 });
     running.push(broker);
-    running.push(startHarmonizeWorker(t.services, {}));
+    running.push(startHarmonizeWorker(pipelineContext(t.services), {}));
     running.push(...(await startActivationWorkers(t.services)));
     running.push(...(await startPushWorkers(t.services)));
 

@@ -10,6 +10,7 @@ import { borealisBatch, borealisRecord } from '../gdpr/seed.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { fixture, harmonizeJobCounts, startHarness, waitFor, type Harness } from '../pipeline/harness.ts';
 import { ERROR_BODY } from './requests.ts';
+import { pipelineContext } from '../../src/main/contexts.ts';
 
 const RUNS = Math.max(10, Math.round(Number(process.env.FUZZ_RUNS ?? 50) / 2));
 
@@ -92,7 +93,7 @@ describe('the ingest paths survive random bytes', () => {
 
   it('HTTP: random bodies, signed or not, get 202 or a 4xx in the error contract; accepted garbage is quarantined', async () => {
     t = await createTestApp({ env: { PIPELINE_BATCH_MAX_WAIT_MS: '5' } });
-    worker = startHarmonizeWorker(t.services);
+    worker = startHarmonizeWorker(pipelineContext(t.services));
     const { services } = t;
     const accepted: RawMessage[] = [];
     const record = fc.record({

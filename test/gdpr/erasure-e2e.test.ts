@@ -17,6 +17,7 @@ import { harmonizeJobCounts, waitFor } from '../pipeline/harness.ts';
 import { scanRedis, scanSqlite, sqliteTables } from './scan.ts';
 import { borealisBatch, borealisRecord, brokenRecord, seedActivation, seedConsent, seedWebhook } from './seed.ts';
 import { openTestQueue } from '../helpers/queues.ts';
+import { pipelineContext } from '../../src/main/contexts.ts';
 
 const X = 'BRLAU1EV0N1000001';
 const Y = 'BRLAU1EV0N1000002';
@@ -67,7 +68,7 @@ describe('GDPR erasure of a VIN, end to end', () => {
     await seedWebhook(services, a.subscriptionId);
 
     // 1. Through the real pipeline: points, quarantine entries, deliveries, push jobs, throttles.
-    worker = startHarmonizeWorker(services);
+    worker = startHarmonizeWorker(pipelineContext(services));
     const records = [X, Y].flatMap((vin) => [borealisRecord('vehicle-status', vin), borealisRecord('incident.collision', vin), brokenRecord(vin)]);
     expect((await t.app.inject(borealisBatch(services, records))).statusCode).toBe(202);
     await waitFor(async () => (await services.store.quarantine.count()) === 2 && (await pointsOf(X)) > 0 && (await pointsOf(Y)) > 0, 15_000, 'the first batch');
@@ -194,7 +195,7 @@ describe('GDPR erasure of a VIN, end to end', () => {
   it('the rewritten batch still delivers Y once a worker runs again, and nothing of X comes back', async () => {
     const { services } = t;
     const yBefore = (await services.store.dataPoints.history({ vin: Y, item: 'mileage', limit: 1000 })).items.length;
-    worker = startHarmonizeWorker(services);
+    worker = startHarmonizeWorker(pipelineContext(services));
     await waitFor(async () => (await harmonizeJobCounts(services)).waiting === 0 && (await harmonizeJobCounts(services)).active === 0, 10_000, 'the waiting batch');
     await waitFor(async () => (await services.store.dataPoints.history({ vin: Y, item: 'mileage', limit: 1000 })).items.length > yBefore, 10_000, "Y's new point");
     expect(await pointsOf(X)).toBe(0);

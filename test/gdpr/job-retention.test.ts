@@ -19,6 +19,7 @@ import { type Services } from '../../src/services.ts';
 import { createTestServices, type TestServices } from '../helpers/services.ts';
 import { waitFor } from '../pipeline/harness.ts';
 import { openTestQueue } from '../helpers/queues.ts';
+import { pipelineContext } from '../../src/main/contexts.ts';
 
 const ROOT = defaultPaths().root;
 
@@ -108,7 +109,7 @@ describe('queued jobs are kept no longer than JOB_RETENTION_COMPLETED_S / JOB_RE
   it('a completed pipeline batch is gone from Redis once older than JOB_RETENTION_COMPLETED_S', async () => {
     t = await createTestServices({ env: { JOB_RETENTION_COMPLETED_S: '1', PIPELINE_BATCH_MAX_WAIT_MS: '5' } });
     const { services } = t;
-    const worker = startHarmonizeWorker(services);
+    const worker = startHarmonizeWorker(pipelineContext(services));
     const ingest = createIngest(services);
     try {
       const send = () => ingest.enqueueNow([rawMessage({ manufacturer: 'virtual', messageType: 'telemetry', receivedAt: new Date().toISOString() }, '{}')]);

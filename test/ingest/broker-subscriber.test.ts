@@ -6,6 +6,7 @@ import { freePort } from '../helpers/free-port.ts';
 import { startPrivateRedis, type PrivateRedis } from '../../src/main/private-redis.ts';
 import { electricTelemetryOf, fixture, harmonizeJobCount, startHarness, waitFor, type Harness } from '../pipeline/harness.ts';
 import { startMosquitto, type PrivateMosquitto } from '../pipeline/mosquitto.ts';
+import { routeContexts } from '../../src/main/route-contexts.ts';
 
 /** An external broker (MQTT_URL): a real mosquitto, the pipeline's persistent QoS 1 subscriber. */
 describe('external MQTT broker (MQTT_URL)', () => {
@@ -139,7 +140,7 @@ describe('external MQTT broker (MQTT_URL)', () => {
 
   /** GET /ready of an API over the harness's services: what an orchestrator (and scale-out's start order) reads. */
   async function readiness(harness: Harness) {
-    const app = await buildApp(harness.services);
+    const app = await buildApp(harness.services, routeContexts(harness.services));
     try {
       const res = await app.inject({ method: 'GET', url: '/ready' });
       return { status: res.statusCode, subscriber: (res.json() as { checks: Record<string, string> }).checks['mqtt-subscriber'] };

@@ -9,6 +9,7 @@ import { freePort } from '../helpers/free-port.ts';
 import type { Running } from '../../src/running.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { fixture, harmonizeJobCount, harmonizeJobCounts, waitFor } from '../pipeline/harness.ts';
+import { pipelineContext } from '../../src/main/contexts.ts';
 
 const URL = '/ingest/v1/borealis';
 
@@ -32,7 +33,7 @@ describe('HTTP ingest (borealis)', () => {
 
   it('accepts a signed batch with 202 and stores every record as catalog-valid points with provenance', async () => {
     t = await createTestApp();
-    worker = startHarmonizeWorker(t.services);
+    worker = startHarmonizeWorker(pipelineContext(t.services));
     const body = batch(
       fixture('borealis', 'borealis.vehicle-status.json'),
       fixture('borealis', 'borealis.incident.collision.json'),
@@ -183,7 +184,7 @@ describe('HTTP ingest (borealis)', () => {
 
   it('never answers 5xx to signed arbitrary bodies (fuzz)', async () => {
     t = await createTestApp();
-    worker = startHarmonizeWorker(t.services);
+    worker = startHarmonizeWorker(pipelineContext(t.services));
     const bodies = fc.oneof(
       fc.jsonValue().map((v) => JSON.stringify(v)),
       fc.array(fc.jsonValue(), { maxLength: 5 }).map((records) => JSON.stringify({ records })),

@@ -5,6 +5,7 @@ import { startHarmonizeWorker } from '../../src/pipeline/worker.ts';
 import type { Running } from '../../src/running.ts';
 import { addConsumer, createTestApp, type TestApp } from '../helpers/app.ts';
 import { fixture, waitFor } from '../pipeline/harness.ts';
+import { pipelineContext } from '../../src/main/contexts.ts';
 
 /** The value of one sample line of the exposition text, 0 when absent. */
 function sample(text: string, name: string, labels: Record<string, string> = {}): number {
@@ -24,7 +25,7 @@ describe('/metrics after real traffic', () => {
   let worker: Running;
   beforeAll(async () => {
     t = await createTestApp();
-    worker = startHarmonizeWorker(t.services);
+    worker = startHarmonizeWorker(pipelineContext(t.services));
   });
   afterAll(async () => {
     await worker.close();

@@ -11,6 +11,7 @@ import { ITEMS_PER_TELEMETRY, telemetryMessages } from './raw-messages.ts';
 import { borealisRecord, borealisRequest, deployment, type Deployment } from './service-env.ts';
 import { eventually, startService, startWorker, waitForHttp, type ServiceProcess } from './service-process.ts';
 import { openTestQueue } from '../helpers/queues.ts';
+import { pipelineContext } from '../../src/main/contexts.ts';
 
 /**
  * Issue 8 item 3 and reliability checklist G5: on SIGTERM a process stops taking work,
@@ -113,7 +114,7 @@ describe('graceful shutdown on SIGTERM', () => {
 
     // A worker that looks for stalled jobs every 100 ms finds none.
     const stalled: string[] = [];
-    const next = startHarmonizeWorker(t.services, { lockDuration: 1000, stalledInterval: 100 });
+    const next = startHarmonizeWorker(pipelineContext(t.services), { lockDuration: 1000, stalledInterval: 100 });
     extra = next;
     next.worker.on('stalled', (id) => stalled.push(id));
     await next.worker.waitUntilReady();

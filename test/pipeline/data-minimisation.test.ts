@@ -7,7 +7,7 @@ import { suppliedItems } from '../../src/delivery/capabilities.ts';
 import { analyse, toDataPoints } from '../../src/pipeline/harmonize.ts';
 import { processBatch } from '../../src/pipeline/process-batch.ts';
 import { createPushFanoutEnqueuer } from '../../src/push/fanout.ts';
-import { type PushFanoutEnqueuer } from '../../src/push/fanout-contract.ts';
+import { type PushFanoutEnqueuer } from '../../src/pipeline/fanout-contract.ts';
 import type { Services } from '../../src/services.ts';
 import type { DataPoint } from '../../src/store/contract.ts';
 import { deliveryBody, giveConsent, setVehicle } from '../delivery/fixtures.ts';

@@ -7,6 +7,8 @@ import { bullConnection } from '../../src/queues/bull-connection.ts';
 import { HARMONIZE_QUEUE } from '../../src/queues/harmonize-job.ts';
 import { startHarmonizeWorker } from '../../src/pipeline/worker.ts';
 import { fixture, harmonizeJobCounts, startHarness, waitFor, type Harness } from './harness.ts';
+import { pipelineContext } from '../../src/main/contexts.ts';
+import { routeContexts } from '../../src/main/route-contexts.ts';
 
 const AUTH = { authorization: 'Bearer test-admin-token' };
 
@@ -27,7 +29,7 @@ describe('admin: failed harmonize batches', () => {
   it('counts them, and a retry stores them once the cause is gone', async () => {
     h = await startHarness({ worker: false });
     const { services } = h;
-    app = await buildApp(services);
+    app = await buildApp(services, routeContexts(services));
     const client = await h.connect();
     await client.publishAsync('virtual/v1/V1RTUALV1N0000001/telemetry', fixture('virtual', 'virtual.telemetry.combustion.json'), { qos: 1 });
     await waitFor(async () => (await harmonizeJobCounts(services)).waiting === 1, 5000, 'the batch queued');
@@ -40,7 +42,7 @@ describe('admin: failed harmonize batches', () => {
 
     expect((await app.inject({ method: 'GET', url: '/admin/v1/pipeline/failed-batches', headers: AUTH })).json()).toEqual({ failed: 1 });
     expect((await app.inject({ method: 'GET', url: '/admin/v1/pipeline/failed-batches' })).statusCode).toBe(401);
-    h.running.push(startHarmonizeWorker(services));
+    h.running.push(startHarmonizeWorker(pipelineContext(services)));
     const retry = await app.inject({ method: 'POST', url: '/admin/v1/pipeline/failed-batches/retry', headers: AUTH });
     expect({ status: retry.statusCode, body: retry.json() }).toEqual({ status: 202, body: { retried: 1 } });
     await waitFor(async () => (await services.store.dataPoints.count()) > 10, 10_000, 'the batch stored');

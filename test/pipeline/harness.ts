@@ -9,13 +9,14 @@ import type { Clock } from '../../src/clock.ts';
 import { HARMONIZE_QUEUE } from '../../src/queues/harmonize-job.ts';
 import { startHarmonizeWorker, type HarmonizeWorkerOptions } from '../../src/pipeline/worker.ts';
 import { createPushFanoutEnqueuer } from '../../src/push/fanout.ts';
-import { type PushFanoutEnqueuer } from '../../src/push/fanout-contract.ts';
+import { type PushFanoutEnqueuer } from '../../src/pipeline/fanout-contract.ts';
 import type { Running } from '../../src/running.ts';
 import { defaultPaths } from '../../src/paths.ts';
 import type { Paths } from '../../src/paths.ts';
 import type { Services } from '../../src/services.ts';
 import { createTestServices, type TestServices } from '../helpers/services.ts';
 import { openTestQueue } from '../helpers/queues.ts';
+import { pipelineContext } from '../../src/main/contexts.ts';
 
 /** Harmonize jobs under this test's prefix, per state. */
 export async function harmonizeJobCounts(services: Services): Promise<Record<string, number>> {
@@ -95,7 +96,7 @@ export async function startHarness(
     running.push(broker);
     brokerUrl = broker.url;
   }
-  if (opts.worker !== false) running.push(startHarmonizeWorker(t.services, opts.worker || {}));
+  if (opts.worker !== false) running.push(startHarmonizeWorker(pipelineContext(t.services), opts.worker || {}));
   return {
     ...t,
     brokerUrl,

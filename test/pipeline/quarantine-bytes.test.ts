@@ -6,6 +6,7 @@ import { processBatch } from '../../src/pipeline/process-batch.ts';
 import { reprocessQuarantined } from '../../src/pipeline/reprocess.ts';
 import type { QuarantinedMessage } from '../../src/store/contract.ts';
 import { batchServices } from './harness.ts';
+import { routeContexts } from '../../src/main/route-contexts.ts';
 
 /*
  * Quarantined raw messages are bounded: an entry keeps at most QUARANTINE_MAX_RAW_BYTES of its
@@ -50,7 +51,7 @@ describe('quarantine: bounded raw messages and pages', () => {
         raw: String(i).repeat(2000), rawEncoding: 'utf8', rawTruncated: false, receivedAt: at(i), quarantinedAt: at(i), lastFailedAt: at(i), failures: 1,
       });
     }
-    const app = await buildApp(services);
+    const app = await buildApp(services, routeContexts(services));
     try {
       const seen: string[] = [];
       let cursor = '';

@@ -7,6 +7,8 @@ import { loadAdapterRegistry } from '../../src/adapters/registry.ts';
 import { buildApp } from '../../src/app.ts';
 import type { QuarantinedMessage } from '../../src/store/contract.ts';
 import { copyProject, fixture, startHarness, waitFor, type Harness } from './harness.ts';
+import { routeContexts } from '../../src/main/route-contexts.ts';
+import type { ReloadableRegistry } from '../../src/adapters/reloadable.ts';
 
 const VIN = 'V1RTUALV1N0000001';
 const AUTH = { authorization: 'Bearer test-admin-token' };
@@ -25,7 +27,7 @@ describe('quarantine: bad messages are kept with a reason and can be reprocessed
   async function setUp() {
     project = copyProject();
     h = await startHarness({ paths: project.paths });
-    app = await buildApp(h.services);
+    app = await buildApp(h.services, routeContexts(h.services));
     await app.ready();
     return { h, app, project };
   }
@@ -81,7 +83,8 @@ describe('quarantine: bad messages are kept with a reason and can be reprocessed
     expect(typo).not.toBe(original);
     writeFileSync(file, typo);
     const broken = await loadAdapterRegistry(project.paths.adapters, new Set(h.services.catalog.list().map((e) => e.technicalName)), { mappingsDir: project.paths.mappings });
-    h.services.adapters = broken;
+    // Served as a mapping reload serves it: every part's context reads the same registry.
+    (h.services.adapters as ReloadableRegistry).replace(broken);
 
     const client = await h.connect();
     await client.publishAsync(`virtual/v1/${VIN}/telemetry`, fixture('virtual', 'virtual.telemetry.combustion.json'), { qos: 1 });
@@ -100,7 +103,7 @@ describe('quarantine: bad messages are kept with a reason and can be reprocessed
 
     // The fix is deployed (the mapping compiled again), then everything of the filter reprocessed.
     writeFileSync(file, original);
-    h.services.adapters = await loadAdapterRegistry(project.paths.adapters, new Set(h.services.catalog.list().map((e) => e.technicalName)), { mappingsDir: project.paths.mappings });
+    (h.services.adapters as ReloadableRegistry).replace(await loadAdapterRegistry(project.paths.adapters, new Set(h.services.catalog.list().map((e) => e.technicalName)), { mappingsDir: project.paths.mappings }));
     res = await app.inject({ method: 'POST', url: '/admin/v1/quarantine/reprocess', headers: AUTH, payload: { filter: { manufacturer: 'virtual', code: 'SCHEMA_VIOLATION' } } });
     expect(res.json()).toEqual({ queued: 2 });
     await waitFor(async () => (await h.services.store.quarantine.count()) === 0, 10_000, 'quarantine empty');

@@ -10,6 +10,7 @@ import type { Running } from '../../src/running.ts';
 import { createTestServices, type TestServices } from '../helpers/services.ts';
 import { fixture, waitFor } from './harness.ts';
 import { openTestQueue } from '../helpers/queues.ts';
+import { pipelineContext } from '../../src/main/contexts.ts';
 
 const MESSAGES = 40;
 const ITEMS_PER_MESSAGE = 23;
@@ -62,7 +63,7 @@ describe('a harmonize worker killed mid-batch', () => {
 
       // The dead worker's lock (1 s) runs out and the next stalled check (300 ms) hands its batch
       // over; the survivor's own lock is long, so a busy machine cannot make the batch stall twice.
-      worker = startHarmonizeWorker(services, { lockDuration: 30_000, stalledInterval: 300 });
+      worker = startHarmonizeWorker(pipelineContext(services), { lockDuration: 30_000, stalledInterval: 300 });
       await waitFor(async () => (await completedJobs(services)).length === 1, 40_000, 'the batch to complete');
       const [job] = await completedJobs(services);
       expect(job?.stalledCounter).toBe(1);

@@ -1,6 +1,6 @@
 import { systemClock, type Clock } from '../../src/clock.ts';
 import { createPushFanoutEnqueuer } from '../../src/push/fanout.ts';
-import { type PushFanoutEnqueuer } from '../../src/push/fanout-contract.ts';
+import { type PushFanoutEnqueuer } from '../../src/pipeline/fanout-contract.ts';
 import { startPushWorkers } from '../../src/push/start.ts';
 import type { Resolver } from '../../src/push/ssrf-resolver.ts';
 import type { Running } from '../../src/running.ts';

@@ -8,6 +8,7 @@ import { addConsumer, createTestApp, type TestApp, type TestConsumer } from '../
 import { createTestServices, type TestServices } from '../helpers/services.ts';
 import { ManualClock } from '../../src/clock.ts';
 import type { DeliveryRecord, DeliveryStatus } from '../../src/store/contract.ts';
+import { routeContexts } from '../../src/main/route-contexts.ts';
 
 const CLOCK_START = '2026-06-01T12:00:00.000Z';
 
@@ -193,7 +194,7 @@ describe('registration SSRF checks with the default setting (private targets ref
     c = await addConsumer(t);
     app = Fastify();
     installErrorHandler(app, 1 << 20);
-    await app.register(pushRoutes, { services: t.services, resolve });
+    await app.register(pushRoutes, { ctx: routeContexts(t.services).push, resolve });
     await app.ready();
   });
   afterEach(async () => {

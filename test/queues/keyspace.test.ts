@@ -1,5 +1,4 @@
 import calculateSlot from 'cluster-key-slot';
-import type { FastifyRequest } from 'fastify';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -32,6 +31,7 @@ import { clusterRun } from '../helpers/redis-env.ts';
 import { electricTelemetryOf, ROOT, waitFor } from '../pipeline/harness.ts';
 import { startPushHarness, type PushHarness } from '../push/harness.ts';
 import { crashPoint, S08 } from '../push/helpers.ts';
+import { pipelineContext } from '../../src/main/contexts.ts';
 
 /*
  * The keyspace registry (src/queues/keys.ts) and Redis Cluster slots, checked on what the
@@ -53,7 +53,7 @@ describe('the Redis keyspace, as the service uses it', () => {
     recorder = recordRedisCommands();
     h = await startPushHarness({ env: { LOG_LEVEL: 'warn', ADMIN_TOKEN: 'keyspace-admin-token' } });
     const { services } = h.t;
-    running.push(startHarmonizeWorker(services), ...(await startActivationWorkers(services)));
+    running.push(startHarmonizeWorker(pipelineContext(services)), ...(await startActivationWorkers(services)));
 
     // Ingest → harmonize → store; an event → fan-out → webhook.
     const ingest = createIngest(services);
@@ -78,7 +78,7 @@ describe('the Redis keyspace, as the service uses it', () => {
       payload: { version: '1.0', vehicles: [{ identifier: { type: 'VIN', value: S08 } }], dataItems: ['accidentautomatic'] },
     });
     expect(read.statusCode).toBe(200);
-    await services.authFailures.failed({ ip: '203.0.113.7' } as FastifyRequest, apiErrors.invalidApiKey(), ['a-presented-api-key']);
+    await services.authFailures.failed('203.0.113.7', apiErrors.invalidApiKey(), ['a-presented-api-key']);
 
     // An activation carried out by its worker; a polled vehicle scheduled; the poll API's rate.
     const activations = createActivationQueue(services);

@@ -8,6 +8,7 @@ import { addConsumer, type TestConsumer } from '../helpers/app.ts';
 import { createTestServices, type TestServices } from '../helpers/services.ts';
 import { seedProcess } from '../consent/seed.ts';
 import { createRaceLab } from './race-lab.ts';
+import { consentContext } from '../../src/main/contexts.ts';
 
 /**
  * Checklist A3 under fc.scheduler (L2): redemptions of one confirmation code, with every store
@@ -96,7 +97,7 @@ describe('races: redeeming one confirmation code (A3)', () => {
         let revoked: Awaited<ReturnType<typeof revokeConsent>>;
         try {
           const racing = Array.from({ length: n }, (_, i) => confirmAs(i, code));
-          const revoking = lab.as('revoke', () => revokeConsent(raced, a.subscriptionId, record.consentId));
+          const revoking = lab.as('revoke', () => revokeConsent(consentContext(raced), a.subscriptionId, record.consentId));
           [results, revoked] = await s.waitFor(Promise.all([Promise.all(racing), revoking]));
           await s.waitIdle();
         } finally {

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokeConsent } from '../../src/consent/consumer-api.ts';
 import { createDeliveryProcessor } from '../../src/push/deliver.ts';
 import { createPushFanoutEnqueuer } from '../../src/push/fanout.ts';
-import { type PushFanoutEnqueuer } from '../../src/push/fanout-contract.ts';
+import { type PushFanoutEnqueuer } from '../../src/pipeline/fanout-contract.ts';
 import { PUSH_QUEUE, type PushJob } from '../../src/queues/push-job.ts';
 import { createGuardedAgent } from '../../src/push/ssrf-agent.ts';
 import { systemResolver } from '../../src/push/ssrf-resolver.ts';
@@ -14,6 +14,7 @@ import { startPushHarness, type PushHarness } from '../push/harness.ts';
 import { crashPoint, revokeConsent as revokeDirectly, S08, seedConsent } from '../push/helpers.ts';
 import { createRaceLab } from './race-lab.ts';
 import { openTestQueue } from '../helpers/queues.ts';
+import { consentContext } from '../../src/main/contexts.ts';
 
 const BASE = Date.parse('2026-03-01T10:00:00.000Z');
 
@@ -77,7 +78,7 @@ describe('races: a push delivery racing a consent revocation (I12, K1)', () => {
           const revoking = lab.as('revoke', async () => {
             // The consumer's DELETE arrives after `startAfter` store calls of the push path (or after it all).
             await Promise.race([lab.afterCalls(startAfter), pipeline]);
-            await revokeConsent(raced, subscriptionId, consentId);
+            await revokeConsent(consentContext(raced), subscriptionId, consentId);
           });
           await s.waitFor(Promise.all([pipeline, revoking]));
           await s.waitIdle();

@@ -6,6 +6,7 @@ import { addConsumer, type TestConsumer } from '../helpers/app.ts';
 import { createTestServices, type TestServices } from '../helpers/services.ts';
 import { deliveryBody, giveConsent, seedPoints, setVehicle, VIN1 } from '../delivery/fixtures.ts';
 import { createRaceLab } from './race-lab.ts';
+import { routeContexts } from '../../src/main/route-contexts.ts';
 
 type Outcome = 'data' | 'CAR.VE.905';
 
@@ -32,7 +33,7 @@ describe('races: delivery reads racing a consent revocation (K1)', () => {
     c = await addConsumer(t, { dataItems: ['batteryvoltage'] });
     await setVehicle(t, c, VIN1);
     await seedPoints(t, VIN1, ['batteryvoltage'], new Date('2026-03-01T09:00:00.000Z'));
-    app = await buildApp(t.services);
+    app = await buildApp(t.services, routeContexts(t.services));
     await app.ready();
   });
   afterAll(async () => {

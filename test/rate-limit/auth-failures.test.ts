@@ -9,6 +9,7 @@ import { closeServices, createServices } from '../../src/main/create-services.ts
 import { type Services } from '../../src/services.ts';
 import { seedProcess } from '../consent/seed.ts';
 import { addConsumer, createTestApp, type TestApp, type TestConsumer } from '../helpers/app.ts';
+import { routeContexts } from '../../src/main/route-contexts.ts';
 
 /*
  * The failed-authentication throttle (reliability checklist J4, issue 20 item 2), over HTTP, on
@@ -37,7 +38,7 @@ describe('failed authentications across two API processes', () => {
   beforeAll(async () => {
     a = await createTestApp({ clock, env: LIMIT });
     bServices = await createServices(a.services.config, a.services.logger, a.services.redisUrl, { clock });
-    b = await buildApp(bServices);
+    b = await buildApp(bServices, routeContexts(bServices));
     c = await addConsumer(a, { dataItems: ['batteryvoltage'] });
   });
   afterAll(async () => {

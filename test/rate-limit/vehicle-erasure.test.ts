@@ -8,6 +8,7 @@ import { addConsumer, createTestApp, type TestApp, type TestConsumer } from '../
 import { deliveryBody, giveConsent, seedPoints, setVehicle } from '../delivery/fixtures.ts';
 import { eventually } from '../ops/service-process.ts';
 import { killSubscribers } from '../helpers/invalidation-channel.ts';
+import { routeContexts } from '../../src/main/route-contexts.ts';
 
 const ADMIN = { authorization: 'Bearer test-admin-token' };
 const VIN = (n: number) => `V1RTUALV1N${String(n).padStart(7, '0')}`;
@@ -48,7 +49,7 @@ describe('per-vehicle rate limits after an erasure, in the erasing process and i
   beforeAll(async () => {
     a = await createTestApp({ clock, env: { RATE_LIMIT_VEHICLE_MAX: '1', RATE_LIMIT_VEHICLE_WINDOW_S: '60' } });
     b = await createServices(a.services.config, a.services.logger, a.services.redisUrl, { clock });
-    bApp = await buildApp(b);
+    bApp = await buildApp(b, routeContexts(b));
     await bApp.ready();
     c = await addConsumer(a, { dataItems: ['batteryvoltage'] });
     d = await addConsumer(a, { dataItems: ['batteryvoltage'] });

@@ -12,6 +12,7 @@ import { addConsumer, createTestApp, type TestApp, type TestConsumer } from '../
 import { eventually } from '../ops/service-process.ts';
 import { killSubscribers } from '../helpers/invalidation-channel.ts';
 import { redisEnv } from '../helpers/redis-env.ts';
+import { routeContexts } from '../../src/main/route-contexts.ts';
 
 /*
  * The delivery read model (src/read-model) across processes: two API processes A and B on one
@@ -36,7 +37,7 @@ describe('read model across two API processes', () => {
     a = await createTestApp({ env: { RATE_LIMIT_SUBSCRIPTION_MAX: '1000000', RATE_LIMIT_VEHICLE_MAX: '1000000' } });
     clock = a.services.clock as ManualClock;
     b = await createServices(a.services.config, a.services.logger, a.services.redisUrl, { clock });
-    bApp = await buildApp(b);
+    bApp = await buildApp(b, routeContexts(b));
     aOrigin = await a.app.listen({ port: 0, host: '127.0.0.1' });
     bOrigin = await bApp.listen({ port: 0, host: '127.0.0.1' });
     raw = await openStore(a.services.config);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { POLL_DEFAULTS, type Adapter, type PollTransport } from '../../adapters/manifest.ts';
 import { resolveEndpoint } from '../../consent/manufacturer-auth.ts';
-import type { Services } from '../../services.ts';
+import type { IngestContext } from '../deps.ts';
 import type { ApiRateLimiter } from './rate-limiter.ts';
 import { discardBody, readCapped } from './read-capped.ts';
 import { retryAfterMs } from './retry-after.ts';
@@ -38,7 +38,7 @@ export interface PollApiClient {
  * (the line "poll workers started"), so a request the manufacturer asks about can be traced.
  */
 export function createPollApiClient(
-  services: Pick<Services, 'config' | 'clock'>,
+  services: Pick<IngestContext, 'config' | 'clock'>,
   adapter: Adapter,
   limiter: ApiRateLimiter,
   pollerId: string = randomBytes(4).toString('hex'),

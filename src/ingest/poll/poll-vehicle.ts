@@ -3,14 +3,14 @@ import { isActivatedFor } from '../../management/poll-schedule.ts';
 import { quarantineIdOf, rawMessage } from '../../domain/raw-message.ts';
 import { metrics } from '../../metrics/metrics.ts';
 import type { PollJob } from '../../queues/poll-job.ts';
-import type { Services } from '../../services.ts';
+import type { IngestContext } from '../deps.ts';
 import { capRaw } from '../../store/contract/quarantine.ts';
 import type { Acceptor } from '../accept.ts';
 import type { PageOutcome, PollApiClient } from './api-client.ts';
 import { nextPoll, type NextPoll } from './schedule.ts';
 
 export interface PollDeps {
-  services: Pick<Services, 'config' | 'adapters' | 'store' | 'logger' | 'secrets' | 'clock'>;
+  services: Pick<IngestContext, 'config' | 'adapters' | 'store' | 'logger' | 'secrets' | 'clock'>;
   acceptor: Pick<Acceptor, 'accept'>;
   /** The API client of a polled manufacturer (one per manufacturer and process). */
   client(manufacturer: string): PollApiClient;

@@ -1,5 +1,5 @@
 import type { PollSchedule } from '../../management/poll-schedule.ts';
-import type { Services } from '../../services.ts';
+import type { IngestContext } from '../deps.ts';
 
 /** Rows read per store call: what the reconciler holds at once, whatever the fleet's size. */
 export const RECONCILE_PAGE_SIZE = 500;
@@ -15,7 +15,7 @@ export const RECONCILE_PAGE_SIZE = 500;
  * enough to ensure each job once, and memory does not grow with the fleet.
  */
 export async function reconcilePolls(
-  services: Pick<Services, 'store' | 'adapters'>,
+  services: Pick<IngestContext, 'store' | 'adapters'>,
   schedule: Pick<PollSchedule, 'ensure'>,
   opts: { pageSize?: number; closing?: () => boolean } = {},
 ): Promise<number> {

@@ -7,7 +7,7 @@ import { bullConnection } from '../../queues/bull-connection.ts';
 import { bullName, queueHome } from '../../queues/open-queue.ts';
 import { decodePollJob, encodePollJob, POLL_QUEUE } from '../../queues/poll-job.ts';
 import type { Running } from '../../running.ts';
-import type { Services } from '../../services.ts';
+import type { IngestContext } from '../deps.ts';
 import { createAcceptor } from '../accept.ts';
 import { createPollApiClient, type PollApiClient } from './api-client.ts';
 import { pollVehicle } from './poll-vehicle.ts';
@@ -29,7 +29,7 @@ const MAX_STALLS = 1_000_000;
  * the jobs of activated vehicles are checked (src/ingest/poll/reconcile.ts).
  */
 export async function startPollWorkers(
-  services: Pick<Services, 'adapters' | 'clock' | 'config' | 'logger' | 'readiness' | 'redis' | 'redisUrl' | 'secrets' | 'store'>,
+  services: Pick<IngestContext, 'adapters' | 'clock' | 'config' | 'logger' | 'readiness' | 'redis' | 'redisUrl' | 'secrets' | 'store'>,
   opts: { scheduler?: PeriodicScheduler } = {},
 ): Promise<Running[]> {
   const { config, logger, secrets } = services;

@@ -1,7 +1,7 @@
 import { adapterSecret } from '../../adapters/secrets.ts';
 import type { Adapter, PollTransport } from '../../adapters/manifest.ts';
 import { resolveEndpoint } from '../../consent/manufacturer-auth.ts';
-import type { Services } from '../../services.ts';
+import type { IngestContext } from '../deps.ts';
 import { discardBody, readCapped } from './read-capped.ts';
 import { retryAfterMs } from './retry-after.ts';
 
@@ -22,7 +22,7 @@ export interface TokenSource {
   invalidate(): void;
 }
 
-export function createTokenSource(services: Pick<Services, 'config' | 'clock'>, adapter: Adapter): TokenSource {
+export function createTokenSource(services: Pick<IngestContext, 'config' | 'clock'>, adapter: Adapter): TokenSource {
   const t = adapter.manifest.transport as PollTransport;
   const url = resolveEndpoint(services.config, t.tokenEndpoint);
   let cached: { token: string; expiresAtMs: number } | undefined;

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { requireJsonBody } from '../../http/json-only.ts';
 import { errorResponses } from '../../http/schemas.ts';
 import { addApiKey, createConsumer, getConsumer, listApiKeys, listConsumers, revokeApiKey } from '../../provisioning/index.ts';
-import type { RouteOptions } from '../route-options.ts';
+import type { AdminContext, RouteGroupOptions } from '../contexts.ts';
 
 const consumerSchema = {
   type: 'object',
@@ -43,8 +43,8 @@ const consumerParams = {
 const common = { tags: ['admin'], security: [{ adminToken: [] }] };
 
 /** Admin API: consumers and their API keys (api-contract section 2). */
-export default async function routes(app: FastifyInstance, opts: RouteOptions): Promise<void> {
-  const { services } = opts;
+export default async function routes(app: FastifyInstance, opts: RouteGroupOptions<AdminContext>): Promise<void> {
+  const { ctx } = opts;
   app.addHook('onRequest', requireJsonBody);
 
   app.post<{ Body: { name: string } }>(
@@ -66,7 +66,7 @@ export default async function routes(app: FastifyInstance, opts: RouteOptions): 
       },
     },
     async (request, reply) => {
-      const created = await createConsumer(services, request.body.name);
+      const created = await createConsumer(ctx, request.body.name);
       return reply.code(201).header('cache-control', 'no-store').send(created);
     },
   );
@@ -74,7 +74,7 @@ export default async function routes(app: FastifyInstance, opts: RouteOptions): 
   app.get(
     '/consumers',
     { schema: { ...common, summary: 'List consumers', response: { 200: { type: 'array', items: consumerSchema }, ...errorResponses(401) } } },
-    async () => listConsumers(services),
+    async () => listConsumers(ctx),
   );
 
   app.get<{ Params: { consumerId: string } }>(
@@ -82,7 +82,7 @@ export default async function routes(app: FastifyInstance, opts: RouteOptions): 
     {
       schema: { ...common, summary: 'Get a consumer', params: consumerParams, response: { 200: consumerSchema, ...errorResponses(400, 401, 404) } },
     },
-    async (request) => getConsumer(services, request.params.consumerId),
+    async (request) => getConsumer(ctx, request.params.consumerId),
   );
 
   app.post<{ Params: { consumerId: string } }>(
@@ -99,7 +99,7 @@ export default async function routes(app: FastifyInstance, opts: RouteOptions): 
       },
     },
     async (request, reply) => {
-      const issued = await addApiKey(services, request.params.consumerId);
+      const issued = await addApiKey(ctx, request.params.consumerId);
       return reply.code(201).header('cache-control', 'no-store').send(issued);
     },
   );
@@ -114,7 +114,7 @@ export default async function routes(app: FastifyInstance, opts: RouteOptions): 
         response: { 200: { type: 'array', items: apiKeySchema }, ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) => listApiKeys(services, request.params.consumerId),
+    async (request) => listApiKeys(ctx, request.params.consumerId),
   );
 
   app.delete<{ Params: { consumerId: string; keyId: string } }>(
@@ -132,7 +132,7 @@ export default async function routes(app: FastifyInstance, opts: RouteOptions): 
       },
     },
     async (request, reply) => {
-      await revokeApiKey(services, request.params.consumerId, request.params.keyId);
+      await revokeApiKey(ctx, request.params.consumerId, request.params.keyId);
       return reply.code(204).send();
     },
   );

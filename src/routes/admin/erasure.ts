@@ -3,7 +3,7 @@ import { apiErrors } from '../../errors.ts';
 import { eraseVehicleData } from '../../gdpr/erase.ts';
 import { QueueUnavailableError } from '../../queues/unavailable.ts';
 import { errorResponses } from '../../http/schemas.ts';
-import type { RouteOptions } from '../route-options.ts';
+import type { AdminContext, RouteGroupOptions } from '../contexts.ts';
 
 const count = { type: 'integer', minimum: 0 } as const;
 
@@ -62,15 +62,15 @@ function isRedisOutage(err: unknown): boolean {
  * Admin API: GDPR erasure (issue 8 item 4). VIN-wide on a data subject's request, or scoped to
  * one subscription whose legal basis for the vehicle has ended.
  */
-export default async function routes(app: FastifyInstance, opts: RouteOptions): Promise<void> {
-  const { services } = opts;
+export default async function routes(app: FastifyInstance, opts: RouteGroupOptions<AdminContext>): Promise<void> {
+  const { ctx } = opts;
 
   const erase = async (vin: string, subscriptionId?: string) => {
     try {
-      return await eraseVehicleData(services, vin.toUpperCase(), subscriptionId === undefined ? {} : { subscriptionId });
+      return await eraseVehicleData(ctx, vin.toUpperCase(), subscriptionId === undefined ? {} : { subscriptionId });
     } catch (err) {
       if (!isRedisOutage(err)) throw err;
-      services.logger.warn({ err: (err as Error).message }, 'erasure stopped half-way (Redis unavailable); it can be repeated');
+      ctx.logger.warn({ err: (err as Error).message }, 'erasure stopped half-way (Redis unavailable); it can be repeated');
       throw apiErrors.unavailable(RETRY_AFTER_S, 'Erasure incomplete: the queue is unavailable. Please repeat the request.');
     }
   };
@@ -113,7 +113,7 @@ export default async function routes(app: FastifyInstance, opts: RouteOptions): 
     },
     async (request) => {
       const { subscriptionId, vin } = request.params;
-      if (!(await services.store.subscriptions.get(subscriptionId))) throw apiErrors.notFound('Subscription not found.');
+      if (!(await ctx.store.subscriptions.get(subscriptionId))) throw apiErrors.notFound('Subscription not found.');
       return erase(vin, subscriptionId);
     },
   );

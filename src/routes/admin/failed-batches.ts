@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { apiErrors } from '../../errors.ts';
 import { errorResponses } from '../../http/schemas.ts';
 import { createHarmonizeQueue } from '../../pipeline/queue.ts';
-import type { RouteOptions } from '../route-options.ts';
+import type { AdminContext, RouteGroupOptions } from '../contexts.ts';
 import { renewingQueue, type RenewingQueue } from '../../queues/renewing-queue.ts';
 
 const common = { tags: ['admin'], security: [{ adminToken: [] }] };
@@ -15,12 +15,12 @@ const RETRY_AFTER_S = 5;
  * once the cause is fixed, sends them through the pipeline again. Storing is idempotent, so a
  * batch that was partly stored before it failed stores nothing twice.
  */
-export default async function routes(app: FastifyInstance, opts: RouteOptions): Promise<void> {
-  const { services } = opts;
+export default async function routes(app: FastifyInstance, opts: RouteGroupOptions<AdminContext>): Promise<void> {
+  const { ctx } = opts;
   // Every harmonize partition: a failed batch may be in any of them.
   let queues: RenewingQueue<ReturnType<typeof createHarmonizeQueue>>[] | undefined;
   const harmonizeQueues = () =>
-    (queues ??= Array.from({ length: services.config.HARMONIZE_PARTITIONS }, (_, p) => renewingQueue(() => createHarmonizeQueue(services.config, services.redisUrl, p)))).map((q) =>
+    (queues ??= Array.from({ length: ctx.config.HARMONIZE_PARTITIONS }, (_, p) => renewingQueue(() => createHarmonizeQueue(ctx.config, ctx.redisUrl, p)))).map((q) =>
       q.current(),
     );
   app.addHook('onClose', async () => {
@@ -65,7 +65,7 @@ export default async function routes(app: FastifyInstance, opts: RouteOptions): 
       } catch {
         throw apiErrors.unavailable(RETRY_AFTER_S);
       }
-      services.logger.warn({ retried }, 'failed harmonize batches sent through the pipeline again');
+      ctx.logger.warn({ retried }, 'failed harmonize batches sent through the pipeline again');
       return reply.code(202).send({ retried });
     },
   );

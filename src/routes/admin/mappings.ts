@@ -2,10 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import { apiErrors } from '../../errors.ts';
 import { requireJsonBody } from '../../http/json-only.ts';
 import { errorResponses } from '../../http/schemas.ts';
-import { acquireServiceSandbox } from '../../mapping-cases/service-sandbox.ts';
 import { ThreadBusy } from '../../mapping-cases/sandbox.ts';
 import { pageSize } from './page-size.ts';
-import type { RouteOptions } from '../route-options.ts';
+import type { AdminContext, RouteGroupOptions } from '../contexts.ts';
 
 const common = { tags: ['admin'], security: [{ adminToken: [] }] };
 
@@ -51,13 +50,13 @@ const pointSchema = {
 } as const;
 
 /** Admin API: mapping dry runs for data engineers, and the provenance of stored points. */
-export default async function routes(app: FastifyInstance, opts: RouteOptions): Promise<void> {
-  const { services } = opts;
+export default async function routes(app: FastifyInstance, opts: RouteGroupOptions<AdminContext>): Promise<void> {
+  const { ctx } = opts;
   app.addHook('onRequest', requireJsonBody);
   // Dry runs run in the mapping sandbox (a worker thread stopped at the run's deadline): a
   // message that sends a deployed mapping's $sort or regular expression into minutes of work
   // costs that thread, never this process's event loop.
-  const { sandbox, release } = acquireServiceSandbox(services);
+  const { sandbox, release } = ctx.acquireMappingSandbox();
   app.addHook('onClose', () => release());
 
   app.post<{ Params: { manufacturer: string }; Body: { messageType: string; message?: unknown; raw?: string; receivedAt?: string } }>(
@@ -85,11 +84,11 @@ export default async function routes(app: FastifyInstance, opts: RouteOptions): 
     async (request) => {
       const { messageType, message, raw, receivedAt } = request.body;
       if ((message === undefined) === (raw === undefined)) throw apiErrors.badRequest('give either "message" (JSON) or "raw" (text).');
-      const adapter = services.adapters.get(request.params.manufacturer);
+      const adapter = ctx.adapters.get(request.params.manufacturer);
       if (!adapter) throw apiErrors.notFound(`No adapter ${request.params.manufacturer}.`);
       let result;
       try {
-        result = await sandbox.dryRun(adapter, messageType, raw ?? JSON.stringify(message), receivedAt ? new Date(receivedAt).toISOString() : services.clock.now().toISOString());
+        result = await sandbox.dryRun(adapter, messageType, raw ?? JSON.stringify(message), receivedAt ? new Date(receivedAt).toISOString() : ctx.clock.now().toISOString());
       } catch (err) {
         if (err instanceof ThreadBusy) throw apiErrors.unavailable(2, 'The mapping sandbox is busy: try again in a moment.');
         throw err;
@@ -127,7 +126,7 @@ export default async function routes(app: FastifyInstance, opts: RouteOptions): 
       const { limit: rawLimit, cursor } = request.query;
       const limit = pageSize(rawLimit);
       try {
-        return await services.store.dataPoints.history({ vin, item, limit, ...(cursor ? { cursor } : {}) });
+        return await ctx.store.dataPoints.history({ vin, item, limit, ...(cursor ? { cursor } : {}) });
       } catch (err) {
         if (err instanceof RangeError) throw apiErrors.badRequest('invalid cursor.');
         throw err;

@@ -2,11 +2,11 @@ import type { FastifyInstance } from 'fastify';
 import { apiErrors } from '../../errors.ts';
 import { requireJsonBody } from '../../http/json-only.ts';
 import { errorResponses } from '../../http/schemas.ts';
-import { createIngest, type Ingest } from '../../pipeline/ingest.ts';
+import type { Ingest } from '../../pipeline/ingest.ts';
 import { MAX_REPROCESS, reprocessQuarantined, type ReprocessSelection } from '../../pipeline/reprocess.ts';
 import { QUARANTINE_CODES, type QuarantineCode, type QuarantineFilter } from '../../store/contract/quarantine.ts';
 import { pageSize } from './page-size.ts';
-import type { RouteOptions } from '../route-options.ts';
+import type { AdminContext, RouteGroupOptions } from '../contexts.ts';
 
 const common = { tags: ['admin'], security: [{ adminToken: [] }] };
 const RETRY_AFTER_S = 5;
@@ -64,8 +64,8 @@ function toFilter(q: FilterInput): QuarantineFilter {
 }
 
 /** Admin API: raw messages in quarantine, and reprocessing them after a mapping fix. */
-export default async function routes(app: FastifyInstance, opts: RouteOptions): Promise<void> {
-  const { services } = opts;
+export default async function routes(app: FastifyInstance, opts: RouteGroupOptions<AdminContext>): Promise<void> {
+  const { ctx } = opts;
   let ingest: Ingest | undefined;
   app.addHook('onClose', async () => ingest?.close());
   app.addHook('onRequest', requireJsonBody);
@@ -91,7 +91,7 @@ export default async function routes(app: FastifyInstance, opts: RouteOptions): 
       const { limit: rawLimit, cursor, ...filter } = request.query;
       const limit = pageSize(rawLimit);
       try {
-        return await services.store.quarantine.list(toFilter(filter), limit, cursor, { maxBytes: services.config.QUARANTINE_PAGE_MAX_BYTES });
+        return await ctx.store.quarantine.list(toFilter(filter), limit, cursor, { maxBytes: ctx.config.QUARANTINE_PAGE_MAX_BYTES });
       } catch (err) {
         if (err instanceof RangeError) throw apiErrors.badRequest('invalid cursor.');
         throw err;
@@ -110,7 +110,7 @@ export default async function routes(app: FastifyInstance, opts: RouteOptions): 
       },
     },
     async (request) => {
-      const [entry] = await services.store.quarantine.get([request.params.id]);
+      const [entry] = await ctx.store.quarantine.get([request.params.id]);
       if (!entry) throw apiErrors.notFound(`Quarantined message ${request.params.id} not found.`);
       return entry;
     },
@@ -146,7 +146,7 @@ export default async function routes(app: FastifyInstance, opts: RouteOptions): 
       const selection: ReprocessSelection = ids ? { ids } : { filter: toFilter(filter ?? {}), limit };
       let queued: number;
       try {
-        queued = await reprocessQuarantined(services, (ingest ??= createIngest(services)), selection);
+        queued = await reprocessQuarantined(ctx, (ingest ??= ctx.openIngest()), selection);
       } catch (err) {
         if ((err as Error).name === 'StoreUnavailableError') throw err;
         request.log.warn({ err: (err as Error).message }, 'queue refused reprocessing');

@@ -4,7 +4,7 @@ import { errorResponses } from '../../http/schemas.ts';
 import { createSubscription, getSubscription, listSubscriptions, type CreateSubscriptionInput } from '../../provisioning/index.ts';
 import { MAX_REDIRECT_URLS } from '../../provisioning/redirect-urls.ts';
 import { LEGAL_BASES } from '../../store/contract.ts';
-import type { RouteOptions } from '../route-options.ts';
+import type { AdminContext, RouteGroupOptions } from '../contexts.ts';
 
 const subscriptionSchema = {
   type: 'object',
@@ -22,8 +22,8 @@ const subscriptionSchema = {
 const common = { tags: ['admin'], security: [{ adminToken: [] }] };
 
 /** Admin API: subscriptions (api-contract section 2). */
-export default async function routes(app: FastifyInstance, opts: RouteOptions): Promise<void> {
-  const { services } = opts;
+export default async function routes(app: FastifyInstance, opts: RouteGroupOptions<AdminContext>): Promise<void> {
+  const { ctx } = opts;
   app.addHook('onRequest', requireJsonBody);
 
   app.post<{ Body: CreateSubscriptionInput }>(
@@ -49,7 +49,7 @@ export default async function routes(app: FastifyInstance, opts: RouteOptions): 
         response: { 201: subscriptionSchema, ...errorResponses(400, 401, 413, 415) },
       },
     },
-    async (request, reply) => reply.code(201).send(await createSubscription(services, request.body)),
+    async (request, reply) => reply.code(201).send(await createSubscription(ctx, request.body)),
   );
 
   app.get<{ Querystring: { consumerId?: string } }>(
@@ -66,7 +66,7 @@ export default async function routes(app: FastifyInstance, opts: RouteOptions): 
         response: { 200: { type: 'array', items: subscriptionSchema }, ...errorResponses(400, 401) },
       },
     },
-    async (request) => listSubscriptions(services, request.query),
+    async (request) => listSubscriptions(ctx, request.query),
   );
 
   app.get<{ Params: { subscriptionId: string } }>(
@@ -83,6 +83,6 @@ export default async function routes(app: FastifyInstance, opts: RouteOptions): 
         response: { 200: subscriptionSchema, ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) => getSubscription(services, request.params.subscriptionId),
+    async (request) => getSubscription(ctx, request.params.subscriptionId),
   );
 }

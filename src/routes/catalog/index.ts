@@ -1,14 +1,14 @@
 import type { Adapter } from '../../adapters/manifest.ts';
 import type { FastifyInstance } from 'fastify';
 import { apiErrors } from '../../errors.ts';
-import type { RouteOptions } from '../route-options.ts';
+import type { CatalogContext, RouteGroupOptions } from '../contexts.ts';
 import { parseListQuery } from './query.ts';
 import { getManufacturerSchema, listManufacturersSchema } from './manufacturer-schemas.ts';
 import { getSchema, listSchema } from './schemas.ts';
 
 /** Catalog API (api-contract section 3): public, no key. */
-export default async function catalogRoutes(app: FastifyInstance, opts: RouteOptions): Promise<void> {
-  const { catalog, adapters } = opts.services;
+export default async function catalogRoutes(app: FastifyInstance, opts: RouteGroupOptions<CatalogContext>): Promise<void> {
+  const { catalog, adapters } = opts.ctx;
 
   app.get<{ Querystring: { deliveryMethod?: string; updatedSince?: string } }>(
     '/catalog/v1/data-items',

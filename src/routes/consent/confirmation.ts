@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { confirmConsent } from '../../consent/confirm.ts';
 import { ApiError } from '../../errors.ts';
 import { JSON_UTF8, sendError } from '../../http/error-body.ts';
-import type { RouteOptions } from '../route-options.ts';
+import type { ConsentRoutesContext, RouteGroupOptions } from '../contexts.ts';
 
 const NO_STORE = { 'cache-control': 'no-store' };
 
@@ -30,9 +30,9 @@ const errorSchema = {
  * and the presented key (src/rate-limit/auth-failures.ts): past the limit, 429 `car.429`
  * before the code is looked up, so codes cannot be guessed at speed with one valid key.
  */
-export default async function confirmationRoutes(app: FastifyInstance, opts: RouteOptions): Promise<void> {
-  const { services } = opts;
-  const failures = services.authFailures;
+export default async function confirmationRoutes(app: FastifyInstance, opts: RouteGroupOptions<ConsentRoutesContext>): Promise<void> {
+  const { ctx } = opts;
+  const failures = ctx.authFailures;
   // The spec sends no body; clients that still send a Content-Type (even with an empty body)
   // must not get a 4xx for it. An optional `code_verifier` (consumer PKCE) may come as JSON.
   app.removeContentTypeParser('application/json');
@@ -62,16 +62,16 @@ export default async function confirmationRoutes(app: FastifyInstance, opts: Rou
       const header = request.headers['x-api-key'];
       const apiKey = Array.isArray(header) ? header[0] : header;
       const keys = apiKey ? [apiKey] : [];
-      const locked = failures.locked(request, keys);
+      const locked = failures.locked(request.ip, keys);
       if (locked) return sendError(request, reply, locked.statusCode, locked.reasonText, { ...NO_STORE, ...locked.headers });
       const body = request.body;
       const verifier =
         typeof body === 'object' && body !== null && typeof (body as Record<string, unknown>).code_verifier === 'string'
           ? ((body as Record<string, unknown>).code_verifier as string)
           : undefined;
-      const result = await confirmConsent(services, request.params.code, apiKey, verifier);
+      const result = await confirmConsent(ctx, request.params.code, apiKey, verifier);
       if (result.status === 401 || result.status === 404) {
-        const e = await failures.failed(request, new ApiError(result.status, result.reasonText), keys);
+        const e = await failures.failed(request.ip, new ApiError(result.status, result.reasonText), keys);
         return sendError(request, reply, e.statusCode, e.reasonText, { ...NO_STORE, ...e.headers });
       }
       if (result.status !== 200) return sendError(request, reply, result.status, result.reasonText, NO_STORE);

@@ -3,7 +3,7 @@ import { listConsents, revokeConsent } from '../../consent/consumer-api.ts';
 import { apiErrors } from '../../errors.ts';
 import { consumerContext, requireSubscription } from '../../http/consumer-auth.ts';
 import { errorResponses } from '../../http/schemas.ts';
-import type { RouteOptions } from '../route-options.ts';
+import type { ConsentRoutesContext, RouteGroupOptions } from '../contexts.ts';
 
 const consentSchema = {
   type: 'object',
@@ -32,10 +32,10 @@ const consentSchema = {
 const security = [{ apiKey: [], subscriptionId: [] }];
 
 /** GET /consent/v1/consents[?vin=] and DELETE /consent/v1/consents/:consentId. */
-export default async function consentApiRoutes(app: FastifyInstance, opts: RouteOptions): Promise<void> {
-  const { services } = opts;
+export default async function consentApiRoutes(app: FastifyInstance, opts: RouteGroupOptions<ConsentRoutesContext>): Promise<void> {
+  const { ctx } = opts;
   // Authentication first, before the query or parameters are validated.
-  app.addHook('onRequest', requireSubscription(services));
+  app.addHook('onRequest', requireSubscription(ctx));
 
   app.get<{ Querystring: { vin?: string } }>(
     '/consent/v1/consents',
@@ -48,7 +48,7 @@ export default async function consentApiRoutes(app: FastifyInstance, opts: Route
         response: { 200: { type: 'array', items: consentSchema } },
       },
     },
-    async (request) => listConsents(services, consumerContext(request).subscription.subscriptionId, request.query.vin),
+    async (request) => listConsents(ctx, consumerContext(request).subscription.subscriptionId, request.query.vin),
   );
 
   app.delete<{ Params: { consentId: string } }>(
@@ -63,7 +63,7 @@ export default async function consentApiRoutes(app: FastifyInstance, opts: Route
       },
     },
     async (request) => {
-      const view = await revokeConsent(services, consumerContext(request).subscription.subscriptionId, request.params.consentId);
+      const view = await revokeConsent(ctx, consumerContext(request).subscription.subscriptionId, request.params.consentId);
       if (!view) throw apiErrors.notFound('Consent not found.');
       return view;
     },

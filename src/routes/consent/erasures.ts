@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { listErasures } from '../../gdpr/erasure-records.ts';
 import { consumerContext, requireSubscription } from '../../http/consumer-auth.ts';
 import { errorResponses } from '../../http/schemas.ts';
-import type { RouteOptions } from '../route-options.ts';
+import type { ConsentRoutesContext, RouteGroupOptions } from '../contexts.ts';
 
 const erasureSchema = {
   type: 'object',
@@ -23,10 +23,10 @@ const erasureSchema = {
  * subscription, the same facts as a `vehicle.data_erased` notice, for a consumer whose webhook
  * does not take notices or that has none (issue 19 item 4).
  */
-export default async function erasureApiRoutes(app: FastifyInstance, opts: RouteOptions): Promise<void> {
-  const { services } = opts;
+export default async function erasureApiRoutes(app: FastifyInstance, opts: RouteGroupOptions<ConsentRoutesContext>): Promise<void> {
+  const { ctx } = opts;
   // Authentication first, before the query is validated.
-  app.addHook('onRequest', requireSubscription(services));
+  app.addHook('onRequest', requireSubscription(ctx));
 
   app.get<{ Querystring: { vin: string } }>(
     '/consent/v1/erasures',
@@ -47,6 +47,6 @@ export default async function erasureApiRoutes(app: FastifyInstance, opts: Route
         response: { 200: { type: 'array', items: erasureSchema }, ...errorResponses(400, 401) },
       },
     },
-    async (request) => listErasures(services, consumerContext(request).subscription.subscriptionId, request.query.vin.toUpperCase()),
+    async (request) => listErasures(ctx, consumerContext(request).subscription.subscriptionId, request.query.vin.toUpperCase()),
   );
 }

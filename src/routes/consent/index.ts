@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { RouteOptions } from '../route-options.ts';
+import type { ConsentRoutesContext, RouteGroupOptions } from '../contexts.ts';
 import confirmation from './confirmation.ts';
 import consents from './consents.ts';
 import erasures from './erasures.ts';
@@ -10,7 +10,7 @@ import pages from './pages.ts';
  * confirmation call, the consents API and the erasures a consumer reads (JSON). Each is its own encapsulated plugin, so the
  * pages' HTML error handling and the confirmation's lenient body parsing stay local.
  */
-export default async function routes(app: FastifyInstance, opts: RouteOptions): Promise<void> {
+export default async function routes(app: FastifyInstance, opts: RouteGroupOptions<ConsentRoutesContext>): Promise<void> {
   await app.register(pages, opts);
   await app.register(confirmation, opts);
   await app.register(consents, opts);

@@ -4,9 +4,9 @@ import { handleCallback } from '../../consent/callback-flow.ts';
 import { entryRefused } from '../../consent/outcome.ts';
 import { checkPortalRequest } from '../../consent/portal-request.ts';
 import { decide, showPortal } from '../../consent/portal-flow.ts';
-import { ensureSession, sessionHash } from '../../consent/session.ts';
+import { ensureSession, sessionHash } from './session-cookie.ts';
 import { handleWithdrawalCallback, isWithdrawalState } from '../../consent/withdrawal-flow.ts';
-import type { RouteOptions } from '../route-options.ts';
+import type { ConsentRoutesContext, RouteGroupOptions } from '../contexts.ts';
 import { portalRateLimit } from './portal-limit.ts';
 import { sendErrorPage, sendOutcome } from './send-outcome.ts';
 import withdrawal from './withdrawal.ts';
@@ -16,13 +16,13 @@ import withdrawal from './withdrawal.ts';
  * manufacturers' callbacks (GET /callback/:manufacturer) and the withdrawal pages (withdrawal.ts). Server-rendered HTML that needs no
  * JavaScript; every answer, errors included, carries the page security headers.
  */
-export default async function consentPages(app: FastifyInstance, opts: RouteOptions): Promise<void> {
-  const { services } = opts;
-  const secure = services.config.consentUrl.startsWith('https:');
+export default async function consentPages(app: FastifyInstance, opts: RouteGroupOptions<ConsentRoutesContext>): Promise<void> {
+  const { ctx } = opts;
+  const secure = ctx.config.consentUrl.startsWith('https:');
   await app.register(cookie);
 
   // Per client address, before anything is read or stored (src/routes/consent/portal-limit.ts).
-  app.addHook('onRequest', portalRateLimit(services));
+  app.addHook('onRequest', portalRateLimit(ctx));
 
   // Errors on these routes are pages, not the JSON error body of the API.
   app.setErrorHandler((err: Error & { statusCode?: number }, request, reply) => {
@@ -32,23 +32,23 @@ export default async function consentPages(app: FastifyInstance, opts: RouteOpti
   });
 
   app.get('/provision', { schema: { hide: true } }, async (request, reply) => {
-    const check = await checkPortalRequest(services, request.query as Record<string, unknown>);
-    if (!check.ok) return sendOutcome(services, reply, entryRefused(check.message, check.backTo));
+    const check = await checkPortalRequest(ctx, request.query as Record<string, unknown>);
+    if (!check.ok) return sendOutcome(ctx, reply, entryRefused(check.message, check.backTo));
     const session = ensureSession(request, reply, secure);
-    return sendOutcome(services, reply, showPortal(services, check.request, session));
+    return sendOutcome(ctx, reply, showPortal(ctx, check.request, session));
   });
 
   app.post('/provision', { schema: { hide: true } }, async (request, reply) => {
     const form = typeof request.body === 'object' && request.body !== null ? (request.body as Record<string, unknown>) : {};
-    return sendOutcome(services, reply, await decide(services, form, sessionHash(request, secure)));
+    return sendOutcome(ctx, reply, await decide(ctx, form, sessionHash(request, secure)));
   });
 
   app.get<{ Params: { manufacturer: string } }>('/callback/:manufacturer', { schema: { hide: true } }, async (request, reply) => {
     const query = request.query as Record<string, unknown>;
     // One registered redirect URI per manufacturer: a withdrawal's answer is told apart by its state.
     const handle = isWithdrawalState(query) ? handleWithdrawalCallback : handleCallback;
-    const outcome = await handle(services, request.params.manufacturer, query, sessionHash(request, secure));
-    return sendOutcome(services, reply, outcome);
+    const outcome = await handle(ctx, request.params.manufacturer, query, sessionHash(request, secure));
+    return sendOutcome(ctx, reply, outcome);
   });
 
   // Withdrawing consent (GET/POST /withdraw, /withdraw/consents): same session, limit and error pages.

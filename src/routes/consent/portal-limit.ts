@@ -3,7 +3,7 @@ import { clientKey } from '../../rate-limit/client-key.ts';
 import { createFixedWindowLimiter, type FixedWindowLimiter } from '../../rate-limit/fixed-window.ts';
 import { rateLimitHeaders } from '../../rate-limit/headers.ts';
 import { RATE_LIMIT_PORTAL } from '../../queues/keys.ts';
-import type { Services } from '../../services.ts';
+import type { ConsentRoutesContext } from '../contexts.ts';
 import { sendErrorPage } from './send-outcome.ts';
 
 /** "about 40 seconds" / "about 5 minutes": the 429 page speaks to a person. */
@@ -23,9 +23,9 @@ function waitText(seconds: number): string {
  * RateLimit headers. Redis down or slow: the request passes (fail open, as the data API's
  * limits do).
  */
-export function portalRateLimit(services: Pick<Services, 'clock' | 'config' | 'logger' | 'redis' | 'secrets'>, limiter?: FixedWindowLimiter) {
-  const { config, secrets } = services;
-  const l = limiter ?? createFixedWindowLimiter(services.redis, services.clock, services.logger);
+export function portalRateLimit(ctx: Pick<ConsentRoutesContext, 'clock' | 'config' | 'logger' | 'redis' | 'secrets'>, limiter?: FixedWindowLimiter) {
+  const { config, secrets } = ctx;
+  const l = limiter ?? createFixedWindowLimiter(ctx.redis, ctx.clock, ctx.logger);
   return async function portalLimitHook(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
     const key = RATE_LIMIT_PORTAL.key(config.QUEUE_PREFIX, secrets.pseudonym(`ip:${clientKey(request.ip)}`));
     const states = await l.hit([{ key, limit: config.RATE_LIMIT_PORTAL_MAX, windowS: config.RATE_LIMIT_PORTAL_WINDOW_S }]);

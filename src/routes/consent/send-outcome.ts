@@ -1,23 +1,23 @@
 import type { FastifyReply } from 'fastify';
-import { cspOrigin, pageHeaders } from '../../consent/pages/headers.ts';
-import { renderMessagePage } from '../../consent/pages/message-page.ts';
-import { renderPortalPage } from '../../consent/pages/portal-page.ts';
+import { cspOrigin, pageHeaders } from '../../http/pages/headers.ts';
+import { renderMessagePage } from '../../http/pages/message-page.ts';
+import { renderPortalPage } from './pages/portal-page.ts';
 import type { Outcome } from '../../consent/outcome.ts';
 import { manufacturerAuth } from '../../consent/manufacturer-auth.ts';
-import type { Services } from '../../services.ts';
+import type { ConsentRoutesContext } from '../contexts.ts';
 
 /**
  * Where a portal form may post and be redirected to: this service, every manufacturer's
  * authorization endpoint (approve) and the consumer's redirect origin (reject, errors).
  */
-export function portalFormActions(services: Pick<Services, 'adapters' | 'config'>, redirectUrl: string | null): string[] {
-  const origins = services.adapters.list().map((a) => cspOrigin(manufacturerAuth(services.config, a).authorizationEndpoint));
+export function portalFormActions(ctx: Pick<ConsentRoutesContext, 'adapters' | 'config'>, redirectUrl: string | null): string[] {
+  const origins = ctx.adapters.list().map((a) => cspOrigin(manufacturerAuth(ctx.config, a).authorizationEndpoint));
   if (redirectUrl !== null) origins.push(cspOrigin(redirectUrl));
   return [...new Set(origins.filter((o): o is string => o !== null))];
 }
 
 /** Writes an {@link Outcome}: 303 (never 307: checklist B6), a message page or the portal. */
-export function sendOutcome(services: Pick<Services, 'adapters' | 'config'>, reply: FastifyReply, outcome: Outcome): FastifyReply {
+export function sendOutcome(ctx: Pick<ConsentRoutesContext, 'adapters' | 'config'>, reply: FastifyReply, outcome: Outcome): FastifyReply {
   if (outcome.kind === 'redirect') {
     return reply
       .code(303)
@@ -28,7 +28,7 @@ export function sendOutcome(services: Pick<Services, 'adapters' | 'config'>, rep
   if (outcome.kind === 'portal') {
     return reply
       .code(outcome.status)
-      .headers(pageHeaders(portalFormActions(services, outcome.record.redirectUrl)))
+      .headers(pageHeaders(portalFormActions(ctx, outcome.record.redirectUrl)))
       .send(renderPortalPage(outcome.view));
   }
   return reply

@@ -1,11 +1,10 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { ensureSession, sessionHash } from '../../consent/session.ts';
-import { pageHeaders } from '../../consent/pages/headers.ts';
-import { renderWithdrawList, renderWithdrawStart } from '../../consent/pages/withdrawal-pages.ts';
+import { ensureSession, sessionHash } from './session-cookie.ts';
+import { pageHeaders } from '../../http/pages/headers.ts';
+import { renderWithdrawList, renderWithdrawStart } from './pages/withdrawal-pages.ts';
 import { showConsents, withdraw, type ListOutcome } from '../../consent/withdrawal-consents.ts';
 import { showStart, startProof, type WithdrawOutcome } from '../../consent/withdrawal-flow.ts';
-import type { Services } from '../../services.ts';
-import type { RouteOptions } from '../route-options.ts';
+import type { ConsentRoutesContext, RouteGroupOptions } from '../contexts.ts';
 import { portalFormActions, sendOutcome } from './send-outcome.ts';
 
 /**
@@ -15,30 +14,30 @@ import { portalFormActions, sendOutcome } from './send-outcome.ts';
  * its state (pages.ts). Registered inside the pages plugin: the session cookie, the per-client
  * limit and the HTML error pages are the portal's.
  */
-export default async function withdrawalPages(app: FastifyInstance, opts: RouteOptions): Promise<void> {
-  const { services } = opts;
-  const secure = services.config.consentUrl.startsWith('https:');
+export default async function withdrawalPages(app: FastifyInstance, opts: RouteGroupOptions<ConsentRoutesContext>): Promise<void> {
+  const { ctx } = opts;
+  const secure = ctx.config.consentUrl.startsWith('https:');
   const formOf = (body: unknown) => (typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {});
 
   app.get('/withdraw', { schema: { hide: true } }, async (request, reply) =>
-    send(services, reply, await showStart(services, ensureSession(request, reply, secure))),
+    send(ctx, reply, await showStart(ctx, ensureSession(request, reply, secure))),
   );
   app.post('/withdraw', { schema: { hide: true } }, async (request, reply) =>
-    send(services, reply, await startProof(services, formOf(request.body), sessionHash(request, secure))),
+    send(ctx, reply, await startProof(ctx, formOf(request.body), sessionHash(request, secure))),
   );
   app.get('/withdraw/consents', { schema: { hide: true } }, async (request, reply) =>
-    send(services, reply, await showConsents(services, sessionHash(request, secure))),
+    send(ctx, reply, await showConsents(ctx, sessionHash(request, secure))),
   );
   app.post('/withdraw/consents', { schema: { hide: true } }, async (request, reply) =>
-    send(services, reply, await withdraw(services, formOf(request.body), sessionHash(request, secure))),
+    send(ctx, reply, await withdraw(ctx, formOf(request.body), sessionHash(request, secure))),
   );
 }
 
-function send(services: Pick<Services, 'adapters' | 'config'>, reply: FastifyReply, outcome: WithdrawOutcome | ListOutcome): FastifyReply {
+function send(ctx: Pick<ConsentRoutesContext, 'adapters' | 'config'>, reply: FastifyReply, outcome: WithdrawOutcome | ListOutcome): FastifyReply {
   if (outcome.kind === 'withdraw-start') {
     // Its form's answer is a 303 to a manufacturer: form-action must allow their origins.
-    return reply.code(outcome.status).headers(pageHeaders(portalFormActions(services, null))).send(renderWithdrawStart(outcome.view));
+    return reply.code(outcome.status).headers(pageHeaders(portalFormActions(ctx, null))).send(renderWithdrawStart(outcome.view));
   }
   if (outcome.kind === 'withdraw-list') return reply.code(outcome.status).headers(pageHeaders([])).send(renderWithdrawList(outcome.view));
-  return sendOutcome(services, reply, outcome);
+  return sendOutcome(ctx, reply, outcome);
 }

@@ -1,12 +1,12 @@
-import type { Services } from '../../services.ts';
+import type { HealthContext } from '../contexts.ts';
 
 /** The dependencies /ready checks, and /metrics reports as cvd_dependency_up: the store, Redis, and what the running roles registered. */
-export function readinessChecks(services: Pick<Services, 'store' | 'redis' | 'readiness'>): Record<string, () => Promise<void>> {
+export function readinessChecks(ctx: Pick<HealthContext, 'store' | 'redis' | 'readiness'>): Record<string, () => Promise<void>> {
   return {
-    store: () => services.store.ping(),
+    store: () => ctx.store.ping(),
     redis: async () => {
-      await services.redis.ping();
+      await ctx.redis.ping();
     },
-    ...Object.fromEntries(services.readiness),
+    ...Object.fromEntries(ctx.readiness),
   };
 }

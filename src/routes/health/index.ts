@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { RouteOptions } from '../route-options.ts';
+import type { HealthContext, RouteGroupOptions } from '../contexts.ts';
 import { readinessChecks } from './checks.ts';
 import { probeAll } from './probe.ts';
 
@@ -19,8 +19,8 @@ const readySchema = {
  * the store, Redis, and whatever the running roles registered (e.g. the MQTT broker). A 503
  * names the failing dependencies.
  */
-export default async function healthRoutes(app: FastifyInstance, opts: RouteOptions): Promise<void> {
-  const { services } = opts;
+export default async function healthRoutes(app: FastifyInstance, opts: RouteGroupOptions<HealthContext>): Promise<void> {
+  const { ctx } = opts;
   app.get(
     '/health',
     {
@@ -37,7 +37,7 @@ export default async function healthRoutes(app: FastifyInstance, opts: RouteOpti
     '/ready',
     { schema: { tags: ['probes'], summary: 'Readiness: store, Redis, broker', response: { 200: readySchema, 503: readySchema } } },
     async (request, reply) => {
-      const results = await probeAll(readinessChecks(services));
+      const results = await probeAll(readinessChecks(ctx));
       const checks = Object.fromEntries(Object.entries(results).map(([name, r]) => [name, r.status]));
       const failing = Object.keys(checks).filter((name) => checks[name] !== 'ok');
       const ready = failing.length === 0;

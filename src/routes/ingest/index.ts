@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { createHttpBatches } from '../../ingest/http-batch.ts';
-import type { RouteOptions } from '../route-options.ts';
+import type { IngestRoutesContext, RouteGroupOptions } from '../contexts.ts';
 import { ingestSchema } from './schemas.ts';
 
 /**
@@ -8,8 +8,8 @@ import { ingestSchema } from './schemas.ts';
  * glue: the transport (signature, records, the one accept()) is src/ingest/http-batch.ts
  * (at most INGEST_MAX_RECORDS records per request, so one request's work stays bounded).
  */
-export default async function routes(app: FastifyInstance, opts: RouteOptions): Promise<void> {
-  const batches = createHttpBatches(opts.services);
+export default async function routes(app: FastifyInstance, opts: RouteGroupOptions<IngestRoutesContext>): Promise<void> {
+  const batches = createHttpBatches(opts.ctx);
   app.addHook('onClose', () => batches.close());
   // Scoped to this plugin: JSON bodies arrive as bytes, since the signature covers them.
   app.removeAllContentTypeParsers();

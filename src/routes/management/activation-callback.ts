@@ -5,8 +5,8 @@ import { requireJsonBody } from '../../http/json-only.ts';
 import { errorResponses } from '../../http/schemas.ts';
 import { verifySignature } from '../../management/callback-signature.ts';
 import { confirmFromManufacturer } from '../../management/process-activation.ts';
-import { isValidVin } from '../../management/vin.ts';
-import type { RouteOptions } from '../route-options.ts';
+import { isValidVin } from '../../domain/vin.ts';
+import type { ManagementRoutesContext, RouteGroupOptions } from '../contexts.ts';
 
 const MAX_ACTIVATIONS = 1000;
 const DEFAULT_TOLERANCE_S = 300;
@@ -21,8 +21,8 @@ interface CallbackBody {
  * pending activations, signed like its HTTP ingest (docs/vehicle-management.md). Its own scope
  * keeps the raw body, which the signature covers.
  */
-export default async function activationCallback(app: FastifyInstance, opts: RouteOptions): Promise<void> {
-  const { services } = opts;
+export default async function activationCallback(app: FastifyInstance, opts: RouteGroupOptions<ManagementRoutesContext>): Promise<void> {
+  const { ctx } = opts;
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
 
@@ -38,7 +38,7 @@ export default async function activationCallback(app: FastifyInstance, opts: Rou
       },
     },
     async (request) => {
-      const adapter = services.adapters.get(request.params.manufacturer);
+      const adapter = ctx.adapters.get(request.params.manufacturer);
       const transport = adapter?.manifest.transport;
       // Only HTTP manufacturers can sign a callback; the registry refuses callback mode for any
       // other transport at start (src/adapters/manifest-rules.ts), so this is a guard only.
@@ -50,8 +50,8 @@ export default async function activationCallback(app: FastifyInstance, opts: Rou
       const ok = verifySignature(
         Array.isArray(header) ? header[0] : header,
         raw,
-        adapterSecret(services.config, adapter),
-        services.clock.now().getTime(),
+        adapterSecret(ctx.config, adapter),
+        ctx.clock.now().getTime(),
         transport.toleranceS ?? DEFAULT_TOLERANCE_S,
       );
       if (!ok) throw apiErrors.forbidden('Invalid or expired signature.');
@@ -59,7 +59,7 @@ export default async function activationCallback(app: FastifyInstance, opts: Rou
       const invalid = body.activations.filter((a) => !isValidVin(a.vin)).map((a) => a.vin);
       if (invalid.length > 0) throw apiErrors.badRequest(`invalid VINs ${[...new Set(invalid)].join(',')}.`);
       let updated = 0;
-      for (const a of body.activations) updated += await confirmFromManufacturer(services, adapter.manifest.id, a.vin, a.status);
+      for (const a of body.activations) updated += await confirmFromManufacturer(ctx, adapter.manifest.id, a.vin, a.status);
       return { updated };
     },
   );

@@ -6,11 +6,11 @@ import { createActivationQueue } from '../../management/queue.ts';
 import { QueueUnavailableError } from '../../queues/unavailable.ts';
 import { vehicleCapabilities } from '../../delivery/capabilities.ts';
 import { applyVehicleAction, type VehicleAction } from '../../management/vehicle-actions.ts';
-import { isValidVin } from '../../management/vin.ts';
+import { isValidVin } from '../../domain/vin.ts';
 import { createRateLimits } from '../../rate-limit/limits.ts';
 import { subscriptionLimit } from '../../http/rate-limit-hook.ts';
 import type { VehicleActivation } from '../../store/contract.ts';
-import type { RouteOptions } from '../route-options.ts';
+import type { ManagementRoutesContext, RouteGroupOptions } from '../contexts.ts';
 import activationCallback from './activation-callback.ts';
 import { capabilitiesSchema, FIRST_PAGE_SIZE, getSchema, listSchema, MAX_VINS_PER_REQUEST, putSchema } from './schemas.ts';
 
@@ -19,14 +19,14 @@ const ACTIONS: readonly string[] = ['activate', 'deactivate'];
 const view = (v: VehicleActivation) => ({ vin: v.vin, status: v.status, manufacturer: v.manufacturer, updatedAt: v.updatedAt });
 
 /** Vehicle management (api-contract section 5): /management/v1/vehicles. */
-export default async function routes(app: FastifyInstance, opts: RouteOptions): Promise<void> {
-  const { services } = opts;
-  const queue = createActivationQueue(services);
+export default async function routes(app: FastifyInstance, opts: RouteGroupOptions<ManagementRoutesContext>): Promise<void> {
+  const { ctx } = opts;
+  const queue = createActivationQueue(ctx);
   app.addHook('onClose', async () => queue.close());
-  const limits = createRateLimits(services);
+  const limits = createRateLimits(ctx);
   // Authentication first, before the media type and before the body is read; then the limit,
   // keyed on the authenticated subscription.
-  const guard = { onRequest: [requireSubscription(services), requireJsonBody], preValidation: subscriptionLimit(limits) };
+  const guard = { onRequest: [requireSubscription(ctx), requireJsonBody], preValidation: subscriptionLimit(limits) };
 
   app.put<{ Body: { action: string; vins?: string[] } }>('/management/v1/vehicles', { schema: putSchema, ...guard }, async (request, reply) => {
     const { subscription } = consumerContext(request);
@@ -38,7 +38,7 @@ export default async function routes(app: FastifyInstance, opts: RouteOptions): 
     const invalid = [...new Set(vins.filter((v) => !isValidVin(v)))];
     if (invalid.length > 0) throw apiErrors.badRequest(`invalid VINs ${invalid.join(',')}.`);
     try {
-      const results = await applyVehicleAction(services, queue, subscription.subscriptionId, action as VehicleAction, [...new Set(vins)]);
+      const results = await applyVehicleAction(ctx, queue, subscription.subscriptionId, action as VehicleAction, [...new Set(vins)]);
       return reply.code(202).send(results);
     } catch (err) {
       if (!(err instanceof QueueUnavailableError)) throw err;
@@ -59,7 +59,7 @@ export default async function routes(app: FastifyInstance, opts: RouteOptions): 
     if (!(size >= 1 && size <= 1000)) throw apiErrors.badRequest('limit must be a whole number from 1 to 1000.');
     let page;
     try {
-      page = await services.store.vehicles.pageBySubscription(subscription.subscriptionId, size, cursor);
+      page = await ctx.store.vehicles.pageBySubscription(subscription.subscriptionId, size, cursor);
     } catch (err) {
       if (err instanceof RangeError) throw apiErrors.badRequest('invalid cursor.');
       throw err;
@@ -74,7 +74,7 @@ export default async function routes(app: FastifyInstance, opts: RouteOptions): 
     const { subscription } = consumerContext(request);
     const { vin } = request.params;
     // Another subscription's vehicle gets exactly the answer of one never activated.
-    const row = isValidVin(vin) ? await services.store.vehicles.get(subscription.subscriptionId, vin) : null;
+    const row = isValidVin(vin) ? await ctx.store.vehicles.get(subscription.subscriptionId, vin) : null;
     if (!row) throw apiErrors.notFound('Vehicle not found in this subscription.');
     return view(row);
   });
@@ -83,9 +83,9 @@ export default async function routes(app: FastifyInstance, opts: RouteOptions): 
     const { subscription } = consumerContext(request);
     const { vin } = request.params;
     // As GET of the vehicle: another subscription's vehicle is answered like one never activated.
-    const row = isValidVin(vin) ? await services.store.vehicles.get(subscription.subscriptionId, vin) : null;
+    const row = isValidVin(vin) ? await ctx.store.vehicles.get(subscription.subscriptionId, vin) : null;
     if (!row) throw apiErrors.notFound('Vehicle not found in this subscription.');
-    const capabilities = await vehicleCapabilities(services, subscription, vin, row.manufacturer);
+    const capabilities = await vehicleCapabilities(ctx, subscription, vin, row.manufacturer);
     return { vin, manufacturer: row.manufacturer, status: row.status, dataItems: capabilities.dataItems, ...(capabilities.receivedUnknown ? { receivedUnknown: capabilities.receivedUnknown } : {}) };
   });
 

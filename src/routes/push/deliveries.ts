@@ -22,12 +22,12 @@ const view = (d: DeliveryRecord) => ({
 
 /** GET /push/v1/deliveries and the replays. */
 export default async function deliveryRoutes(app: FastifyInstance, opts: PushRoutesShared): Promise<void> {
-  const { services, queue, guard, subscriptionOf } = opts;
+  const { ctx, queue, guard, subscriptionOf } = opts;
 
   app.get<{ Querystring: DeliveryListQuery }>('/push/v1/deliveries', { schema: listDeliveriesSchema, ...guard }, async (request) => {
     const { subscription } = subscriptionOf(request);
     const q = parseDeliveryQuery(request.query);
-    const rows = await services.store.deliveries.list({ subscriptionId: subscription.subscriptionId, ...q });
+    const rows = await ctx.store.deliveries.list({ subscriptionId: subscription.subscriptionId, ...q });
     return rows.map(view);
   });
 
@@ -36,7 +36,7 @@ export default async function deliveryRoutes(app: FastifyInstance, opts: PushRou
     const since = parseInstant('since', request.body.since);
     const until = request.body.until === undefined ? undefined : parseInstant('until', request.body.until);
     const { endpointId = DEFAULT_ENDPOINT } = parseDeliveryQuery({ ...(request.body.endpointId === undefined ? {} : { endpointId: request.body.endpointId }) });
-    const result = await replayDead(services, queue, subscription.subscriptionId, { since, ...(until ? { until } : {}) }, endpointId);
+    const result = await replayDead(ctx, queue, subscription.subscriptionId, { since, ...(until ? { until } : {}) }, endpointId);
     return reply.code(202).send(result);
   });
 
@@ -45,7 +45,7 @@ export default async function deliveryRoutes(app: FastifyInstance, opts: PushRou
     { schema: replayOneSchema, ...guard },
     async (request, reply) => {
       const { subscription } = subscriptionOf(request);
-      const d = await replayOne(services, queue, subscription.subscriptionId, request.params.transactionId);
+      const d = await replayOne(ctx, queue, subscription.subscriptionId, request.params.transactionId);
       return reply.code(202).send(view(d));
     },
   );

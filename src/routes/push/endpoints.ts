@@ -18,8 +18,8 @@ const view = (w: WebhookRecord, now: Date) => ({ endpointId: w.endpointId ?? DEF
  * /push/v1/webhook has always read and written, so clients of the single-webhook API see no change.
  */
 export default async function endpointRoutes(app: FastifyInstance, opts: PushRoutesShared): Promise<void> {
-  const { services, guard, resolve, subscriptionOf } = opts;
-  const { store, clock } = services;
+  const { ctx, guard, resolve, subscriptionOf } = opts;
+  const { store, clock } = ctx;
 
   app.get('/push/v1/webhooks', { schema: listEndpointsSchema, ...guard }, async (request) => {
     const { subscription } = subscriptionOf(request);
@@ -30,7 +30,7 @@ export default async function endpointRoutes(app: FastifyInstance, opts: PushRou
   app.put<Params & { Body: WebhookInput }>('/push/v1/webhooks/:endpointId', { schema: putEndpointSchema, ...guard }, async (request) => {
     const { subscription } = subscriptionOf(request);
     const { endpointId } = request.params;
-    return { endpointId, ...(await putWebhook(services, subscription, request.body, resolve, endpointId)) };
+    return { endpointId, ...(await putWebhook(ctx, subscription, request.body, resolve, endpointId)) };
   });
 
   app.get<Params>('/push/v1/webhooks/:endpointId', { schema: getEndpointSchema, ...guard }, async (request) => {
@@ -42,7 +42,7 @@ export default async function endpointRoutes(app: FastifyInstance, opts: PushRou
 
   app.delete<Params>('/push/v1/webhooks/:endpointId', { schema: deleteEndpointSchema, ...guard }, async (request, reply) => {
     const { subscription } = subscriptionOf(request);
-    if (!(await deleteWebhook(services, subscription.subscriptionId, request.params.endpointId))) throw noSuchEndpoint(request.params.endpointId);
+    if (!(await deleteWebhook(ctx, subscription.subscriptionId, request.params.endpointId))) throw noSuchEndpoint(request.params.endpointId);
     return reply.code(204).send();
   });
 
@@ -50,6 +50,6 @@ export default async function endpointRoutes(app: FastifyInstance, opts: PushRou
     const { subscription } = subscriptionOf(request);
     const { endpointId } = request.params;
     if (!(await store.webhooks.get(subscription.subscriptionId, endpointId))) throw noSuchEndpoint(endpointId);
-    return rotateSecret(services, subscription.subscriptionId, endpointId);
+    return rotateSecret(ctx, subscription.subscriptionId, endpointId);
   });
 }

@@ -38,7 +38,7 @@ export const endpointTestEventSchema = {
 
 /** POST /push/v1/webhook/test (issue 23 item 3) and /push/v1/webhooks/{endpointId}/test. */
 export default async function testEventRoutes(app: FastifyInstance, opts: PushRoutesShared): Promise<void> {
-  const sender = createTestEventSender(opts.services, opts.resolve);
+  const sender = createTestEventSender(opts.ctx, opts.resolve);
   app.addHook('onClose', async () => sender.close());
   app.post('/push/v1/webhook/test', { schema: testEventSchema, ...opts.guard }, async (request) => {
     return sender.send(opts.subscriptionOf(request).subscription.subscriptionId);

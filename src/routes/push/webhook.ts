@@ -6,12 +6,12 @@ import type { PushRoutesShared } from './shared.ts';
 
 /** PUT, GET, DELETE /push/v1/webhook and the secret rotation. */
 export default async function webhookRoutes(app: FastifyInstance, opts: PushRoutesShared): Promise<void> {
-  const { services, guard, resolve, subscriptionOf } = opts;
-  const { store, clock } = services;
+  const { ctx, guard, resolve, subscriptionOf } = opts;
+  const { store, clock } = ctx;
 
   app.put<{ Body: WebhookInput }>('/push/v1/webhook', { schema: putWebhookSchema, ...guard }, async (request) => {
     const { subscription } = subscriptionOf(request);
-    return putWebhook(services, subscription, request.body, resolve);
+    return putWebhook(ctx, subscription, request.body, resolve);
   });
 
   app.get('/push/v1/webhook', { schema: getWebhookSchema, ...guard }, async (request) => {
@@ -23,12 +23,12 @@ export default async function webhookRoutes(app: FastifyInstance, opts: PushRout
 
   app.delete('/push/v1/webhook', { schema: deleteWebhookSchema, ...guard }, async (request, reply) => {
     const { subscription } = subscriptionOf(request);
-    if (!(await deleteWebhook(services, subscription.subscriptionId))) throw apiErrors.notFound('No webhook configured for this subscription.');
+    if (!(await deleteWebhook(ctx, subscription.subscriptionId))) throw apiErrors.notFound('No webhook configured for this subscription.');
     return reply.code(204).send();
   });
 
   app.post('/push/v1/webhook/rotate-secret', { schema: rotateSecretSchema, ...guard }, async (request) => {
     const { subscription } = subscriptionOf(request);
-    return rotateSecret(services, subscription.subscriptionId);
+    return rotateSecret(ctx, subscription.subscriptionId);
   });
 }

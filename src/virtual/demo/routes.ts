@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { pageHeaders } from '../../consent/pages/headers.ts';
+import { pageHeaders } from '../../http/pages/headers.ts';
 import { singleValues } from '../../http/single-value.ts';
-import { renderMessagePage } from '../../consent/pages/message-page.ts';
+import { renderMessagePage } from '../../http/pages/message-page.ts';
 import type { RouteOptions } from '../../routes/route-options.ts';
 import type { Services } from '../../services.ts';
 import { ACTIVE_CONSENT_STATES } from '../../consent/states.ts';

@@ -1,5 +1,5 @@
-import { html } from '../../consent/pages/html.ts';
-import { renderPage } from '../../consent/pages/layout.ts';
+import { html } from '../../http/pages/html.ts';
+import { renderPage } from '../../http/pages/layout.ts';
 
 export interface AuthorizeView {
   realmName: string;

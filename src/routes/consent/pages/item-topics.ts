@@ -1,9 +1,4 @@
-/** One catalog item as the portal lists it. */
-export interface PortalItem {
-  technicalName: string;
-  name: string;
-  description: string;
-}
+import type { PortalItem } from '../../../consent/views.ts';
 
 /**
  * The topics the consent portal groups a long list of items by (issue 23 item 6): a user asked

@@ -1,32 +1,8 @@
-import { FIELD_LABELS, USER_FIELDS, type UserData, type UserField } from '../user-fields.ts';
-import { html } from './html.ts';
-import { GROUP_ABOVE, groupByTopic, type PortalItem } from './item-topics.ts';
-import { renderPage } from './layout.ts';
-
-export type { PortalItem };
-
-/** Everything the portal page shows. */
-export interface PortalView {
-  actionUrl: string;
-  consentId: string;
-  csrfToken: string;
-  /** The sealed process of a visit not stored yet (src/consent/portal-entry.ts); null once stored. */
-  entry: string | null;
-  serviceName: string;
-  consumerName: string;
-  subscriptionId: string;
-  /** Known once the VIN is known. */
-  manufacturerName: string | null;
-  items: PortalItem[];
-  /** What the consumer passed: shown, not asked for. */
-  given: UserData;
-  /** What the user typed before (re-shown after an error). */
-  entered: Partial<Record<UserField, string>>;
-  errors: Partial<Record<UserField | 'form', string>>;
-  returnsToConsumer: boolean;
-  /** The portal's withdrawal page (GET /withdraw). */
-  withdrawUrl: string;
-}
+import { FIELD_LABELS, USER_FIELDS, type UserField } from '../../../consent/user-fields.ts';
+import type { PortalItem, PortalView } from '../../../consent/views.ts';
+import { html } from '../../../http/pages/html.ts';
+import { renderPage } from '../../../http/pages/layout.ts';
+import { GROUP_ABOVE, groupByTopic } from './item-topics.ts';
 
 const AUTOCOMPLETE: Record<UserField, string> = { vin: 'off', firstName: 'given-name', lastName: 'family-name', email: 'email' };
 
@@ -67,7 +43,7 @@ You decide here; afterwards you confirm at ${manufacturer}.</p>
 ${itemList(view.items)}
 
 <h2>Purpose</h2>
-<p>${view.consumerName} uses this data to provide the services you use with it (subscription
+<p>${view.consumerName} uses this data to provide the ctx you use with it (subscription
 <span class="muted">${view.subscriptionId}</span>). The data is personal data under the GDPR because it relates to your
 vehicle. It flows only while your consent is active.</p>
 

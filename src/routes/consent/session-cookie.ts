@@ -1,7 +1,7 @@
 import type {} from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { sha256Hex } from '../crypto.ts';
-import { newSecret } from './secrets.ts';
+import { sha256Hex } from '../../crypto.ts';
+import { newSecret } from '../../consent/secrets.ts';
 
 /**
  * The browser session of the consent portal: a random id in a cookie (HttpOnly, SameSite=Lax,

@@ -1,16 +1,7 @@
-import { FIELD_LABELS } from '../user-fields.ts';
-import { html } from './html.ts';
-import { renderPage } from './layout.ts';
-
-export interface WithdrawStartView {
-  actionUrl: string;
-  csrfToken: string;
-  /** What the user typed (re-shown after an error). */
-  vin: string;
-  error: string | null;
-  /** Names of the connected manufacturers. */
-  manufacturers: string[];
-}
+import { FIELD_LABELS } from '../../../consent/user-fields.ts';
+import type { WithdrawListView, WithdrawStartView } from '../../../consent/views.ts';
+import { html } from '../../../http/pages/html.ts';
+import { renderPage } from '../../../http/pages/layout.ts';
 
 /** GET /withdraw: the VIN, then on to the manufacturer to prove control of the vehicle. */
 export function renderWithdrawStart(v: WithdrawStartView): string {
@@ -33,23 +24,7 @@ ${v.error ? html`<p class="error" id="f-vin-error" role="alert">${v.error}</p>` 
   return renderPage({ title: 'Withdraw your consent', body });
 }
 
-export interface WithdrawableConsent {
-  consentId: string;
-  consumerName: string;
-  /** Names of the data items it covers. */
-  items: string[];
-  /** ISO time since when it has been active. */
-  since: string;
-}
 
-export interface WithdrawListView {
-  actionUrl: string;
-  csrfToken: string;
-  vin: string;
-  consents: WithdrawableConsent[];
-  /** The consumer whose consent was just withdrawn, shown once. */
-  withdrawn: string | null;
-}
 
 /** GET /withdraw/consents: the proved vehicle's active consents, one Withdraw button each. */
 export function renderWithdrawList(v: WithdrawListView): string {

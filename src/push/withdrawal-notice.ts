@@ -1,13 +1,13 @@
-import { subscriptionWantsNotice } from '../push/notice.ts';
-import { queueNotices } from '../push/notice-queue.ts';
-import { REVOCATION_NOTICE_TYPE } from '../push/revocation-notice.ts';
-import type { Services } from '../services.ts';
+import { subscriptionWantsNotice } from './notice.ts';
+import { queueNotices } from './notice-queue.ts';
+import { REVOCATION_NOTICE_TYPE } from './revocation-notice.ts';
+import type { PushContext } from './context.ts';
 import type { ConsentRecord } from '../store/contract.ts';
 
 /**
  * Tells the consumer that the data subject withdrew a consent at the portal: one signed
  * `consent.revoked` notice to the subscription's webhook, through the push machinery
- * (src/push/notice-queue.ts). No webhook, or one that did not opt in to the notice (issue 19
+ * (src/push/notice-queue.ts). The consent part calls it through its context (ConsentContext.noticeOfWithdrawal, wired by src/main/contexts.ts). No webhook, or one that did not opt in to the notice (issue 19
  * item 4): no notice (the consumer sees REVOKED in its list).
  *
  * Runs after the revocation, which must take effect whatever happens here (GDPR Art. 7(3)): a
@@ -15,7 +15,7 @@ import type { ConsentRecord } from '../store/contract.ts';
  * but never undoes or fails the withdrawal. Returns the notice's transactionId, or null.
  */
 export async function noticeOfWithdrawal(
-  services: Pick<Services, 'clock' | 'config' | 'logger' | 'redisUrl' | 'secrets' | 'store'>,
+  services: Pick<PushContext, 'clock' | 'config' | 'logger' | 'redisUrl' | 'secrets' | 'store'>,
   revoked: ConsentRecord,
   revokedAt: string,
 ): Promise<string | null> {
