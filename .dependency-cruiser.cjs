@@ -19,7 +19,7 @@ const layers = [
       '^src/(adapters|mapping|mapping-cases|pipeline|consent|management|delivery|push|gdpr|provisioning|read-model|rate-limit|auth)/',
     ],
   },
-  { name: 'ingest', paths: ['^src/ingest/'] },
+  { name: 'transports', paths: ['^src/transports/'] },
   { name: 'http', paths: ['^src/(http|routes|console)/', '^src/app[.]ts$'] },
   { name: 'virtual wing', paths: ['^src/virtual/', '^simulator/'] },
   { name: 'main', paths: ['^src/main/', '^src/server[.]ts$', '^src/cli/'] },

@@ -4,9 +4,9 @@ import type { Adapter } from './manifest.ts';
 
 /**
  * What no single manifest shows: two adapters claiming the same VIN prefix, the same login at
- * the embedded broker (the second would replace the first's: src/ingest/embedded-broker.ts), or
+ * the embedded broker (the second would replace the first's: src/transports/mqtt/embedded-broker.ts), or
  * topic filters that one topic can match (the external-broker subscriber would give that
- * message to whichever adapter comes first: src/ingest/broker-subscriber.ts). Throws naming
+ * message to whichever adapter comes first: src/transports/mqtt/broker-subscriber.ts). Throws naming
  * both manifests.
  */
 export function checkConflicts(adapters: Adapter[]): void {

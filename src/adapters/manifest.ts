@@ -3,7 +3,7 @@ import type { CompiledMapping } from '../mapping/compile.ts';
 /**
  * How raw messages reach the service. MQTT: `topics` are MQTT topic filters (`+` for one level);
  * the last level of a message's topic is its message type. HTTP: batches are POSTed to
- * `/ingest/v1/<id>` and signed with HMAC-SHA256 (see src/ingest/signature.ts). Poll:
+ * `/ingest/v1/<id>` and signed with HMAC-SHA256 (see src/transports/http/signature.ts). Poll:
  * the service fetches pages from the manufacturer's REST API with its own OAuth client
  * credentials, one vehicle at a time; every page is one raw message of `messageType`.
  */

@@ -5,7 +5,7 @@ import type { Services } from '../services.ts';
 
 /**
  * Starts and stops the polling of vehicles of polled manufacturers (transport kind `poll`):
- * one job per (manufacturer, VIN) in the poll queue, which the poll workers (src/ingest/poll/)
+ * one job per (manufacturer, VIN) in the poll queue, which the poll workers (src/transports/poll/)
  * keep alive from one poll to the next.
  */
 export interface PollSchedule {

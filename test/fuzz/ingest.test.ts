@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { signBody } from '../../src/ingest/signature.ts';
+import { signBody } from '../../src/transports/http/signature.ts';
 import { adapterSecret } from '../../src/adapters/secrets.ts';
 import { quarantineIdOf, rawMessage, type RawMessage } from '../../src/domain/raw-message.ts';
 import { startHarmonizeWorker } from '../../src/pipeline/worker.ts';

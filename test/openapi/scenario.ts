@@ -1,5 +1,5 @@
 import { adapterSecret } from '../../src/adapters/secrets.ts';
-import { signBody as signIngest } from '../../src/ingest/signature.ts';
+import { signBody as signIngest } from '../../src/transports/http/signature.ts';
 import { ManualClock } from '../../src/clock.ts';
 import type { ExamplesFile } from '../../src/http/openapi/document.ts';
 import { signBody as signCallback } from '../../src/management/callback-signature.ts';

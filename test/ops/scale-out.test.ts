@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signBody } from '../../src/ingest/signature.ts';
+import { signBody } from '../../src/transports/http/signature.ts';
 import { freePort } from '../helpers/free-port.ts';
 import { startPrivateRedis, type PrivateRedis } from '../../src/main/private-redis.ts';
 import type { Store } from '../../src/store/contract.ts';

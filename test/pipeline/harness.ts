@@ -3,7 +3,7 @@ import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startEmbeddedBroker } from '../../src/ingest/embedded-broker.ts';
+import { startEmbeddedBroker } from '../../src/transports/mqtt/embedded-broker.ts';
 import { mqttCredentials } from '../../src/adapters/secrets.ts';
 import type { Clock } from '../../src/clock.ts';
 import { HARMONIZE_QUEUE } from '../../src/queues/harmonize-job.ts';

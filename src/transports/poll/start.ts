@@ -26,7 +26,7 @@ const MAX_STALLS = 1_000_000;
  * poll. BullMQ hands a job to one worker at a time, across processes, and gives the job of a
  * worker that died to another once its lock (POLL_LOCK_DURATION_MS) has run out. Every
  * POLL_RECONCILE_INTERVAL_S (once for the installation, given the installation-wide scheduler)
- * the jobs of activated vehicles are checked (src/ingest/poll/reconcile.ts).
+ * the jobs of activated vehicles are checked (src/transports/poll/reconcile.ts).
  */
 export async function startPollWorkers(
   services: Pick<Services, 'adapters' | 'clock' | 'config' | 'logger' | 'readiness' | 'redis' | 'redisUrl' | 'secrets' | 'store'>,
@@ -70,7 +70,7 @@ export async function startPollWorkers(
         logger.info({ manufacturer: state.manufacturer, vin: secrets.pseudonym(state.vin), reason: next.drop }, 'vehicle polling ended');
         return 'dropped';
       }
-      // The cursor is stored only now, after the page was queued (src/ingest/poll/poll-vehicle.ts).
+      // The cursor is stored only now, after the page was queued (src/transports/poll/poll-vehicle.ts).
       if (next.job !== state) await job.updateData(encodePollJob(secrets, next.job));
       await job.moveToDelayed(Date.now() + next.delayMs, token);
       throw new DelayedError();

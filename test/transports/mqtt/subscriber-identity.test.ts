@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
-import { subscriberClientId, subscribes, subscriptionFilters } from '../../src/ingest/subscriber-identity.ts';
+import { loadConfig } from '../../../src/config.ts';
+import { subscriberClientId, subscribes, subscriptionFilters } from '../../../src/transports/mqtt/subscriber-identity.ts';
 
 const config = (env: Record<string, string>) => loadConfig({ MQTT_URL: 'mqtt://broker:1883', ...env });
 

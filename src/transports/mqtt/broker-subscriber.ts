@@ -1,9 +1,9 @@
 import mqtt, { type IPublishPacket, type MqttClient } from 'mqtt';
-import type { Adapter } from '../adapters/manifest.ts';
-import { messageTypeOf, topicMatcher } from '../adapters/topics.ts';
-import type { Running } from '../running.ts';
-import { createAcceptor, type Arrival } from './accept.ts';
-import type { TransportDeps } from './deps.ts';
+import type { Adapter } from '../../adapters/manifest.ts';
+import { messageTypeOf, topicMatcher } from '../../adapters/topics.ts';
+import type { Running } from '../../running.ts';
+import { createAcceptor, type Arrival } from '../accept.ts';
+import type { TransportDeps } from '../deps.ts';
 import { createHeldAcks, type HeldAcks } from './held-acks.ts';
 import { createShareMembers, type ShareMembers } from './share-members.ts';
 import { subscriberClientId, subscriptionFilters } from './subscriber-identity.ts';
@@ -28,12 +28,12 @@ export interface ExternalSubscriber extends Running {
  *
  * Batching: up to MQTT_RECEIVE_MAXIMUM publishes are in flight at once. Each goes into the
  * ingest batcher at once, and its PUBACK is sent only when the batch holding it is durably
- * queued (src/ingest/held-acks.ts), so at full load a job carries PIPELINE_BATCH_SIZE messages,
+ * queued (src/transports/mqtt/held-acks.ts), so at full load a job carries PIPELINE_BATCH_SIZE messages,
  * as on the embedded broker. When the queue refuses a batch, no PUBACK is sent and the
  * connection is dropped: the broker sends those messages again on reconnect.
  *
  * Stopping (close): a member of a share group leaves it when another session of the group
- * remains (src/ingest/share-members.ts): it unsubscribes, takes in what the broker still had
+ * remains (src/transports/mqtt/share-members.ts): it unsubscribes, takes in what the broker still had
  * queued or in flight for it until it hears nothing more, then disconnects with session expiry
  * 0, so no share stays behind in a session that may never return. The last member, or one
  * without a group, stops reading, acknowledges what it has queued and disconnects keeping its

@@ -2,13 +2,13 @@ import fc from 'fast-check';
 import { Redis } from 'ioredis';
 import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { signBody } from '../../src/ingest/signature.ts';
-import { adapterSecret } from '../../src/adapters/secrets.ts';
-import { startHarmonizeWorker } from '../../src/pipeline/worker.ts';
-import { freePort } from '../helpers/free-port.ts';
-import type { Running } from '../../src/running.ts';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { fixture, harmonizeJobCount, harmonizeJobCounts, waitFor } from '../pipeline/harness.ts';
+import { signBody } from '../../../src/transports/http/signature.ts';
+import { adapterSecret } from '../../../src/adapters/secrets.ts';
+import { startHarmonizeWorker } from '../../../src/pipeline/worker.ts';
+import { freePort } from '../../helpers/free-port.ts';
+import type { Running } from '../../../src/running.ts';
+import { createTestApp, type TestApp } from '../../helpers/app.ts';
+import { fixture, harmonizeJobCount, harmonizeJobCounts, waitFor } from '../../pipeline/harness.ts';
 
 const URL = '/ingest/v1/borealis';
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { signBody, verifySignature } from '../../src/ingest/signature.ts';
-import { topicMatcher } from '../../src/adapters/topics.ts';
+import { signBody, verifySignature } from '../../../src/transports/http/signature.ts';
+import { topicMatcher } from '../../../src/adapters/topics.ts';
 
 const NOW = Date.parse('2026-11-25T10:00:00Z');
 const T = NOW / 1000;

@@ -1,14 +1,14 @@
 import { Aedes, type AuthenticateError, type Client as AedesClient } from 'aedes';
 import { timingSafeEqual, createHash } from 'node:crypto';
 import { createServer, type AddressInfo } from 'node:net';
-import type { Adapter } from '../adapters/manifest.ts';
-import { metrics } from '../metrics/metrics.ts';
-import type { Running } from '../running.ts';
-import type { TransportDeps } from './deps.ts';
-import { adapterSecret } from '../adapters/secrets.ts';
-import { createAcceptor } from './accept.ts';
+import type { Adapter } from '../../adapters/manifest.ts';
+import { metrics } from '../../metrics/metrics.ts';
+import type { Running } from '../../running.ts';
+import type { TransportDeps } from '../deps.ts';
+import { adapterSecret } from '../../adapters/secrets.ts';
+import { createAcceptor } from '../accept.ts';
 import { limitedConnection } from './frame-limit.ts';
-import { messageTypeOf, topicMatcher } from '../adapters/topics.ts';
+import { messageTypeOf, topicMatcher } from '../../adapters/topics.ts';
 
 /** A packet larger than this (16 MiB) closes its connection; see startEmbeddedBroker. */
 const MAX_PUBLISH_FRAME_BYTES = 16 * 1024 * 1024;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_RETRY_AFTER_MS, retryAfterMs } from '../../../src/ingest/poll/retry-after.ts';
-import { backoffMs, nextPoll } from '../../../src/ingest/poll/schedule.ts';
+import { DEFAULT_RETRY_AFTER_MS, retryAfterMs } from '../../../src/transports/poll/retry-after.ts';
+import { backoffMs, nextPoll } from '../../../src/transports/poll/schedule.ts';
 import type { PollJob } from '../../../src/queues/poll-job.ts';
 
 const settings = { intervalMs: 60_000, backoffBaseMs: 1000, backoffMaxMs: 300_000 };

@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { ManualClock } from '../../../src/clock.ts';
-import { createApiRateLimiter } from '../../../src/ingest/poll/rate-limiter.ts';
+import { createApiRateLimiter } from '../../../src/transports/poll/rate-limiter.ts';
 
 /* The request rate to a polled API, shared through the suite's real Redis by two limiters, as
    two worker processes share it; time comes from a ManualClock. */

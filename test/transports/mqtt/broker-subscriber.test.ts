@@ -1,11 +1,11 @@
 import mqtt, { type MqttClient } from 'mqtt';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startExternalSubscriber } from '../../src/ingest/broker-subscriber.ts';
-import { buildApp } from '../../src/app.ts';
-import { freePort } from '../helpers/free-port.ts';
-import { startPrivateRedis, type PrivateRedis } from '../../src/main/private-redis.ts';
-import { electricTelemetryOf, fixture, harmonizeJobCount, startHarness, waitFor, type Harness } from '../pipeline/harness.ts';
-import { startMosquitto, type PrivateMosquitto } from '../pipeline/mosquitto.ts';
+import { startExternalSubscriber } from '../../../src/transports/mqtt/broker-subscriber.ts';
+import { buildApp } from '../../../src/app.ts';
+import { freePort } from '../../helpers/free-port.ts';
+import { startPrivateRedis, type PrivateRedis } from '../../../src/main/private-redis.ts';
+import { electricTelemetryOf, fixture, harmonizeJobCount, startHarness, waitFor, type Harness } from '../../pipeline/harness.ts';
+import { startMosquitto, type PrivateMosquitto } from '../../pipeline/mosquitto.ts';
 
 /** An external broker (MQTT_URL): a real mosquitto, the pipeline's persistent QoS 1 subscriber. */
 describe('external MQTT broker (MQTT_URL)', () => {

@@ -1,9 +1,9 @@
-import type { Adapter } from '../adapters/manifest.ts';
-import { adapterSecret } from '../adapters/secrets.ts';
-import { ApiError, apiErrors } from '../errors.ts';
-import { metrics } from '../metrics/metrics.ts';
-import type { TransportDeps } from './deps.ts';
-import { createAcceptor, type Acceptor, type Arrival } from './accept.ts';
+import type { Adapter } from '../../adapters/manifest.ts';
+import { adapterSecret } from '../../adapters/secrets.ts';
+import { ApiError, apiErrors } from '../../errors.ts';
+import { metrics } from '../../metrics/metrics.ts';
+import type { TransportDeps } from '../deps.ts';
+import { createAcceptor, type Acceptor, type Arrival } from '../accept.ts';
 import { verifySignature } from './signature.ts';
 
 /** Seconds a manufacturer should wait before re-sending when the queue is down. */

@@ -1,11 +1,11 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createAcceptor } from '../../../src/ingest/accept.ts';
-import { createPollApiClient } from '../../../src/ingest/poll/api-client.ts';
-import { pollVehicle, type PollDeps } from '../../../src/ingest/poll/poll-vehicle.ts';
-import { createApiRateLimiter } from '../../../src/ingest/poll/rate-limiter.ts';
-import type { NextPoll } from '../../../src/ingest/poll/schedule.ts';
+import { createAcceptor } from '../../../src/transports/accept.ts';
+import { createPollApiClient } from '../../../src/transports/poll/api-client.ts';
+import { pollVehicle, type PollDeps } from '../../../src/transports/poll/poll-vehicle.ts';
+import { createApiRateLimiter } from '../../../src/transports/poll/rate-limiter.ts';
+import type { NextPoll } from '../../../src/transports/poll/schedule.ts';
 import type { PollJob } from '../../../src/queues/poll-job.ts';
 import { systemClock } from '../../../src/clock.ts';
 import { createTestServices, type TestServices } from '../../helpers/services.ts';

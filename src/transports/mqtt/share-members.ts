@@ -1,5 +1,5 @@
-import { MQTT_SHARE_MEMBERS } from '../queues/keys.ts';
-import type { RedisClient } from '../queues/redis.ts';
+import { MQTT_SHARE_MEMBERS } from '../../queues/keys.ts';
+import type { RedisClient } from '../../queues/redis.ts';
 
 /**
  * Which sessions of one share group the broker holds, as far as this installation knows: a

@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { fixture, harmonizeJobCount, startHarness, waitFor, type Harness } from '../pipeline/harness.ts';
+import { fixture, harmonizeJobCount, startHarness, waitFor, type Harness } from '../../pipeline/harness.ts';
 
 const VIN = 'V1RTUALV1N0000001';
 

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import type { Config } from '../config.ts';
+import type { Config } from '../../config.ts';
 
 /**
  * Who the subscriber on an external broker is: its client id and what it subscribes to.

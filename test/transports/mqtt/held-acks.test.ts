@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createHeldAcks } from '../../src/ingest/held-acks.ts';
+import { createHeldAcks } from '../../../src/transports/mqtt/held-acks.ts';
 
 /** The PUBACKs written, as message ids (4-byte MQTT 5 PUBACKs with reason Success). */
 function written() {
