@@ -5,6 +5,10 @@
  * in .dependency-cruiser-known-violations.json (the few accepted ones, each with its reason
  * in docs/architecture.md).
  */
+/** The transport kinds' descriptors (src/transports/kind.ts, kinds.ts, <kind>/kind.ts). */
+const TRANSPORT_KIND_FILES = '(kinds?|[^/]+/kind)[.]ts$';
+const TRANSPORT_KINDS = `^src/transports/${TRANSPORT_KIND_FILES}`;
+
 const layers = [
   {
     name: 'leaves',
@@ -17,9 +21,11 @@ const layers = [
     paths: [
       '^src/services[.]ts$',
       '^src/(adapters|mapping|mapping-cases|pipeline|consent|management|delivery|push|gdpr|provisioning|read-model|rate-limit|auth)/',
+      // What each transport kind says about itself, read by the manifest registry and the pipeline.
+      TRANSPORT_KINDS,
     ],
   },
-  { name: 'transports', paths: ['^src/transports/'] },
+  { name: 'transports', paths: [`^src/transports/(?!${TRANSPORT_KIND_FILES})`] },
   { name: 'http', paths: ['^src/(http|routes|console)/', '^src/app[.]ts$'] },
   { name: 'virtual wing', paths: ['^src/virtual/', '^simulator/'] },
   { name: 'main', paths: ['^src/main/', '^src/server[.]ts$', '^src/cli/'] },

@@ -2,6 +2,7 @@ import { openQueue, queueHome } from '../queues/open-queue.ts';
 import { decodePollJob, encodePollJob, POLL_QUEUE, pollJobId, type PollJobData } from '../queues/poll-job.ts';
 import { renewingQueue } from '../queues/renewing-queue.ts';
 import type { Services } from '../services.ts';
+import { transportKind } from '../transports/kinds.ts';
 
 /**
  * Starts and stops the polling of vehicles of polled manufacturers (transport kind `poll`):
@@ -25,9 +26,10 @@ export async function isActivatedFor(store: Services['store'], manufacturer: str
   return rows.some((r) => r.manufacturer === manufacturer && r.status === 'ACTIVATED');
 }
 
-/** Whether the manufacturer is one the service polls. */
+/** Whether the manufacturer is one the service polls (its transport kind polls vehicle by vehicle). */
 export function isPolled(services: Pick<Services, 'adapters'>, manufacturer: string | null): manufacturer is string {
-  return manufacturer !== null && services.adapters.get(manufacturer)?.manifest.transport.kind === 'poll';
+  const t = manufacturer === null ? undefined : services.adapters.get(manufacturer)?.manifest.transport;
+  return t !== undefined && transportKind(t).pollsVehicles === true;
 }
 
 export function createPollSchedule(services: Pick<Services, 'config' | 'redisUrl' | 'logger' | 'secrets' | 'store'>): PollSchedule {

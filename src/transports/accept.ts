@@ -4,11 +4,32 @@ import { createIngest, type Ingest } from '../pipeline/ingest.ts';
 import { QueueUnavailableError } from '../queues/unavailable.ts';
 import type { Services } from '../services.ts';
 
-/** What one transport received at once: one MQTT publish, the records of one HTTP batch, or one polled page. */
+/**
+ * What one transport received at once (one MQTT publish, the records of one HTTP batch, one
+ * polled page), with everything accept() needs to know about how it came, filled by the
+ * transport itself (as Eclipse Hono's protocol adapters fill the execution context): accept()
+ * never asks which transport it was, so a new kind adds nothing here.
+ */
 export interface Arrival {
   manufacturer: string;
-  transport: 'mqtt' | 'http' | 'poll';
+  /** The transport's kind: the `transport` label of the ingest metrics. */
+  transport: string;
   messages: { messageType: string; topic?: string; bytes: Buffer | string }[];
+  /** What came, for the log lines: "an HTTP batch", "a polled page", "an MQTT QoS 0 message". */
+  what: string;
+  /**
+   * The largest message the transport lets through and the setting that says so: a larger one
+   * is acknowledged and dropped for good (counted as too_large), since sent again it would be
+   * refused again. Absent: the transport bounded the size before (an HTTP body by BODY_LIMIT_BYTES).
+   */
+  sizeLimit?: { bytes: number; setting: string };
+  /**
+   * `now`: queued at once, one batch per partition, while the sender waits for its answer (an
+   * HTTP batch, a polled page: already a batch). `batched`: each message joins its partition's
+   * batch, sent when full or after PIPELINE_BATCH_MAX_WAIT_MS (MQTT publishes, acknowledged one
+   * by one, fill a batch together).
+   */
+  batching: 'now' | 'batched';
   /**
    * What the transport does when the queue refuses the arrival, for the log line ("closing the
    * connection without PUBACK", "answering 503"); `lost` when nothing can be withheld (an MQTT
@@ -18,9 +39,9 @@ export interface Arrival {
 }
 
 /**
- * The one way raw data enters the service, whatever carried it: the size check (MQTT payloads
- * over MQTT_MAX_PAYLOAD_BYTES; an HTTP body was bounded by BODY_LIMIT_BYTES before), the raw
- * messages stamped with their reception time, the durable enqueue, the metrics.
+ * The one way raw data enters the service, whatever carried it: the size check the arrival asks
+ * for, the raw messages stamped with their reception time, the durable enqueue (at once or
+ * batched, as the arrival says), the metrics.
  */
 export interface Acceptor {
   /**
@@ -41,31 +62,28 @@ export function createAcceptor(
   services: Pick<Services, 'adapters' | 'config' | 'clock' | 'logger' | 'secrets' | 'redisUrl' | 'readiness'>,
   opts: { maxWaitMs?: number; ingest?: Ingest } = {},
 ): Acceptor {
-  const { config, clock, logger } = services;
+  const { clock, logger } = services;
   const ingest = opts.ingest ?? createIngest(services, opts.maxWaitMs === undefined ? {} : { maxWaitMs: opts.maxWaitMs });
   return {
     async accept(arrival) {
-      const { manufacturer, transport } = arrival;
-      if (transport === 'mqtt') {
-        const large = arrival.messages.find((m) => m.bytes.length > config.MQTT_MAX_PAYLOAD_BYTES);
-        if (large) {
-          metrics.ingestRejected.inc({ manufacturer, reason: 'too_large' });
-          logger.warn({ manufacturer, bytes: large.bytes.length }, 'MQTT payload over MQTT_MAX_PAYLOAD_BYTES acknowledged and dropped');
-          return 0;
-        }
+      const { manufacturer, transport, sizeLimit } = arrival;
+      const large = sizeLimit && arrival.messages.find((m) => m.bytes.length > sizeLimit.bytes);
+      if (large) {
+        metrics.ingestRejected.inc({ manufacturer, reason: 'too_large' });
+        logger.warn({ manufacturer, transport, bytes: large.bytes.length }, `${arrival.what} over ${sizeLimit.setting} acknowledged and dropped`);
+        return 0;
       }
       const receivedAt = clock.now().toISOString();
       const messages: RawMessage[] = arrival.messages.map((m) =>
         rawMessage({ manufacturer, messageType: m.messageType, receivedAt, ...(m.topic === undefined ? {} : { topic: m.topic }) }, m.bytes),
       );
       try {
-        // An HTTP batch and a polled page are queued at once: their sender (or the poller) waits.
-        if (transport !== 'mqtt') await ingest.enqueueNow(messages);
+        if (arrival.batching === 'now') await ingest.enqueueNow(messages);
         else await Promise.all(messages.map((m) => ingest.enqueue(m)));
       } catch (err) {
         const reason = arrival.refused.lost ? 'queue_unavailable_qos0' : 'queue_unavailable';
         metrics.ingestRejected.inc({ manufacturer, reason }, messages.length);
-        logger.warn({ manufacturer, err: (err as Error).message }, `queue refused ${describe(arrival)}; ${arrival.refused.consequence}`);
+        logger.warn({ manufacturer, err: (err as Error).message }, `queue refused ${arrival.what}; ${arrival.refused.consequence}`);
         throw err instanceof QueueUnavailableError ? err : new QueueUnavailableError('harmonize', err);
       }
       metrics.ingestMessages.inc({ manufacturer, transport }, messages.length);
@@ -73,10 +91,4 @@ export function createAcceptor(
     },
     close: () => ingest.close(),
   };
-}
-
-function describe(arrival: Arrival): string {
-  if (arrival.transport === 'http') return 'an HTTP batch';
-  if (arrival.transport === 'poll') return 'a polled page';
-  return arrival.refused.lost ? 'an MQTT QoS 0 message' : 'an MQTT message';
 }

@@ -4,11 +4,11 @@ import { ApiError, apiErrors } from '../../errors.ts';
 import { metrics } from '../../metrics/metrics.ts';
 import type { TransportDeps } from '../deps.ts';
 import { createAcceptor, type Acceptor, type Arrival } from '../accept.ts';
+import { DEFAULT_TOLERANCE_S, type HttpTransport } from './kind.ts';
 import { verifySignature } from './signature.ts';
 
 /** Seconds a manufacturer should wait before re-sending when the queue is down. */
 const RETRY_AFTER_S = 5;
-const DEFAULT_TOLERANCE_S = 300;
 
 /** The HTTP transport: signed batches of records, one raw message per record. */
 export interface HttpBatches {
@@ -52,7 +52,7 @@ export function createHttpBatches(services: TransportDeps): HttpBatches {
 }
 
 /** The batch's records as an arrival; throws 400 naming what is wrong with the body. */
-function arrivalOf(adapter: Adapter, t: Extract<Adapter['manifest']['transport'], { kind: 'http' }>, body: Buffer, maxRecords: number): Arrival {
+function arrivalOf(adapter: Adapter, t: HttpTransport, body: Buffer, maxRecords: number): Arrival {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body.toString('utf8'));
@@ -75,5 +75,6 @@ function arrivalOf(adapter: Adapter, t: Extract<Adapter['manifest']['transport']
       throw apiErrors.badRequest(`${t.recordsField}[${i}] is nested too deeply.`);
     }
   });
-  return { manufacturer: adapter.manifest.id, transport: 'http', messages, refused: { consequence: 'answering 503' } };
+  // Bounded by BODY_LIMIT_BYTES already; the sender waits for the answer, so queued at once.
+  return { manufacturer: adapter.manifest.id, transport: 'http', messages, what: 'an HTTP batch', batching: 'now', refused: { consequence: 'answering 503' } };
 }

@@ -1,8 +1,9 @@
 import mqtt, { type IPublishPacket, type MqttClient } from 'mqtt';
 import type { Adapter } from '../../adapters/manifest.ts';
-import { messageTypeOf, topicMatcher } from '../../adapters/topics.ts';
+import { topicMatcher } from '../../adapters/topics.ts';
 import type { Running } from '../../running.ts';
 import { createAcceptor, type Arrival } from '../accept.ts';
+import { mqttArrival } from './arrival.ts';
 import type { TransportDeps } from '../deps.ts';
 import { createHeldAcks, type HeldAcks } from './held-acks.ts';
 import { createShareMembers, type ShareMembers } from './share-members.ts';
@@ -66,7 +67,7 @@ export async function startExternalSubscriber(
     const route = routes.find((r) => r.matches(topic));
     if (!route) return null; // not ours (a broader subscription of someone else)
     const bytes = Buffer.isBuffer(payload) ? payload : Buffer.from(payload);
-    return { manufacturer: route.adapter.manifest.id, transport: 'mqtt', messages: [{ messageType: messageTypeOf(topic), topic, bytes }], refused };
+    return mqttArrival(config, route.adapter.manifest.id, topic, bytes, refused);
   };
 
   let acks: HeldAcks | undefined;

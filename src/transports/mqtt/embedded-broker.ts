@@ -7,8 +7,9 @@ import type { Running } from '../../running.ts';
 import type { TransportDeps } from '../deps.ts';
 import { adapterSecret } from '../../adapters/secrets.ts';
 import { createAcceptor } from '../accept.ts';
+import { mqttArrival } from './arrival.ts';
 import { limitedConnection } from './frame-limit.ts';
-import { messageTypeOf, topicMatcher } from '../../adapters/topics.ts';
+import { topicMatcher } from '../../adapters/topics.ts';
 
 /** A packet larger than this (16 MiB) closes its connection; see startEmbeddedBroker. */
 const MAX_PUBLISH_FRAME_BYTES = 16 * 1024 * 1024;
@@ -93,12 +94,7 @@ export async function startEmbeddedBroker(
       // Too large: acknowledged and dropped as well (accept() counts it).
       const bytes = typeof packet.payload === 'string' ? Buffer.from(packet.payload) : packet.payload;
       acceptor
-        .accept({
-          manufacturer,
-          transport: 'mqtt',
-          messages: [{ messageType: messageTypeOf(packet.topic), topic: packet.topic, bytes }],
-          refused: { consequence: 'closing the connection without PUBACK' },
-        })
+        .accept(mqttArrival(config, manufacturer, packet.topic, bytes, { consequence: 'closing the connection without PUBACK' }))
         .then(
           () => done(null),
           (err: unknown) => done(err as Error),

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { POLL_DEFAULTS, type Adapter, type PollTransport } from '../../adapters/manifest.ts';
+import type { Adapter } from '../../adapters/manifest.ts';
+import { POLL_DEFAULTS, type PollTransport } from './kind.ts';
 import { resolveEndpoint } from '../../consent/manufacturer-auth.ts';
 import type { Services } from '../../services.ts';
 import type { ApiRateLimiter } from './rate-limiter.ts';

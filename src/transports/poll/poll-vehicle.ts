@@ -1,4 +1,4 @@
-import { POLL_DEFAULTS, type PollTransport } from '../../adapters/manifest.ts';
+import { POLL_DEFAULTS, type PollTransport } from './kind.ts';
 import { isActivatedFor } from '../../management/poll-schedule.ts';
 import { quarantineIdOf, rawMessage } from '../../domain/raw-message.ts';
 import { metrics } from '../../metrics/metrics.ts';
@@ -102,6 +102,9 @@ async function hand(deps: PollDeps, job: PollJob, t: PollTransport, page: Extrac
       manufacturer: job.manufacturer,
       transport: 'poll',
       messages: [{ messageType: t.messageType, bytes: page.text }],
+      what: 'a polled page',
+      // The page was read within its own cap (./read-capped.ts); the poller waits for the answer.
+      batching: 'now',
       refused: { consequence: 'the page is fetched again later' },
     });
     return page;

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { DelayedError, UnrecoverableError, Worker } from 'bullmq';
-import type { Adapter, PollTransport } from '../../adapters/manifest.ts';
+import type { Adapter } from '../../adapters/manifest.ts';
+import type { PollTransport } from './kind.ts';
 import { createPollSchedule } from '../../management/poll-schedule.ts';
 import { startPeriodic, type PeriodicScheduler } from '../../periodic.ts';
 import { bullConnection } from '../../queues/bull-connection.ts';

@@ -1,5 +1,6 @@
 import { adapterSecret } from '../../adapters/secrets.ts';
-import type { Adapter, PollTransport } from '../../adapters/manifest.ts';
+import type { Adapter } from '../../adapters/manifest.ts';
+import type { PollTransport } from './kind.ts';
 import { resolveEndpoint } from '../../consent/manufacturer-auth.ts';
 import type { Services } from '../../services.ts';
 import { discardBody, readCapped } from './read-capped.ts';
