@@ -1,11 +1,11 @@
-import { DelayedError, Worker, type Job } from 'bullmq';
+import { DelayedError, type Job, type Worker } from 'bullmq';
 import type { Dispatcher } from 'undici';
 import type { PushWorkerDeps } from './deps.ts';
-import { bullConnection } from '../queues/bull-connection.ts';
 import { createDeliveryProcessor, RetryLaterError } from './deliver.ts';
 import { StoreUnavailableError } from '../store/contract.ts';
 import { PUSH_QUEUE, type PushJob } from '../queues/push-job.ts';
-import { partitionNames, queueHome } from '../queues/open-queue.ts';
+import { queueHome } from '../queues/open-queue.ts';
+import { openWorker } from '../queues/open-worker.ts';
 import { nextDelayMs } from './retry-policy.ts';
 
 /**
@@ -35,21 +35,22 @@ export function createPushWorkers(services: PushWorkerDeps, dispatcher: Dispatch
     }
   };
   // One worker per partition (PUSH_PARTITIONS); the process's PUSH_CONCURRENCY is shared out.
-  const names = partitionNames(queueHome(services), PUSH_QUEUE, config.PUSH_PARTITIONS);
-  const concurrency = Math.max(1, Math.ceil(config.PUSH_CONCURRENCY / names.length));
-  return names.map((name) => {
-    const worker = new Worker<PushJob>(name, processor, {
-      connection: bullConnection(services.redisUrl, 'worker'),
-      prefix: config.QUEUE_PREFIX,
+  const partitions = config.PUSH_PARTITIONS;
+  const concurrency = Math.max(1, Math.ceil(config.PUSH_CONCURRENCY / partitions));
+  return Array.from({ length: partitions }, (_, partition) => {
+    const worker = openWorker<PushJob, string>(PUSH_QUEUE, queueHome(services), processor, {
+      partition,
       concurrency,
-      // A lock outlives the slowest attempt by far, so a slow receiver never looks like a stalled job.
-      lockDuration: Math.max(30_000, config.PUSH_TIMEOUT_MS * 3),
       settings: {
-        backoffStrategy: (attemptsMade, _type, err) =>
-          err instanceof RetryLaterError ? err.delayMs : (nextDelayMs(config.PUSH_RETRY_SCHEDULE_S, attemptsMade) ?? -1),
+        // A lock outlives the slowest attempt by far, so a slow receiver never looks like a stalled job.
+        lockDuration: Math.max(30_000, config.PUSH_TIMEOUT_MS * 3),
+        settings: {
+          backoffStrategy: (attemptsMade, _type, err) =>
+            err instanceof RetryLaterError ? err.delayMs : (nextDelayMs(config.PUSH_RETRY_SCHEDULE_S, attemptsMade) ?? -1),
+        },
       },
+      onError: (err) => logger.warn({ err: err.message }, 'push worker error'),
     });
-    worker.on('error', (err) => logger.warn({ err: err.message }, 'push worker error'));
     worker.on('failed', (job, err) => {
       if (!(err instanceof RetryLaterError) && !(err instanceof DelayedError)) logger.warn({ jobId: job?.id, err: err.message }, 'push job failed');
     });

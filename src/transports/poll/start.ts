@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { DelayedError, UnrecoverableError, Worker } from 'bullmq';
+import { DelayedError, UnrecoverableError } from 'bullmq';
 import type { Adapter } from '../../adapters/manifest.ts';
 import type { PollTransport } from './kind.ts';
 import { createPollSchedule } from '../../management/poll-schedule.ts';
 import { startPeriodic, type PeriodicScheduler } from '../../periodic.ts';
-import { bullConnection } from '../../queues/bull-connection.ts';
-import { bullName, queueHome } from '../../queues/open-queue.ts';
+import { queueHome } from '../../queues/open-queue.ts';
+import { openWorker } from '../../queues/open-worker.ts';
 import { decodePollJob, encodePollJob, POLL_QUEUE } from '../../queues/poll-job.ts';
 import type { Running } from '../../running.ts';
 import type { Services } from '../../services.ts';
@@ -57,8 +57,9 @@ export async function startPollWorkers(
     },
   };
 
-  const worker = new Worker<unknown, unknown, string>(
-    bullName(queueHome(services), POLL_QUEUE),
+  const worker = openWorker(
+    POLL_QUEUE,
+    queueHome(services),
     async (job, token) => {
       let state;
       try {
@@ -77,18 +78,12 @@ export async function startPollWorkers(
       throw new DelayedError();
     },
     {
-      connection: bullConnection(services.redisUrl, 'worker'),
-      prefix: config.QUEUE_PREFIX,
       concurrency: config.POLL_CONCURRENCY,
-      lockDuration: config.POLL_LOCK_DURATION_MS,
-      stalledInterval: config.POLL_STALLED_INTERVAL_MS,
-      maxStalledCount: MAX_STALLS,
+      settings: { lockDuration: config.POLL_LOCK_DURATION_MS, stalledInterval: config.POLL_STALLED_INTERVAL_MS, maxStalledCount: MAX_STALLS },
+      onError: (err) => logger.warn({ err: err.message }, 'poll worker error'),
     },
   );
   worker.on('failed', (job, err) => logger.warn({ err: err.message, jobId: job?.id }, 'poll job failed'));
-  worker.on('error', (err) => logger.warn({ err: err.message }, 'poll worker error'));
-  let connected = false;
-  worker.once('ready', () => (connected = true));
   const reconcile = startPeriodic({
     name: 'poll-reconcile',
     intervalMs: config.POLL_RECONCILE_INTERVAL_S * 1000,
@@ -107,8 +102,7 @@ export async function startPollWorkers(
     {
       name: 'poll-worker',
       async close() {
-        // A worker that never reached Redis has nothing in flight.
-        await worker.close(!connected);
+        await worker.close();
         await schedule.close();
         await acceptor.close();
       },
