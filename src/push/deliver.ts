@@ -10,6 +10,7 @@ import { whyNotAllowed } from './eligibility.ts';
 import { envelopeBody } from './envelope.ts';
 import { NOTICE_VIN_NOT_HELD, noticeBody as buildNoticeBody, wantsNotice } from './notice.ts';
 import { openNoticeVin, type PushJob } from '../queues/push-job.ts';
+import { RetryLaterError } from './retry-later.ts';
 import { nextDelayMs, parseRetryAfter } from './retry-policy.ts';
 import { pushHeaders } from './push-headers.ts';
 import { postWebhook, type SendResult } from './sender.ts';
@@ -17,18 +18,6 @@ import { createSigningKeys, memoUnseal } from './signing-keys.ts';
 
 /** The endpoint a webhook record is at. */
 const endpointOf = (webhook: Pick<WebhookRecord, 'endpointId'>): string => webhook.endpointId ?? DEFAULT_ENDPOINT;
-
-/** Thrown to have BullMQ run the job again after `delayMs` (the worker's backoff strategy reads it). */
-export class RetryLaterError extends Error {
-  constructor(
-    readonly delayMs: number,
-    reason: string,
-  ) {
-    super(reason);
-    this.name = 'RetryLaterError';
-  }
-}
-
 
 /**
  * The push worker's job: one attempt of one delivery (issue 7 items 3 and 4). Re-reads
