@@ -7,8 +7,8 @@ import type { ConsentRecord } from '../store/contract.ts';
 /**
  * Tells the consumer that the data subject withdrew a consent at the portal: one signed
  * `consent.revoked` notice to the subscription's webhook, through the push machinery
- * (src/push/notice-queue.ts). No webhook, or one that did not opt in to the notice (issue 19
- * item 4): no notice (the consumer sees REVOKED in its list).
+ * (src/push/notice-queue.ts). No webhook, or one that did not opt in to the notice
+ * (notices are opt-in): no notice (the consumer sees REVOKED in its list).
  *
  * Runs after the revocation, which must take effect whatever happens here (GDPR Art. 7(3)): a
  * queue outage loses the notice (its row is DROPPED, the consumer's log shows why) and is logged,

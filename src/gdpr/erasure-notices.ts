@@ -5,7 +5,7 @@ import type { Services } from '../services.ts';
 import type { NoticeDeps } from '../push/deps.ts';
 
 /**
- * The subscriptions an erasure concerns (GDPR Art. 19, reliability checklist K3): those that
+ * The subscriptions an erasure concerns (GDPR Art. 19: recipients are told of an erasure): those that
  * hold the VIN — an activation or a consent process of it, in any state — within the scope.
  * Must run BEFORE the rows are erased. A repeated erasure that finds no rows left concerns no
  * one. The audit event of the erasure lists them: GET /consent/v1/erasures reads it.
@@ -18,8 +18,8 @@ export async function erasureHolders(services: Pick<Services, 'store'>, vin: str
 }
 
 /**
- * The holders to send a notice: those whose webhook asked for `vehicle.data_erased` (issue 19
- * item 4), enabled or not (a disabled one gets its notice dead-lettered like any push).
+ * The holders to send a notice: those whose webhook asked for `vehicle.data_erased` (notices
+ * are opt-in), enabled or not (a disabled one gets its notice dead-lettered like any push).
  */
 export async function erasureRecipients(services: Pick<Services, 'store'>, holders: readonly string[]): Promise<string[]> {
   const wants = await Promise.all(holders.map((id) => subscriptionWantsNotice(services.store, id, ERASURE_NOTICE_TYPE)));

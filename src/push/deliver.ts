@@ -20,10 +20,10 @@ import { createSigningKeys, memoUnseal } from './signing-keys.ts';
 const endpointOf = (webhook: Pick<WebhookRecord, 'endpointId'>): string => webhook.endpointId ?? DEFAULT_ENDPOINT;
 
 /**
- * The push worker's job: one attempt of one delivery (issue 7 items 3 and 4). Re-reads
+ * The push worker's job: one attempt of one delivery, signed and retried on the schedule. Re-reads
  * everything at send time: the row (erased or finished meanwhile → nothing), the webhook
  * (removed → DROPPED, disabled → DEAD) and the right to send (vehicle ACTIVATED, item in the
- * subscription, consent active; otherwise DROPPED, checklist I12) — except for a notice
+ * subscription, consent active, checked at send time; otherwise DROPPED) — except for a notice
  * (src/push/notice.ts), which reports that consent or vehicle is gone and takes its VIN from its job. Then signs the body it
  * serialized once and posts it. A 2xx ends it DELIVERED; 410 disables the webhook; anything
  * else is retried on the schedule until it is dead-lettered, and a webhook that has failed
@@ -90,7 +90,7 @@ export function createDeliveryProcessor(services: Pick<Services, 'clock' | 'conf
   }
 
   /**
-   * A data push is sent only while the right to send holds (checklist I12), and an update only
+   * A data push is sent only while the right to send holds at send time, not only at enqueue, and an update only
    * while the consumer still asks for updates of its item: one queued or retrying when the item
    * was taken off the webhook is not what the consumer wants any more.
    */

@@ -4,7 +4,7 @@ import type { Store, Subscription } from '../store/contract.ts';
  * Why a subscription may not receive an item of a VIN right now, or null when it may: the
  * vehicle must be ACTIVATED in the subscription, the item in the subscription's data items,
  * and, under the CONSENT legal basis, an active consent must exist. Checked at fan-out AND
- * again just before each send (reliability checklist I12, K1): a consent revoked in between
+ * again just before each send (a withdrawal takes effect at once): a consent revoked in between
  * stops the push.
  */
 export async function whyNotAllowed(

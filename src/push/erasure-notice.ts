@@ -11,7 +11,7 @@ export interface ErasureNoticeFacts {
 }
 
 /**
- * The part of a `vehicle.data_erased` notice (reliability checklist K3, GDPR Art. 19) that
+ * The part of a `vehicle.data_erased` notice (GDPR Art. 19: recipients are told of an erasure) that
  * follows the envelope (src/push/notice.ts): the VIN, when and how far it was erased.
  */
 export function erasureNoticePart(facts: ErasureNoticeFacts, vin: string): Record<string, unknown> {

@@ -28,7 +28,7 @@ function memo<T>(read: (id: string) => Promise<T>): (id: string) => Promise<T> {
 }
 
 /**
- * Fan-out of ingested points to webhooks (issue 7 items 2 and 7). Push items (events) go to
+ * Fan-out of ingested points to webhooks: events, and the pull items a consumer asked to have pushed as updates. Push items (events) go to
  * every subscription that contains the item and has the vehicle ACTIVATED with an active
  * consent, to each of its webhook endpoints whose event filter admits them; pull items go only
  * to endpoints that listed them, at most once per their minimum interval. Each (endpoint,

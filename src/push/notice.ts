@@ -17,7 +17,7 @@ export type Notice =
 export const NOTICE_TYPES = [ERASURE_NOTICE_TYPE, REVOCATION_NOTICE_TYPE] as const;
 
 /**
- * Whether the webhook asked for notices of this type (issue 19 item 4). Off by default: a
+ * Whether the webhook asked for notices of this type. Off by default: a
  * webhook receives only the live service's envelope (`inVehicleResponse`) unless its
  * configuration lists the type in `notices`. What a notice tells stays readable without it
  * (the consents list, GET /consent/v1/erasures).

@@ -1,5 +1,5 @@
 /**
- * When the next webhook attempt is due (reliability checklist I6/I7). The schedule comes from
+ * When the next webhook attempt is due, by the answer's status code and the attempts made. The schedule comes from
  * PUSH_RETRY_SCHEDULE_S (Svix's default: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, about a
  * day in all); each delay gets ±10 % jitter so a recovering receiver is not hit by every
  * retry at once. A receiver's Retry-After is honoured when it asks for more time, capped at

@@ -15,7 +15,7 @@ export interface RevocationNoticeFacts {
 }
 
 /**
- * The part of a `consent.revoked` notice (GDPR Art. 7(3), reliability checklist K1) that
+ * The part of a `consent.revoked` notice (GDPR Art. 7(3): withdrawing is as easy as giving) that
  * follows the envelope (src/push/notice.ts): which consent of which vehicle ended, when, by whom.
  */
 export function revocationNoticePart(facts: RevocationNoticeFacts, vin: string): Record<string, unknown> {

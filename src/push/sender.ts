@@ -17,7 +17,7 @@ export interface SendResult {
 }
 
 /**
- * One webhook POST (reliability checklist I6, I10): the exact body bytes, timeouts on connect,
+ * One webhook POST, guarded against SSRF and judged by its status code: the exact body bytes, timeouts on connect,
  * answer and body, redirects NOT followed (undici's request does not follow them, and a 3xx
  * is a failure), and the answer's body read only up to a few KB (then the socket is dropped)
  * so a hostile receiver can neither stream us gigabytes nor have its text shown to anyone.

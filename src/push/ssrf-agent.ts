@@ -21,7 +21,7 @@ export interface GuardedAgentOptions {
 }
 
 /**
- * An undici Agent whose every new connection is guarded (reliability checklist I10, second
+ * An undici Agent whose every new connection is guarded (the SSRF protection's second
  * layer): the host is resolved here, every A/AAAA answer must be public, and the socket is
  * opened to the address that was checked, never to a name resolved again later. A DNS answer
  * that changes between registration and delivery (rebinding) is therefore judged on the

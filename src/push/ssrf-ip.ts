@@ -1,8 +1,8 @@
 import ipaddr from 'ipaddr.js';
 
 /**
- * Whether an IP address is publicly routable, the test a webhook target must pass (reliability
- * checklist I10; smokescreen and Svix do the same). An allow-list, not a block-list: only
+ * Whether an IP address is publicly routable, the test a webhook target must pass (so a
+ * consumer's URL cannot reach our own network; smokescreen and Svix do the same). An allow-list, not a block-list: only
  * ipaddr.js's `unicast` range counts, and for IPv6 only inside global unicast 2000::/3, so
  * loopback, private, link-local (cloud metadata), CGNAT, multicast, documentation, benchmarking,
  * NAT64, 6to4, Teredo, ORCHID, IPv4-compatible and every other special range are refused.

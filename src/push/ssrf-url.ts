@@ -12,7 +12,7 @@ export type UrlCheck = { ok: true; url: URL } | { ok: false; reason: string };
 const MAX_URL_LENGTH = 2048;
 
 /**
- * Registration-time check of a webhook URL (reliability checklist I10, first layer). The WHATWG
+ * Registration-time check of a webhook URL, the first layer of the SSRF protection. The WHATWG
  * parser canonicalises the tricks (`http://2130706433/`, `http://0177.0.0.1/`, `http://127.1/`
  * all become 127.0.0.1), then the host is judged: an IP literal directly, a name by every
  * address it resolves to. The delivery re-checks at connect time (see ssrf-agent.ts), because a
@@ -53,7 +53,7 @@ export async function checkWebhookUrl(raw: string, policy: TargetPolicy): Promis
   return { ok: true, url };
 }
 
-/** The setting that lifts this check, named in every refusal it could lift (issue 23 item 5). */
+/** The setting that lifts this check, named in every refusal it could lift, so a refused user knows what to change. */
 const ALLOW_SETTING = 'PUSH_ALLOW_PRIVATE_TARGETS=true';
 
 const refused = (host: string): UrlCheck => ({

@@ -48,7 +48,7 @@ export function testEnvelopeBody(subscriptionId: string, webhookId: string, now:
 }
 
 /**
- * Test events (issue 23 item 3): one signed sample envelope POSTed at once to the subscription's
+ * Test events, so a consumer can check its receiver before real data flows: one signed sample envelope POSTed at once to the subscription's
  * webhook, exactly as a push is sent (same signing keys, Authorization value, SSRF guard at
  * connect time, timeouts, no redirects), and the receiver's answer returned. Nothing is recorded:
  * no delivery row, no retry, and the webhook's status and failure count stay as they are (a

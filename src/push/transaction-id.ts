@@ -11,7 +11,7 @@ const NAMESPACE = Buffer.from('6f1c2a9e4b7d4e0a9c3f8d2b1a5e7c40', 'hex');
  * out again (a retried pipeline batch, a redelivered MQTT message) gets the same id, so the
  * deliveries table's unique index and the queue's jobId both recognise it. It is also the
  * `webhook-id` and part of Redis key names: hex and dashes only (no `.` for the signature, no
- * `:` for BullMQ). The VIN enters only through its HMAC pseudonym (checklist K6): a hash of the
+ * `:` for BullMQ). The VIN enters only through its HMAC pseudonym (never in clear in Redis): a hash of the
  * VIN itself could be reversed by trying the few million VINs behind a manufacturer's prefix.
  */
 export function transactionId(

@@ -29,7 +29,7 @@ export function createUpdateThrottle(services: Pick<Services, 'config' | 'redis'
   const { redis, config, secrets } = services;
   return {
     async admit(subscriptionId, vin, item, timestampMs, intervalMs, transactionId, endpointId) {
-      // The key holds a pseudonym, never the VIN (reliability checklist K6).
+      // The key holds a pseudonym, never the VIN: Redis keys are read by operators and tools.
       const key = PUSH_THROTTLE.key(config.QUEUE_PREFIX, subscriptionId, secrets.pseudonym(vin), item, endpointId);
       // Kept a good while past the interval in wall time; after it expires the next point passes.
       const ttlMs = 2 * intervalMs + 3_600_000;

@@ -12,7 +12,7 @@ export interface WebhookInput {
   authorization?: string;
   items?: string[];
   minIntervalSeconds?: number;
-  /** Notice types to receive besides data pushes (issue 19 item 4); none by default. */
+  /** Notice types to receive besides data pushes (opt-in: a receiver built for data envelopes only is not surprised); none by default. */
   notices?: string[];
   /** The event filter: the push items this endpoint receives; every one of the subscription when absent. */
   events?: string[];

@@ -29,7 +29,7 @@ async function allQuarantined(services: Services, messages: RawMessage[]) {
 }
 
 /**
- * Reliability F7/L1 for the ingest paths: random bytes over MQTT (logged in as the virtual
+ * Every input validated, never a 5xx for bad input, fuzzed for the ingest paths: random bytes over MQTT (logged in as the virtual
  * manufacturer) and over HTTP (signed and unsigned) never crash the broker, the route or the
  * worker; what is accepted and cannot be harmonized ends in quarantine, what is refused gets a
  * 4xx in the contract's body; and a valid message sent afterwards is still stored.

@@ -25,7 +25,7 @@ interface Party {
 }
 
 /**
- * Reliability checklist K3 (GDPR Art. 19) on real parts: the admin erasure route, the SQLite
+ * Recipients are told of an erasure (GDPR Art. 19), on real parts: the admin erasure route, the SQLite
  * store, the suite's Redis, the push workers and local HTTP receivers. Each subscription that
  * held the erased VIN and has a webhook that opted in to the notice gets exactly one signed
  * `vehicle.data_erased` notice; no one else gets anything; afterwards no store table and no Redis key holds the VIN.

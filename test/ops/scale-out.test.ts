@@ -17,7 +17,7 @@ import { startRoundRobin, type RoundRobin } from './round-robin.ts';
 import { eventually, ROOT, startService, waitForHttp, type ServiceProcess } from './service-process.ts';
 
 /*
- * Issue 8, "Done when": two API processes and two worker processes, started with the documented
+ * Scaling out as docs/operations.md describes: two API processes and two worker processes, started with the documented
  * commands (npm run start:api / start:worker / start:simulator) against one Redis, one SQLite
  * DATA_DIR (WAL) and an external mosquitto configured as deploy/mosquitto, serve one subscription
  * consistently. A round-robin load balancer (PUBLIC_URL) sends every request to the next API

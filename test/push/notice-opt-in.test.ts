@@ -12,7 +12,7 @@ import { crashPoint, eventually } from './helpers.ts';
 const ADMIN = { authorization: 'Bearer test-admin-token' };
 
 /**
- * Issue 19 item 4 on real parts: the HTTP app listening on a port, the portal and the simulated
+ * Notices are opt-in, on real parts: the HTTP app listening on a port, the portal and the simulated
  * manufacturer (consent, then the user's withdrawal), the fan-out, the suite's Redis, the push
  * workers and local HTTP receivers. A webhook registered without `notices` receives the live
  * service's envelope only, through a withdrawal and an erasure; one that opted in receives the

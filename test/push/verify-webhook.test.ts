@@ -153,7 +153,7 @@ describe('transaction ids', () => {
     expect(transactionId(box, 's', 'V1', 'i', 1)).not.toBe(transactionId(box, 's', 'V2', 'i', 1));
   });
 
-  it('depend on the service key, so nobody without it can test VINs against an id (K6)', () => {
+  it('depend on the service key, so nobody without it can test VINs against an id', () => {
     const other = createSecretBox('another-deployment-key');
     expect(transactionId(box, 's', 'V1RTUALV1N0000S08', 'i', 1)).not.toBe(transactionId(other, 's', 'V1RTUALV1N0000S08', 'i', 1));
   });

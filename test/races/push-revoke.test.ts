@@ -21,7 +21,7 @@ const BASE = Date.parse('2026-03-01T10:00:00.000Z');
 const within = (checkedAt: number, revokedAt: number) => checkedAt !== -1 && checkedAt < revokedAt;
 
 /**
- * Checklists I12 and K1 under fc.scheduler (L2): an accident event goes from the pipeline's
+ * Consent checked at send time, and a withdrawal taking effect at once, under fc.scheduler: an accident event goes from the pipeline's
  * hand-over (fan-out, consent checked at enqueue time; once or twice, as a redelivered batch
  * does) to the push worker's send (consent checked again at send time), while the consumer
  * revokes the consent (the service behind DELETE /consent/v1/consents/:id). Every store call of
@@ -29,7 +29,7 @@ const within = (checkedAt: number, revokedAt: number) => checkedAt !== -1 && che
  * fan-out queued in Redis, handed to the worker's processor as BullMQ would (the processor is
  * called directly so its calls belong to this run); the webhook is a real local receiver.
  */
-describe('races: a push delivery racing a consent revocation (I12, K1)', () => {
+describe('races: a push delivery racing a consent revocation', () => {
   const lab = createRaceLab();
   let h: PushHarness;
   let raced: Services;
@@ -95,7 +95,7 @@ describe('races: a push delivery racing a consent revocation (I12, K1)', () => {
         if (fanouts.every((f) => lab.first(f) > revokedAt)) expect(row).toBeNull();
         if (row && lab.first('deliver') > revokedAt) expect(sent).toHaveLength(0);
 
-        // Exactly where the line falls: at the consent checks, at enqueue (fan-out) and again at send (I12).
+        // Exactly where the line falls: at the consent checks, at enqueue (fan-out) and again at send.
         const checkedAtEnqueue = fanouts.some((f) => within(lab.at(f, 'consents.activeVins'), revokedAt));
         const checkedAtSend = within(lab.at('deliver', 'consents.activeVins'), revokedAt);
         if (!checkedAtEnqueue) {

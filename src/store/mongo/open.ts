@@ -15,7 +15,7 @@ import { createMongoVehicleRepo } from './vehicles.ts';
 import { createMongoWebhookRepo } from './webhooks.ts';
 import { SOCKET_TIMEOUT_MS, WRITE_CONCERN_TIMEOUT_MS } from './time-limits.ts';
 
-/** The client options production relies on (reliability checklist H2); exported for a unit test. */
+/** The client options production relies on (acknowledge only after a durable write); exported for a unit test. */
 export const MONGO_CLIENT_OPTIONS = {
   // wtimeoutMS: a set without a majority answers a write concern error (transient) instead of
   // holding the write until the socket timeout (src/store/mongo/time-limits.ts).
@@ -71,7 +71,7 @@ async function buildIndexes(url: string, dbName: string): Promise<void> {
 /**
  * Connects to MongoDB and makes sure every index exists before the store is used.
  * Writes are acknowledged by a majority with journaling (a job completes only after a durable
- * write; reliability checklist H2); retryable writes need a replica set, as in production.
+ * write: an acknowledgement upstream follows only a durable write); retryable writes need a replica set, as in production.
  * An unreachable server fails the open with StoreUnavailableError and leaves no client behind.
  */
 export async function openMongoStore(url: string, dbName: string): Promise<Store> {

@@ -31,7 +31,7 @@ function authError(message: string, returnCode: 4 | 5): AuthenticateError {
  * subscribing is refused. OWNED BY THE PIPELINE WORK.
  *
  * No publish is lost between PUBACK and the queue: aedes writes PUBACK before its `published`
- * hook runs (reliability checklist F2/M3), so the durable enqueue happens inside
+ * hook runs (a PUBACK hands the message over to us), so the durable enqueue happens inside
  * `authorizePublish`, which runs first. When the queue refuses the message, the callback gets the
  * error: aedes closes the connection without PUBACK and the client re-sends on reconnect. A
  * publish refused for good (another manufacturer's topic, over MQTT_MAX_PAYLOAD_BYTES) is

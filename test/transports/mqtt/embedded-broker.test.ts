@@ -42,7 +42,7 @@ describe('embedded broker → queue → worker → store', () => {
     expect(await h.services.store.dataPoints.count()).toBe(10);
   });
 
-  it('keys duplicates on the payload, never on ids: two samples with the same messageId are both stored (F3)', async () => {
+  it('keys duplicates on the payload, never on ids: two samples with the same messageId are both stored', async () => {
     h = await startHarness();
     const client = await h.connect();
     const sample = JSON.parse(fixture('virtual', 'virtual.telemetry.combustion.json')) as { sampledAt: string };

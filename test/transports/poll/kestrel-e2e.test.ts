@@ -8,7 +8,7 @@ import { startReceiver, type Receiver } from '../../push/helpers.ts';
 import { apiLog, call, caughtUp, CRASHING_VIN, KESTREL_VINS, pollerIdOf, windowMinutes } from './kestrel-deployment.ts';
 
 /*
- * Issue 22 item 1, "Done when": Kestrel, the polled manufacturer, end to end with real processes.
+ * Kestrel, the polled manufacturer, end to end with real processes.
  * One API process (api, push: it also serves the simulated Kestrel API and consent server) and
  * two worker processes (ROLES=pipeline) that poll, on one Redis and one SQLite DATA_DIR. The
  * simulated API's clock stands still (SIM_CLOCK fixed), so every vehicle has exactly the 30
