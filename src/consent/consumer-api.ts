@@ -4,7 +4,7 @@ import type { ConsentHistoryEntry, ConsentRecord, ConsentState } from '../store/
 import { shouldExpire } from './deadlines.ts';
 import { applyEvent } from './process.ts';
 import { noticeOfWithdrawal } from './withdrawal-notice.ts';
-import type { RevokedBy } from '../push/revocation-notice.ts';
+import type { RevokedBy } from '../push/notices/revocation-notice.ts';
 
 /** A consent process as the consumer sees it (GET /consent/v1/consents). No secrets, no names. */
 export interface ConsentView {

@@ -1,13 +1,13 @@
-import { subscriptionWantsNotice } from '../push/notice.ts';
-import { queueNotices } from '../push/notice-queue.ts';
-import { REVOCATION_NOTICE_TYPE } from '../push/revocation-notice.ts';
+import { subscriptionWantsNotice } from '../push/notices/notice.ts';
+import { queueNotices } from '../push/notices/notice-queue.ts';
+import { REVOCATION_NOTICE_TYPE } from '../push/notices/revocation-notice.ts';
 import type { Services } from '../services.ts';
 import type { ConsentRecord } from '../store/contract.ts';
 
 /**
  * Tells the consumer that the data subject withdrew a consent at the portal: one signed
  * `consent.revoked` notice to the subscription's webhook, through the push machinery
- * (src/push/notice-queue.ts). No webhook, or one that did not opt in to the notice
+ * (src/push/notices/notice-queue.ts). No webhook, or one that did not opt in to the notice
  * (notices are opt-in): no notice (the consumer sees REVOKED in its list).
  *
  * Runs after the revocation, which must take effect whatever happens here (GDPR Art. 7(3)): a

@@ -1,6 +1,6 @@
-import { ERASURE_NOTICE_TYPE, type ErasureScope } from '../push/erasure-notice.ts';
-import { subscriptionWantsNotice } from '../push/notice.ts';
-import { queueNotices } from '../push/notice-queue.ts';
+import { ERASURE_NOTICE_TYPE, type ErasureScope } from '../push/notices/erasure-notice.ts';
+import { subscriptionWantsNotice } from '../push/notices/notice.ts';
+import { queueNotices } from '../push/notices/notice-queue.ts';
 import type { Services } from '../services.ts';
 import type { NoticeDeps } from '../push/deps.ts';
 
@@ -27,7 +27,7 @@ export async function erasureRecipients(services: Pick<Services, 'store'>, holde
 }
 
 /**
- * Queues one `vehicle.data_erased` notice per recipient (src/push/notice-queue.ts): the VIN is
+ * Queues one `vehicle.data_erased` notice per recipient (src/push/notices/notice-queue.ts): the VIN is
  * held, sealed in the notice's job, only while the notice is pending. A fresh transactionId each
  * time, so a repeated erasure that still found rows sends a notice of its own.
  *

@@ -1,4 +1,4 @@
-import type { ErasureScope } from '../push/erasure-notice.ts';
+import type { ErasureScope } from '../push/notices/erasure-notice.ts';
 import type { Services } from '../services.ts';
 import type { AuditEvent } from '../store/contract.ts';
 

@@ -1,6 +1,6 @@
 import type { Adapter } from '../adapters/manifest.ts';
 import { metrics, timed } from '../metrics/metrics.ts';
-import type { PushFanoutEnqueuer } from '../push/fanout-contract.ts';
+import type { PushFanoutEnqueuer } from '../push/fanout/fanout-contract.ts';
 import type { Services } from '../services.ts';
 import type { DataPoint, QuarantinedMessage } from '../store/contract.ts';
 import { capRaw } from '../store/contract/quarantine.ts';

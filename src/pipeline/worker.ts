@@ -1,5 +1,5 @@
 import { DelayedError, UnrecoverableError, type Job, type Worker } from 'bullmq';
-import { createPushFanoutEnqueuer } from '../push/fanout.ts';
+import { createPushFanoutEnqueuer } from '../push/fanout/fanout.ts';
 import type { Running } from '../running.ts';
 import type { HarmonizeDeps } from './deps.ts';
 import { StoreUnavailableError } from '../store/contract.ts';

@@ -6,7 +6,7 @@ import type { Config } from '../config.ts';
 import type { Services } from '../services.ts';
 import { partitionOf } from '../queues/partitions.ts';
 
-/** Name of the custom backoff the push worker implements (see retry-policy.ts). */
+/** Name of the custom backoff the push worker implements (see deliver/retry-policy.ts). */
 export const PUSH_BACKOFF = 'webhook-schedule';
 
 /**

@@ -154,7 +154,7 @@ export const RATE_LIMIT_PORTAL = {
 export const RATE_LIMIT_WEBHOOK_TEST = {
   ...family({
     name: 'rate-limit.webhook-test',
-    owner: 'src/push/test-event.ts',
+    owner: 'src/push/webhooks/test-event.ts',
     tag: '`{<subscriptionId>}` (one key per call; kept as it was)',
     erasure: { by: 'none', reason: 'counts a subscription\'s test events' },
     rest: () => 'rl:webhook-test:\\{[^}]*\\}:\\d+',
@@ -173,7 +173,7 @@ export const RATE_LIMIT_WEBHOOK_TEST = {
 export const PUSH_THROTTLE = {
   ...family({
     name: 'push.update-throttle',
-    owner: 'src/push/update-throttle.ts',
+    owner: 'src/push/fanout/update-throttle.ts',
     tag: 'none: one key per script call',
     erasure: {
       by: 'pseudonym',

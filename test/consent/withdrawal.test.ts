@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.ts';
-import { verifyWebhook } from '../../src/push/verify-webhook.ts';
+import { verifyWebhook } from '../../src/push/signing/verify-webhook.ts';
 import type { Running } from '../../src/running.ts';
 import { deliveryBody } from '../delivery/fixtures.ts';
 import { eventually } from '../push/helpers.ts';

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.ts';
 import { createSecretBox } from '../../src/crypto.ts';
 import { startPushWorkers } from '../../src/push/start.ts';
-import { verifyWebhook } from '../../src/push/verify-webhook.ts';
+import { verifyWebhook } from '../../src/push/signing/verify-webhook.ts';
 import type { Running } from '../../src/running.ts';
 import type { LegalBasis } from '../../src/store/contract.ts';
 import { addConsumer, createTestApp, type TestApp, type TestConsumer } from '../helpers/app.ts';

@@ -1,8 +1,8 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.ts';
-import { createPushFanoutEnqueuer } from '../../src/push/fanout.ts';
-import { type PushFanoutEnqueuer } from '../../src/push/fanout-contract.ts';
+import { createPushFanoutEnqueuer } from '../../src/push/fanout/fanout.ts';
+import { type PushFanoutEnqueuer } from '../../src/push/fanout/fanout-contract.ts';
 import type { Running } from '../../src/running.ts';
 import { Browser, ITEMS, startLiveApp, VIN, type LiveApp } from '../consent/harness.ts';
 import { activeConsent, party, proveAtManufacturer, startWorkers, withdrawForms, type Party } from '../consent/withdrawal-harness.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isPublicAddress } from '../../src/push/ssrf-ip.ts';
+import { isPublicAddress } from '../../src/push/ssrf/ip.ts';
 
 // After smokescreen's classification table (pkg/smokescreen/smokescreen_test.go) and the
 // SSRF protection's list of ranges.

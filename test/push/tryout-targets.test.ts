@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import { checkWebhookUrl } from '../../src/push/ssrf-url.ts';
+import { checkWebhookUrl } from '../../src/push/ssrf/url.ts';
 
 /*
  * In the local try-out (the mode that seeds the demo consumer) a webhook may

@@ -1,10 +1,10 @@
 import { Webhook } from 'standardwebhooks';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { newSigningSecret, secretKey, sign, signatureHeader } from '../../src/push/signing.ts';
+import { newSigningSecret, secretKey, sign, signatureHeader } from '../../src/push/signing/signing.ts';
 import { createSecretBox } from '../../src/crypto.ts';
-import { transactionId } from '../../src/push/transaction-id.ts';
-import { verifyWebhook, WebhookVerificationError } from '../../src/push/verify-webhook.ts';
+import { transactionId } from '../../src/push/message/transaction-id.ts';
+import { verifyWebhook, WebhookVerificationError } from '../../src/push/signing/verify-webhook.ts';
 
 // Svix's and Standard Webhooks' published test vector (standard-webhooks spec, javascript tests).
 const VECTOR = {

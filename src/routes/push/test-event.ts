@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { consumerSecurity, errorResponses } from '../../http/schemas.ts';
-import { createTestEventSender, TEST_EVENTS_PER_MINUTE, TEST_VIN } from '../../push/test-event.ts';
+import { createTestEventSender, TEST_EVENTS_PER_MINUTE, TEST_VIN } from '../../push/webhooks/test-event.ts';
 import type { PushRoutesShared } from './shared.ts';
 
 export const testEventSchema = {

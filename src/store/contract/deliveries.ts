@@ -14,7 +14,7 @@ export const IN_FLIGHT_STATUSES = ['PENDING', 'RETRYING'] as const satisfies rea
 
 /**
  * `event`: a push item (accident calls…); `update`: a pull item a webhook asked to be pushed;
- * `notice`: a `vehicle.data_erased` notice (src/push/erasure-notice.ts). A notice's row keeps no
+ * `notice`: a `vehicle.data_erased` notice (src/push/notices/erasure-notice.ts). A notice's row keeps no
  * VIN (`vin` is empty), because it outlives the erasure it reports.
  */
 export type DeliveryKind = 'event' | 'update' | 'notice';

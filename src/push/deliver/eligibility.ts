@@ -1,4 +1,4 @@
-import type { Store, Subscription } from '../store/contract.ts';
+import type { Store, Subscription } from '../../store/contract.ts';
 
 /**
  * Why a subscription may not receive an item of a VIN right now, or null when it may: the

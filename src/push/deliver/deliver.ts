@@ -1,20 +1,20 @@
 import type { Job } from 'bullmq';
 import type { Dispatcher } from 'undici';
-import { metrics } from '../metrics/metrics.ts';
-import type { Services } from '../services.ts';
-import type { DeliveryAttempt, DeliveryRecord, WebhookRecord } from '../store/contract.ts';
-import { IN_FLIGHT_STATUSES } from '../store/contract/deliveries.ts';
-import { DEFAULT_ENDPOINT } from '../store/contract.ts';
-import { admitsEvent } from './event-filter.ts';
+import { metrics } from '../../metrics/metrics.ts';
+import type { Services } from '../../services.ts';
+import type { DeliveryAttempt, DeliveryRecord, WebhookRecord } from '../../store/contract.ts';
+import { IN_FLIGHT_STATUSES } from '../../store/contract/deliveries.ts';
+import { DEFAULT_ENDPOINT } from '../../store/contract.ts';
+import { admitsEvent } from '../fanout/event-filter.ts';
 import { whyNotAllowed } from './eligibility.ts';
-import { envelopeBody } from './envelope.ts';
-import { NOTICE_VIN_NOT_HELD, noticeBody as buildNoticeBody, wantsNotice } from './notice.ts';
-import { openNoticeVin, type PushJob } from '../queues/push-job.ts';
+import { envelopeBody } from '../message/envelope.ts';
+import { NOTICE_VIN_NOT_HELD, noticeBody as buildNoticeBody, wantsNotice } from '../notices/notice.ts';
+import { openNoticeVin, type PushJob } from '../../queues/push-job.ts';
 import { RetryLaterError } from './retry-later.ts';
 import { nextDelayMs, parseRetryAfter } from './retry-policy.ts';
-import { pushHeaders } from './push-headers.ts';
+import { pushHeaders } from '../message/push-headers.ts';
 import { postWebhook, type SendResult } from './sender.ts';
-import { createSigningKeys, memoUnseal } from './signing-keys.ts';
+import { createSigningKeys, memoUnseal } from '../signing/signing-keys.ts';
 
 /** The endpoint a webhook record is at. */
 const endpointOf = (webhook: Pick<WebhookRecord, 'endpointId'>): string => webhook.endpointId ?? DEFAULT_ENDPOINT;
@@ -24,7 +24,7 @@ const endpointOf = (webhook: Pick<WebhookRecord, 'endpointId'>): string => webho
  * everything at send time: the row (erased or finished meanwhile → nothing), the webhook
  * (removed → DROPPED, disabled → DEAD) and the right to send (vehicle ACTIVATED, item in the
  * subscription, consent active, checked at send time; otherwise DROPPED) — except for a notice
- * (src/push/notice.ts), which reports that consent or vehicle is gone and takes its VIN from its job. Then signs the body it
+ * (src/push/notices/notice.ts), which reports that consent or vehicle is gone and takes its VIN from its job. Then signs the body it
  * serialized once and posts it. A 2xx ends it DELIVERED; 410 disables the webhook; anything
  * else is retried on the schedule until it is dead-lettered, and a webhook that has failed
  * for PUSH_DISABLE_AFTER_S without a success is disabled with a reason the consumer sees.

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { Agent, buildConnector } from 'undici';
-import { isPublicAddress } from './ssrf-ip.ts';
-import type { Resolver } from './ssrf-resolver.ts';
+import { isPublicAddress } from './ip.ts';
+import type { Resolver } from './resolver.ts';
 
 /** A connection refused by the SSRF guard: the target resolved to a non-public address. */
 export class BlockedTargetError extends Error {

@@ -1,9 +1,9 @@
-import type { Services } from '../services.ts';
-import type { DataPoint, DeliveryRecord, Subscription, WebhookRecord } from '../store/contract.ts';
+import type { Services } from '../../services.ts';
+import type { DataPoint, DeliveryRecord, Subscription, WebhookRecord } from '../../store/contract.ts';
 import type { PushFanoutEnqueuer } from './fanout-contract.ts';
 import { admitsEvent } from './event-filter.ts';
-import { createPushQueue, type PushJobRef, type PushQueue } from './queue.ts';
-import { transactionId } from './transaction-id.ts';
+import { createPushQueue, type PushJobRef, type PushQueue } from '../queue.ts';
+import { transactionId } from '../message/transaction-id.ts';
 import { createUpdateThrottle } from './update-throttle.ts';
 import { createWatchList, type Watcher } from './watch-list.ts';
 

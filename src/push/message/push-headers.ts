@@ -1,4 +1,4 @@
-import { signatureHeader } from './signing.ts';
+import { signatureHeader } from '../signing/signing.ts';
 
 /**
  * The headers of one webhook POST, a push or a test event alike: JSON, the Standard Webhooks

@@ -1,4 +1,4 @@
-import type { DeliveryRecord, Store, WebhookRecord } from '../store/contract.ts';
+import type { DeliveryRecord, Store, WebhookRecord } from '../../store/contract.ts';
 import { ERASURE_NOTICE_TYPE, erasureNoticePart, type ErasureNoticeFacts } from './erasure-notice.ts';
 import { REVOCATION_NOTICE_TYPE, revocationNoticePart, type RevocationNoticeFacts } from './revocation-notice.ts';
 

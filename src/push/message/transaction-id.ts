@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { SecretBox } from '../crypto.ts';
-import { DEFAULT_ENDPOINT } from '../store/contract.ts';
+import type { SecretBox } from '../../crypto.ts';
+import { DEFAULT_ENDPOINT } from '../../store/contract.ts';
 
 /** Namespace of push transaction ids (a fixed random UUID, so ids never collide with another scheme's). */
 const NAMESPACE = Buffer.from('6f1c2a9e4b7d4e0a9c3f8d2b1a5e7c40', 'hex');

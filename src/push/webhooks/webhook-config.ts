@@ -1,11 +1,11 @@
-import { apiErrors } from '../errors.ts';
-import type { Services } from '../services.ts';
-import { DEFAULT_ENDPOINT, type Subscription, type WebhookRecord, type WebhookSecret } from '../store/contract.ts';
-import { IN_FLIGHT_STATUSES } from '../store/contract/deliveries.ts';
-import { headerValueProblem } from './header-value.ts';
-import { newSigningSecret } from './signing.ts';
-import type { Resolver } from './ssrf-resolver.ts';
-import { checkWebhookUrl } from './ssrf-url.ts';
+import { apiErrors } from '../../errors.ts';
+import type { Services } from '../../services.ts';
+import { DEFAULT_ENDPOINT, type Subscription, type WebhookRecord, type WebhookSecret } from '../../store/contract.ts';
+import { IN_FLIGHT_STATUSES } from '../../store/contract/deliveries.ts';
+import { headerValueProblem } from '../message/header-value.ts';
+import { newSigningSecret } from '../signing/signing.ts';
+import type { Resolver } from '../ssrf/resolver.ts';
+import { checkWebhookUrl } from '../ssrf/url.ts';
 
 export interface WebhookInput {
   url: string;

@@ -1,5 +1,5 @@
-import { isIpLiteral, isPublicAddress } from './ssrf-ip.ts';
-import type { Resolver } from './ssrf-resolver.ts';
+import { isIpLiteral, isPublicAddress } from './ip.ts';
+import type { Resolver } from './resolver.ts';
 
 export interface TargetPolicy {
   /** PUSH_ALLOW_PRIVATE_TARGETS: loopback/private addresses and plain http are allowed. */
@@ -15,7 +15,7 @@ const MAX_URL_LENGTH = 2048;
  * Registration-time check of a webhook URL, the first layer of the SSRF protection. The WHATWG
  * parser canonicalises the tricks (`http://2130706433/`, `http://0177.0.0.1/`, `http://127.1/`
  * all become 127.0.0.1), then the host is judged: an IP literal directly, a name by every
- * address it resolves to. The delivery re-checks at connect time (see ssrf-agent.ts), because a
+ * address it resolves to. The delivery re-checks at connect time (see ./agent.ts), because a
  * name may resolve differently later (DNS rebinding).
  */
 export async function checkWebhookUrl(raw: string, policy: TargetPolicy): Promise<UrlCheck> {

@@ -1,5 +1,5 @@
-import type { Services } from '../services.ts';
-import { PUSH_THROTTLE } from '../queues/keys.ts';
+import type { Services } from '../../services.ts';
+import { PUSH_THROTTLE } from '../../queues/keys.ts';
 
 /**
  * Admits an update push only when the point is at least `intervalMs` of data time after the

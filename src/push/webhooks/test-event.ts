@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { apiErrors } from '../errors.ts';
-import { DEFAULT_ENDPOINT } from '../store/contract.ts';
-import { createFixedWindowLimiter } from '../rate-limit/fixed-window.ts';
-import type { Services } from '../services.ts';
-import { pushHeaders } from './push-headers.ts';
-import { postWebhook } from './sender.ts';
-import { createSigningKeys } from './signing-keys.ts';
-import { createGuardedAgent } from './ssrf-agent.ts';
-import type { Resolver } from './ssrf-resolver.ts';
-import { RATE_LIMIT_WEBHOOK_TEST } from '../queues/keys.ts';
+import { apiErrors } from '../../errors.ts';
+import { DEFAULT_ENDPOINT } from '../../store/contract.ts';
+import { createFixedWindowLimiter } from '../../rate-limit/fixed-window.ts';
+import type { Services } from '../../services.ts';
+import { pushHeaders } from '../message/push-headers.ts';
+import { postWebhook } from '../deliver/sender.ts';
+import { createSigningKeys } from '../signing/signing-keys.ts';
+import { createGuardedAgent } from '../ssrf/agent.ts';
+import type { Resolver } from '../ssrf/resolver.ts';
+import { RATE_LIMIT_WEBHOOK_TEST } from '../../queues/keys.ts';
 
 /** The VIN of every test event: a documented sample, never a vehicle's (no I, O or Q, 17 characters). */
 export const TEST_VIN = 'TEST0000000000000';
@@ -23,13 +23,13 @@ export interface TestEventResult {
   durationMs: number;
   /** Why it is not a success: null on a 2xx. */
   error: string | null;
-  /** The first KB of the receiver's answer, as text (answer-excerpt.ts); null when empty or none came. */
+  /** The first KB of the receiver's answer, as text (../deliver/answer-excerpt.ts); null when empty or none came. */
   bodyExcerpt: string | null;
 }
 
 /**
  * A sample push as the live service's clients read it (the `inVehicleResponse` envelope of
- * src/push/envelope.ts: one accidentautomatic event), marked `"test": true` and on TEST_VIN so
+ * src/push/message/envelope.ts: one accidentautomatic event), marked `"test": true` and on TEST_VIN so
  * that a receiver can tell it from a real one.
  */
 export function testEnvelopeBody(subscriptionId: string, webhookId: string, now: Date): string {

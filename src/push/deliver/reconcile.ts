@@ -1,10 +1,10 @@
-import { startPeriodic, type Periodic, type PeriodicScheduler } from '../periodic.ts';
-import type { Services } from '../services.ts';
-import type { DeliveryRecord } from '../store/contract.ts';
-import { IN_FLIGHT_STATUSES } from '../store/contract/deliveries.ts';
-import { metrics } from '../metrics/metrics.ts';
-import { NOTICE_VIN_NOT_HELD } from './notice.ts';
-import type { PushQueue } from './queue.ts';
+import { startPeriodic, type Periodic, type PeriodicScheduler } from '../../periodic.ts';
+import type { Services } from '../../services.ts';
+import type { DeliveryRecord } from '../../store/contract.ts';
+import { IN_FLIGHT_STATUSES } from '../../store/contract/deliveries.ts';
+import { metrics } from '../../metrics/metrics.ts';
+import { NOTICE_VIN_NOT_HELD } from '../notices/notice.ts';
+import type { PushQueue } from '../queue.ts';
 
 /** Rows looked at per page, and pages per run: a run's work is bounded, the next run goes on. */
 const PAGE = 500;

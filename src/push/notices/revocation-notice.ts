@@ -16,7 +16,7 @@ export interface RevocationNoticeFacts {
 
 /**
  * The part of a `consent.revoked` notice (GDPR Art. 7(3): withdrawing is as easy as giving) that
- * follows the envelope (src/push/notice.ts): which consent of which vehicle ended, when, by whom.
+ * follows the envelope (src/push/notices/notice.ts): which consent of which vehicle ended, when, by whom.
  */
 export function revocationNoticePart(facts: RevocationNoticeFacts, vin: string): Record<string, unknown> {
   return { consentRevoked: { consentId: facts.consentId, identifier: { type: 'VIN', value: vin }, revokedAt: facts.revokedAt, by: facts.by } };

@@ -1,12 +1,12 @@
 import { DelayedError, type Job, type Worker } from 'bullmq';
 import type { Dispatcher } from 'undici';
-import type { PushWorkerDeps } from './deps.ts';
+import type { PushWorkerDeps } from '../deps.ts';
 import { createDeliveryProcessor } from './deliver.ts';
 import { RetryLaterError } from './retry-later.ts';
-import { StoreUnavailableError } from '../store/contract.ts';
-import { PUSH_QUEUE, type PushJob } from '../queues/push-job.ts';
-import { queueHome } from '../queues/open-queue.ts';
-import { openWorker } from '../queues/open-worker.ts';
+import { StoreUnavailableError } from '../../store/contract.ts';
+import { PUSH_QUEUE, type PushJob } from '../../queues/push-job.ts';
+import { queueHome } from '../../queues/open-queue.ts';
+import { openWorker } from '../../queues/open-worker.ts';
 import { nextDelayMs } from './retry-policy.ts';
 
 /**

@@ -1,11 +1,11 @@
-import type { DataPoint } from '../store/contract.ts';
+import type { DataPoint } from '../../store/contract.ts';
 
 /**
  * The hand-over from the harmonization pipeline to push delivery. The pipeline worker calls
  * `enqueue` with EVERY data point of a batch after storing them and before completing its job:
  * a throw makes the pipeline retry the batch, and because a retried batch passes its points
  * again, fan-out must be idempotent (deterministic job ids / transaction ids), never relying on
- * "only new points". OWNED BY THE PUSH WORK, which implements it (createPushFanoutEnqueuer, src/push/fanout.ts).
+ * "only new points". OWNED BY THE PUSH WORK, which implements it (createPushFanoutEnqueuer, src/push/fanout/fanout.ts).
  */
 export interface PushFanoutEnqueuer {
   /**

@@ -1,8 +1,8 @@
-import { apiErrors } from '../errors.ts';
-import type { Services } from '../services.ts';
-import type { ReplayDeps } from './deps.ts';
-import { DEFAULT_ENDPOINT, type DeliveryRecord, type DeliveryStatus } from '../store/contract.ts';
-import type { PushQueue } from './queue.ts';
+import { apiErrors } from '../../errors.ts';
+import type { Services } from '../../services.ts';
+import type { ReplayDeps } from '../deps.ts';
+import { DEFAULT_ENDPOINT, type DeliveryRecord, type DeliveryStatus } from '../../store/contract.ts';
+import type { PushQueue } from '../queue.ts';
 
 /** Finished deliveries a consumer may have sent again. In-flight ones are already scheduled. */
 const REPLAYABLE: readonly DeliveryStatus[] = ['DEAD', 'DELIVERED', 'DROPPED'];
@@ -50,7 +50,7 @@ export async function replayOne(services: ReplayDeps, queue: PushQueue, subscrip
   const d = await services.store.deliveries.get(transactionId);
   // Another subscription's delivery is answered exactly like one that does not exist.
   if (!d || d.subscriptionId !== subscriptionId) throw apiErrors.notFound('Delivery not found.');
-  // Its VIN went with its job (src/push/notice.ts): there is nothing left to send.
+  // Its VIN went with its job (src/push/notices/notice.ts): there is nothing left to send.
   if (d.kind === 'notice') throw apiErrors.conflict('A notice cannot be sent again: its VIN is no longer held.');
   await requireEnabledWebhook(services, subscriptionId, d.endpointId ?? DEFAULT_ENDPOINT);
   const outcome = REPLAYABLE.includes(d.status) ? await requeue(services, queue, d) : 'scheduled';

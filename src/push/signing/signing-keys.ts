@@ -1,5 +1,5 @@
-import type { SecretBox } from '../crypto.ts';
-import type { WebhookRecord } from '../store/contract.ts';
+import type { SecretBox } from '../../crypto.ts';
+import type { WebhookRecord } from '../../store/contract.ts';
 import { secretKey } from './signing.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { Services } from '../services.ts';
+import type { Services } from '../../services.ts';
 
 /** Which webhooks watch a pull item, and their minimum interval. */
 export interface Watcher {

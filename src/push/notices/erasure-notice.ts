@@ -12,7 +12,7 @@ export interface ErasureNoticeFacts {
 
 /**
  * The part of a `vehicle.data_erased` notice (GDPR Art. 19: recipients are told of an erasure) that
- * follows the envelope (src/push/notice.ts): the VIN, when and how far it was erased.
+ * follows the envelope (src/push/notices/notice.ts): the VIN, when and how far it was erased.
  */
 export function erasureNoticePart(facts: ErasureNoticeFacts, vin: string): Record<string, unknown> {
   return { vehicleDataErased: { identifier: { type: 'VIN', value: vin }, erasedAt: facts.erasedAt, scope: facts.scope } };

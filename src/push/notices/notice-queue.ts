@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { queueHome } from '../queues/open-queue.ts';
-import { noticeJob, PUSH_QUEUE } from '../queues/push-job.ts';
-import { withQueue } from '../queues/with-queue.ts';
-import { partitionOf } from '../queues/partitions.ts';
-import type { NoticeDeps } from './deps.ts';
+import { queueHome } from '../../queues/open-queue.ts';
+import { noticeJob, PUSH_QUEUE } from '../../queues/push-job.ts';
+import { withQueue } from '../../queues/with-queue.ts';
+import { partitionOf } from '../../queues/partitions.ts';
+import type { NoticeDeps } from '../deps.ts';
 import { noticeDelivery, wantsNotice, type Notice } from './notice.ts';
-import { pushJobOptions } from './queue.ts';
+import { pushJobOptions } from '../queue.ts';
 
 /**
  * Queues one notice per recipient subscription's endpoint that asked for its type, through the push delivery machinery (signing,

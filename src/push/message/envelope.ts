@@ -1,4 +1,4 @@
-import type { DeliveryRecord } from '../store/contract.ts';
+import type { DeliveryRecord } from '../../store/contract.ts';
 
 /**
  * The body of one push, in the live service's envelope (api-contract section 7): the pull
