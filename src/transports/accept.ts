@@ -55,8 +55,8 @@ export interface Acceptor {
 
 /**
  * `maxWaitMs`: how long a message may wait for its batch to fill (default PIPELINE_BATCH_MAX_WAIT_MS;
- * 0 where each acknowledgement waits for the previous one, as on the external broker). An HTTP
- * batch and a polled page are queued at once.
+ * 0 where each acknowledgement waits for the previous one, as on the external broker). An
+ * arrival whose `batching` is `now` is queued at once.
  */
 export function createAcceptor(
   services: Pick<Services, 'adapters' | 'config' | 'clock' | 'logger' | 'secrets' | 'redisUrl' | 'readiness'>,
