@@ -10,6 +10,10 @@ import { pollTransport, type PollTransport } from './poll/kind.ts';
  */
 export type AdapterTransport = MqttTransport | HttpTransport | PollTransport;
 
+/**
+ * Every registered kind. Each descriptor takes its own transport type only; the cast is sound
+ * because transportKind() hands a manifest's transport to the descriptor of its kind alone.
+ */
 export const TRANSPORT_KINDS: readonly TransportKind<AdapterTransport>[] = [mqttTransport, httpTransport, pollTransport] as unknown as TransportKind<AdapterTransport>[];
 
 /** The descriptor of a manifest's transport (the schema admits only registered kinds). */
