@@ -430,7 +430,7 @@ export const PUBLIC_ROUTES: { method: string; route: string; prefix?: true; why:
   { method: 'POST', route: '/oem/kestrel/api/oauth/token', why: 'simulated API token endpoint: HTTP Basic client credentials' },
   { method: 'GET', route: '/oem/kestrel/api/v1/vehicles/:vin/signals', why: "simulated API page: the API's own bearer token (test/virtual/kestrel-api.test.ts)" },
   // Manufacturer → service, authenticated by the adapter's HMAC signature, not by a consumer.
-  { method: 'POST', route: '/ingest/v1/:manufacturer', why: 'HMAC-signed manufacturer ingest (test/ingest)' },
+  { method: 'POST', route: '/ingest/v1/:manufacturer', why: 'HMAC-signed manufacturer ingest (test/transports/http)' },
   {
     method: 'POST',
     route: '/management/v1/manufacturers/:manufacturer/activation-callback',
