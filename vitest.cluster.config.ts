@@ -29,7 +29,7 @@ export default defineConfig({
       // behaviour; its one Redis key (the share group's members) is in the keyspace test.
       'test/ops/housekeeping.test.ts',
       // The external-broker subscriber: its producer, and a share group's members in Redis.
-      'test/ingest/broker-subscriber.test.ts',
+      'test/transports/mqtt/broker-subscriber.test.ts',
       // Mapping reloads: a channel (sharded on a cluster) and a list of outcomes.
       'test/mapping/reload.test.ts',
       'test/cluster/**/*.test.ts',

@@ -1,6 +1,6 @@
 /**
  * `npm run bench:console`: how long each console view takes to answer with 10,000 vehicles in
- * the store (issue 24: under 200 ms), next to two baselines measured in the same run
+ * the store (a view should answer within 200 ms), next to two baselines measured in the same run
  * (docs/performance.md's rule): a Fastify hello-world and the service's own GET /health.
  *
  * One API process on the SQLite store and a private Redis; requests one at a time over real

@@ -24,7 +24,7 @@ import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { mqttCredentials } from '../src/adapters/secrets.ts';
 import { loadConfig } from '../src/config.ts';
-import { startEmbeddedBroker } from '../src/ingest/embedded-broker.ts';
+import { startEmbeddedBroker } from '../src/transports/mqtt/embedded-broker.ts';
 import { createLogger } from '../src/logger.ts';
 import { closeServices, createServices } from '../src/main/create-services.ts';
 import { freePort } from '../src/main/free-port.ts';

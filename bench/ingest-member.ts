@@ -6,7 +6,7 @@
  * The parent asks for the figures over IPC.
  */
 import { loadConfig } from '../src/config.ts';
-import { startExternalSubscriber } from '../src/ingest/broker-subscriber.ts';
+import { startExternalSubscriber } from '../src/transports/mqtt/broker-subscriber.ts';
 import { createLogger } from '../src/logger.ts';
 import { createServices } from '../src/main/create-services.ts';
 import { startHarmonizeWorker } from '../src/pipeline/worker.ts';

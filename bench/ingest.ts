@@ -21,7 +21,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startEmbeddedBroker } from '../src/ingest/embedded-broker.ts';
+import { startEmbeddedBroker } from '../src/transports/mqtt/embedded-broker.ts';
 import { mqttCredentials } from '../src/adapters/secrets.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';

@@ -2,7 +2,7 @@
  * `npm run soak [-- --minutes 10] [--max <msg/s> | --rate <msg/s>] [--sample-s 30]`
  *
  * Keeps half of the maximum ingest rate for a while and reports memory over time and any loss
- * (issue 8, item 5). The scaled-out topology of docs/operations.md, each part its own process
+ * (a leak or a lost message shows only over time). The scaled-out topology of docs/operations.md, each part its own process
  * started as `npm start` starts it (`node --import tsx src/server.ts` with ROLES): a private
  * Redis (AOF), the embedded broker (ROLES=broker), two workers (ROLES=pipeline,push), one API
  * (ROLES=api) answering a catalog request every second, and a publisher process sending the

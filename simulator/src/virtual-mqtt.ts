@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import mqtt, { type MqttClient } from 'mqtt';
 import { mqttCredentials } from '../../src/adapters/secrets.ts';
 import type { Services } from '../../src/services.ts';
-import { withoutCredentials } from '../../src/ingest/broker-url.ts';
+import { withoutCredentials } from '../../src/transports/mqtt/broker-url.ts';
 
 /**
  * An MQTT client logged in as the virtual manufacturer (its manifest's user and secret), as the

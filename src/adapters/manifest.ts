@@ -1,87 +1,13 @@
 import type { CompiledMapping } from '../mapping/compile.ts';
+import type { AdapterTransport } from '../transports/kinds.ts';
 
 /**
- * How raw messages reach the service. MQTT: `topics` are MQTT topic filters (`+` for one level);
- * the last level of a message's topic is its message type. HTTP: batches are POSTed to
- * `/ingest/v1/<id>` and signed with HMAC-SHA256 (see src/ingest/signature.ts). Poll:
- * the service fetches pages from the manufacturer's REST API with its own OAuth client
- * credentials, one vehicle at a time; every page is one raw message of `messageType`.
+ * How raw messages reach the service: one of the registered transport kinds
+ * (src/transports/kinds.ts), each described in its own folder (src/transports/<kind>/kind.ts).
  */
-export type AdapterTransport =
-  | {
-      kind: 'mqtt';
-      topics: string[];
-      /** Username at the embedded broker (the password: see src/adapters/secrets.ts). */
-      username: string;
-      /** Environment variable holding the broker password; unset: derived from SECRET_KEY. */
-      passwordEnv?: string;
-      /**
-       * The topic level (counted from 0) that names the vehicle, e.g. 2 in `virtual/v1/<VIN>/telemetry`.
-       * A message whose mapped VIN is another is quarantined (VIN_MISMATCH). Unset: the topic names no vehicle.
-       */
-      vinTopicLevel?: number;
-    }
-  | {
-      kind: 'http';
-      /** Header carrying `t=<epoch s>,v1=<hex HMAC-SHA256>` of `${t}.${raw body}`. */
-      signatureHeader: string;
-      /** The batch envelope: the body's field holding the list of records, and each record's type field. */
-      recordsField: string;
-      typeField: string;
-      /** Environment variable holding the signing secret; unset: derived from SECRET_KEY. */
-      secretEnv?: string;
-      /** Largest accepted clock skew of the signature timestamp (replay window), seconds. */
-      toleranceS?: number;
-    }
-  | PollTransport;
-
-/**
- * A manufacturer whose REST API the service polls (docs/adding-a-manufacturer.md). URLs are
- * https (http on loopback only) or paths on this service under `/oem/<id>/`, for the simulated
- * API of the virtual wing, resolved against PUBLIC_URL like the `authorization` endpoints.
- */
-export interface PollTransport {
-  kind: 'poll';
-  /** Base of the manufacturer's API; `pagePath` is appended to it. */
-  apiBaseUrl: string;
-  /** One vehicle's page of signals, relative to `apiBaseUrl`; `{vin}` is replaced by the VIN. */
-  pagePath: string;
-  /** The OAuth 2.0 token endpoint of the client-credentials grant (RFC 6749 section 4.4). */
-  tokenEndpoint: string;
-  clientId: string;
-  /**
-   * Environment variable holding the client secret. Unset, it is derived from SECRET_KEY
-   * (src/adapters/secrets.ts), which only a simulated API of this service can know: required
-   * when `tokenEndpoint` is an absolute URL.
-   */
-  secretEnv?: string;
-  /** Scope asked for at the token endpoint (space-separated tokens); none when absent. */
-  scope?: string;
-  /** The message type every page is ingested as (a key of `messageTypes`). */
-  messageType: string;
-  /** Seconds between two polls of one vehicle once it is caught up. */
-  intervalS?: number;
-  /** Signals asked for per page (the `pageSizeParam` query parameter). */
-  pageSize?: number;
-  /** Requests per second to this API at most, across every worker process. */
-  maxRequestsPerS?: number;
-  /** Query parameter carrying the cursor of the page asked for (none on the first request). */
-  cursorParam?: string;
-  /** Query parameter carrying `pageSize`. */
-  pageSizeParam?: string;
-  /** Field of a page holding the cursor of the next page (where to resume after a restart). */
-  nextCursorField?: string;
-}
-
-/** What an absent optional field of a poll transport means. */
-export const POLL_DEFAULTS = {
-  intervalS: 60,
-  pageSize: 100,
-  maxRequestsPerS: 5,
-  cursorParam: 'cursor',
-  pageSizeParam: 'limit',
-  nextCursorField: 'nextCursor',
-} as const satisfies Partial<PollTransport>;
+export type { AdapterTransport } from '../transports/kinds.ts';
+/** Kept here too for the simulated polled API of the virtual wing, which reads it from this file. */
+export type { PollTransport } from '../transports/poll/kind.ts';
 
 /**
  * What a manufacturer is, as declared in adapters/<id>/manifest.json. OWNED BY THE PIPELINE

@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { resolveSecretKey } from '../crypto.ts';
+import { transportKind } from '../transports/kinds.ts';
 import type { Adapter } from './manifest.ts';
 import type { Settings } from '../config-sections.ts';
 
@@ -13,7 +14,7 @@ import type { Settings } from '../config-sections.ts';
  */
 export function adapterSecret(config: Settings<'process'>, adapter: Adapter, env: NodeJS.ProcessEnv = process.env): string {
   const t = adapter.manifest.transport;
-  const envName = t.kind === 'mqtt' ? t.passwordEnv : t.secretEnv;
+  const envName = transportKind(t).secretEnv(t);
   const fromEnv = envName ? env[envName] : undefined;
   if (fromEnv) return fromEnv;
   const key = resolveSecretKey(config.SECRET_KEY, config.DATA_DIR);
@@ -22,10 +23,11 @@ export function adapterSecret(config: Settings<'process'>, adapter: Adapter, env
 
 /**
  * Credentials a publisher of this MQTT adapter uses at the embedded broker (the simulator
- * uses them for `virtual`). Throws for an adapter that is not MQTT.
+ * uses them for `virtual`). Throws for an adapter whose transport has no broker login.
  */
 export function mqttCredentials(config: Settings<'process'>, adapter: Adapter): { username: string; password: string } {
   const t = adapter.manifest.transport;
-  if (t.kind !== 'mqtt') throw new Error(`adapter ${adapter.manifest.id} does not use MQTT`);
-  return { username: t.username, password: adapterSecret(config, adapter) };
+  const { username, password } = transportKind(t).credentials(t, adapterSecret(config, adapter));
+  if (username === undefined || password === undefined) throw new Error(`adapter ${adapter.manifest.id} does not use MQTT`);
+  return { username, password };
 }

@@ -1,7 +1,7 @@
 /**
  * MQTT topic filters of the manifests (`+` for one whole level, no `#`), as a matcher. A
  * manufacturer may publish only to topics its own filters match, which also keeps every
- * manufacturer out of `$SYS/` and out of each other's namespaces (reliability checklist F4).
+ * manufacturer out of `$SYS/` and out of each other's namespaces.
  */
 export function topicMatcher(filters: string[]): (topic: string) => boolean {
   const patterns = filters.map((f) => {

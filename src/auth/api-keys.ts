@@ -31,7 +31,7 @@ export function newApiKey(consumerId: string, at: Date): { apiKey: string; recor
  * The consumer an API key belongs to, or null for an unknown, revoked or malformed key; never
  * throws on odd input. The presented key is hashed and looked up by its hash, so the clear key
  * is never stored; the found record is then checked again with a constant-time comparison of
- * the two digests (reliability D3), which costs nothing and protects against an engine whose
+ * the two digests in constant time, without throwing, which costs nothing and protects against an engine whose
  * lookup is not an exact match (e.g. a case-insensitive collation).
  */
 export async function authenticateApiKey(

@@ -18,7 +18,7 @@ const one = (v: unknown): string | undefined => (typeof v === 'string' ? v : und
 /**
  * GET /callback/:manufacturer: the manufacturer sends the user back (spec 4.1 step 4).
  * Security-relevant mismatches that tell us nothing trustworthy about the process (unknown
- * state, another browser session) are an error page without a redirect (checklist C1); every
+ * state, another browser session) are an error page without a redirect (a forged callback must lead nowhere); every
  * other failure goes back to the consumer with a spec 7.2 code.
  */
 export async function handleCallback(
@@ -43,7 +43,7 @@ export async function handleCallback(
   if (!process) return fail(services, record, flowError('invalid_request', 'The manufacturer of this consent process is no longer connected.'));
   const auth = manufacturerAuth(services.config, process);
 
-  // Mix-up defence (checklist C3): the answer must arrive on the callback path of the server
+  // Mix-up defence (several manufacturers' servers are used): the answer must arrive on the callback path of the server
   // the process went to, and carry that server's issuer when it names one (RFC 9207).
   const iss = one(query.iss);
   if (manufacturerId !== auth.manufacturerId || (iss !== undefined && iss !== auth.issuer)) {

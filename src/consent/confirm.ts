@@ -35,9 +35,9 @@ const WRONG_STATE: Partial<Record<ConsentState, string>> = {
 /**
  * POST /api/consent/provisioning/confirmation/:code (spec 4.3, 7.1). Order matters: the key
  * is checked first and a key of another partner is refused before anything changes, so the
- * code stays usable for its owner (checklist A5, A6). Redemption is one conditional update
+ * code stays usable for its owner (a code is bound to its consumer, who authenticates first). Redemption is one conditional update
  * (ACTIVE → CONFIRMED, for this code and consumer, within the time limits), so of many
- * simultaneous calls exactly one succeeds (A3).
+ * simultaneous calls exactly one succeeds.
  */
 export async function confirmConsent(
   services: Pick<ConsentContext, 'clock' | 'config' | 'logger' | 'store'>,
@@ -79,9 +79,9 @@ export async function confirmConsent(
 
 async function conflict(services: Pick<ConsentContext, 'config' | 'logger' | 'store'>, record: ConsentRecord, now: Date): Promise<ConfirmResult> {
   if (record.state === 'CONFIRMED') {
-    // A used code presented again is treated as an attack signal (checklist A4): 409 and an
+    // A used code presented again is treated as an attack signal: 409 and an
     // audit record. The consent stays active: only the partner's own key gets this far, so a
-    // replay is far more likely a client retry than a theft (reliability checklist M2).
+    // replay is far more likely a client retry than a theft.
     await services.store.audit.record({
       type: 'consent.code_replay',
       at: now.toISOString(),
@@ -98,7 +98,7 @@ async function conflict(services: Pick<ConsentContext, 'config' | 'logger' | 'st
   return { status: 409, reasonText: WRONG_STATE[record.state] ?? `Consent process not in the required state (${record.state}).` };
 }
 
-/** The consumer's optional PKCE (checklist A9), with downgrade protection. */
+/** The consumer's optional PKCE, with downgrade protection: a stolen code is useless without the verifier. */
 function checkVerifier(record: ConsentRecord, verifier: string | undefined): string | null {
   if (record.consumerCodeChallenge === null) {
     return verifier === undefined ? null : 'Bad request, code_verifier given but the consent process was started without code_challenge.';

@@ -3,7 +3,7 @@ import type { ManufacturerAuth } from './manufacturer-auth.ts';
 
 /**
  * The service as an OAuth 2.0 client of a manufacturer's authorization server: the
- * authorization code flow with `state` and PKCE S256 (checklist C1, C2).
+ * authorization code flow with `state` and PKCE S256 (against forged callbacks and stolen codes).
  */
 export function authorizationUrl(
   auth: ManufacturerAuth,
@@ -25,7 +25,7 @@ export function authorizationUrl(
 /**
  * What the manufacturer granted. The token response names the granted items (`scope`) and the
  * vehicle (`vin`); the token itself is not needed afterwards and is dropped here, never stored
- * or logged (checklist C4).
+ * or logged (whoever reads either must not get the manufacturer's access).
  */
 export interface Grant {
   /** Granted items; null when the server sent no `scope` (= as requested). */

@@ -4,7 +4,7 @@ import type { ConsentContext } from './context.ts';
 import { DuplicateKeyError, type ConsentRecord } from '../store/contract.ts';
 
 /**
- * A visit of the portal page stores nothing (issue 20 item 7): anyone may open
+ * A visit of the portal page stores nothing, since anyone may open
  * `GET /provision` for any consumer, and a stored process per visit let one client fill the
  * store and every consumer's list with processes nobody acted on. The STARTED process the visit
  * stands for travels in the page instead, sealed with the service key (AES-256-GCM, so it can be

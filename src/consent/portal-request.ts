@@ -36,7 +36,7 @@ function single(query: Record<string, unknown>, name: string): string | undefine
  * unknown consumer or subscription (another consumer's subscription reads the same) or a
  * redirectUrl that is not EXACTLY one of the subscription's whitelist entries (plain string
  * comparison: no normalisation, case folding, decoding or prefix match) is an error page, never
- * a redirect (checklist B1, B3). Then everything else (the user's details, the VIN's
+ * a redirect (only to a provisioned URL, exactly; otherwise an error page). Then everything else (the user's details, the VIN's
  * manufacturer, state, PKCE): refused with `backTo`, so the consumer learns of it by the
  * redirect with `invalid_request` (spec 7.2 note 2), its `state` echoed when that was valid.
  */
@@ -91,7 +91,7 @@ export async function checkPortalRequest(services: Pick<ConsentContext, 'adapter
     return refuse(`${manufacturer.manifest.name} supplies none of the data items of this subscription.`);
   }
 
-  // Optional PKCE of the consumer (checklist A9): S256 only.
+  // Optional PKCE of the consumer: S256 only (plain would show the verifier to whoever sees the URL).
   const challenge = p.code_challenge ?? null;
   if (challenge !== null || p.code_challenge_method !== undefined) {
     if (p.code_challenge_method !== 'S256' || challenge === null || !/^[A-Za-z0-9_-]{43}$/.test(challenge)) {

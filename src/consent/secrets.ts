@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { randomToken, sha256Hex } from '../crypto.ts';
 
 /**
- * Random one-time values of the flow. All come from the CSPRNG with 256 bits (checklist A1);
+ * Random one-time values of the flow. All come from the CSPRNG with 256 bits (unguessable);
  * only their SHA-256 is stored, so a database dump reveals no usable code, state or token.
  */
 export function newSecret(): { value: string; hash: string } {

@@ -10,7 +10,7 @@ import { fieldProblem, normaliseField } from './user-fields.ts';
 import { fresh, loadSession, saveSession, savePending, peekPending, claimPending, type WithdrawalSession } from './withdrawal-session.ts';
 
 /**
- * Withdrawing consent at the portal (GDPR Art. 7(3), checklist K1), the browser part: the
+ * Withdrawing consent at the portal (GDPR Art. 7(3): as easy as giving it), the browser part: the
  * start form (VIN), the round trip to the vehicle's manufacturer that proves the user controls
  * that vehicle (the consent flow's OAuth client: state bound to the browser session, PKCE S256,
  * iss check, token timeout), and the callback that records the proof in the session. The list

@@ -3,7 +3,7 @@ import { ApiError, apiErrors } from '../errors.ts';
 import { singleValues } from '../http/single-value.ts';
 import { getSubscription } from '../provisioning/index.ts';
 import type { PushQueue } from '../push/queue.ts';
-import { MAX_BULK_REPLAY, replayDead, replayOne } from '../push/replay.ts';
+import { MAX_BULK_REPLAY, replayDead, replayOne } from '../push/deliver/replay.ts';
 import type { DeliveryRecord } from '../store/contract.ts';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../store/contract/deliveries.ts';
 import { formOf } from './auth.ts';
@@ -20,7 +20,7 @@ const lastAttempt = (d: DeliveryRecord) => d.attempts[d.attempts.length - 1];
 
 /**
  * Per webhook: the delivery log (status, attempts, next try), its dead letters, and replays of
- * one, a selection or all dead ones: src/push/replay.ts, as the consumer's push API uses it.
+ * one, a selection or all dead ones: src/push/deliver/replay.ts, as the consumer's push API uses it.
  */
 export const deliveriesView: ConsolePlugin = async (app, { ctx }) => {
   let queue: PushQueue | undefined;

@@ -20,7 +20,7 @@ export interface EraseOptions {
 const DEFAULT_ACTIVE_WAIT_MS = 15_000;
 
 /**
- * GDPR erasure of a VIN's data (issue 8 item 4, reliability checklist K2), in an order that
+ * GDPR erasure of a VIN's data from every store without undue delay (Art. 17), in an order that
  * leaves nothing behind:
  * 1. the raw messages waiting in pipeline batches, and the batches being harmonized are waited
  *    for, so no worker stores points of the VIN after step 4 (VIN-wide only);
@@ -28,7 +28,7 @@ const DEFAULT_ACTIVE_WAIT_MS = 15_000;
  * 3. push jobs of the VIN's deliveries (they must be matched while the rows still exist), and
  *    the VIN's poll jobs, with their cursors (VIN-wide only);
  * 4. a `vehicle.data_erased` notice queued to the webhook of each subscription that still holds
- *    the VIN and opted in to the notice (GDPR Art. 19, checklist K3; src/gdpr/erasure-notices.ts),
+ *    the VIN and opted in to the notice (GDPR Art. 19: recipients are told of an erasure; src/gdpr/erasure-notices.ts),
  *    decided while the rows exist and queued before they go, so a failure here loses no notice;
  * 5. the store: data points and quarantine (VIN-wide only), consents, deliveries, activations;
  * 6. Redis keys naming the VIN or its pseudonym, family by family of the keyspace registry, on
@@ -105,7 +105,7 @@ export async function eraseVehicleData(
     logger.warn({ vehicle }, 'store file larger than SQLITE_ERASURE_VACUUM_MAX_MB was not rewritten: the erased rows may stay in unused page space until an offline VACUUM (docs/operations.md)');
   }
   // Last, after every use of the pseudonym above: every process drops its caches and forgets
-  // the VIN (its pseudonym memo), so no process keeps it in memory (K2); scoped to one
+  // the VIN (its pseudonym memo), so no process keeps it in memory; scoped to one
   // subscription, it drops what it holds of the VIN in that subscription.
   await services.cacheBus.publish(scope === undefined ? { kind: 'erased', vin } : { kind: 'erased', vin, subscriptionId: scope });
   return receipt;

@@ -1,11 +1,11 @@
-import { ERASURE_NOTICE_TYPE, type ErasureScope } from '../push/erasure-notice.ts';
-import { subscriptionWantsNotice } from '../push/notice.ts';
-import { queueNotices } from '../push/notice-queue.ts';
+import { ERASURE_NOTICE_TYPE, type ErasureScope } from '../push/notices/erasure-notice.ts';
+import { subscriptionWantsNotice } from '../push/notices/notice.ts';
+import { queueNotices } from '../push/notices/notice-queue.ts';
 import type { GdprContext } from './context.ts';
 import type { NoticeDeps } from '../push/context.ts';
 
 /**
- * The subscriptions an erasure concerns (GDPR Art. 19, reliability checklist K3): those that
+ * The subscriptions an erasure concerns (GDPR Art. 19: recipients are told of an erasure): those that
  * hold the VIN — an activation or a consent process of it, in any state — within the scope.
  * Must run BEFORE the rows are erased. A repeated erasure that finds no rows left concerns no
  * one. The audit event of the erasure lists them: GET /consent/v1/erasures reads it.
@@ -18,8 +18,8 @@ export async function erasureHolders(services: Pick<GdprContext, 'store'>, vin: 
 }
 
 /**
- * The holders to send a notice: those whose webhook asked for `vehicle.data_erased` (issue 19
- * item 4), enabled or not (a disabled one gets its notice dead-lettered like any push).
+ * The holders to send a notice: those whose webhook asked for `vehicle.data_erased` (notices
+ * are opt-in), enabled or not (a disabled one gets its notice dead-lettered like any push).
  */
 export async function erasureRecipients(services: Pick<GdprContext, 'store'>, holders: readonly string[]): Promise<string[]> {
   const wants = await Promise.all(holders.map((id) => subscriptionWantsNotice(services.store, id, ERASURE_NOTICE_TYPE)));
@@ -27,7 +27,7 @@ export async function erasureRecipients(services: Pick<GdprContext, 'store'>, ho
 }
 
 /**
- * Queues one `vehicle.data_erased` notice per recipient (src/push/notice-queue.ts): the VIN is
+ * Queues one `vehicle.data_erased` notice per recipient (src/push/notices/notice-queue.ts): the VIN is
  * held, sealed in the notice's job, only while the notice is pending. A fresh transactionId each
  * time, so a repeated erasure that still found rows sends a notice of its own.
  *

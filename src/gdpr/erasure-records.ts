@@ -1,4 +1,4 @@
-import type { ErasureScope } from '../push/erasure-notice.ts';
+import type { ErasureScope } from '../push/notices/erasure-notice.ts';
 import type { GdprContext } from './context.ts';
 import type { AuditEvent } from '../store/contract.ts';
 
@@ -25,8 +25,8 @@ function concerned(event: AuditEvent, subscriptionId: string): boolean {
 }
 
 /**
- * The erasures of a vehicle that concerned the subscription, newest first (issue 19 item 4:
- * what the notice tells stays readable without a webhook). Read from the erasure's audit
+ * The erasures of a vehicle that concerned the subscription, newest first, so
+ * what the notice tells stays readable without a webhook. Read from the erasure's audit
  * event, which names the vehicle only by its pseudonym, so nothing of the VIN is kept for
  * this: the consumer asks with the VIN it holds, and the pseudonym of that VIN is looked up.
  */

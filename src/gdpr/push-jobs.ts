@@ -9,7 +9,7 @@ import { addQueueErasure, noQueueErasure, type QueueErasure } from './receipt.ts
  * Removes the push jobs of the VIN's deliveries, in every push partition. A job carries only a transactionId (the VIN
  * and payload live in the deliveries row), so each job's row is looked up: this must run
  * BEFORE the rows are erased, or the jobs could no longer be told apart. A job whose row is gone
- * already does nothing when it runs (src/push/deliver.ts).
+ * already does nothing when it runs (src/push/deliver/deliver.ts).
  */
 export async function erasePushJobs(
   services: Pick<GdprContext, 'config' | 'redisUrl' | 'store'>,

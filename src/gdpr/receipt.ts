@@ -1,5 +1,5 @@
 /**
- * What a GDPR erasure did (issue 8 item 4, reliability checklist K2): the counts an operator
+ * What a GDPR erasure did, in every store that held the VIN's data: the counts an operator
  * hands back to the data subject, and what could not be checked.
  */
 export interface ErasureReceipt {

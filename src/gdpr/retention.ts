@@ -8,7 +8,7 @@ const DAY_MS = 86_400_000;
 export type Retention = Periodic<number>;
 
 /**
- * Storage limitation (GDPR Art. 5(1)(e), reliability checklist K5): every
+ * Storage limitation (GDPR Art. 5(1)(e)): every
  * HISTORY_PURGE_INTERVAL_S, data points older than HISTORY_RETENTION_DAYS (by their own
  * time, read from the injected clock) are erased; the latest value of each item stays, as the
  * store contract says; push deliveries older than DELIVERY_LOG_RETENTION_DAYS are deleted, and

@@ -29,7 +29,7 @@ function header(request: FastifyRequest, name: string): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
-/** True when the query string carries something named like an API key (reliability D6). */
+/** True when the query string carries something named like an API key: keys never go in the URL, which proxies and logs keep. */
 export function keyInQuery(url: string): boolean {
   const q = url.indexOf('?');
   if (q < 0) return false;

@@ -2,7 +2,7 @@ import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 
 /**
  * Fastify's per-request lines ("incoming request", "request completed") at debug instead of
- * info, failures unchanged. For the local try-out (issue 23 item 6): there every curl of the
+ * info, failures unchanged. For the local try-out, where a new user reads the terminal: there every curl of the
  * demo block printed two info lines, and a few calls scrolled the block (the API key, the
  * commands) out of view. LOG_LEVEL=debug shows them again.
  */

@@ -6,8 +6,8 @@ import type { Settings } from '../config-sections.ts';
 const API_CSP_DIRECTIVES = { defaultSrc: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"], frameAncestors: ["'none'"] };
 
 /**
- * Security headers on every answer (issue 8 item 7), set in the first onRequest hook before any
- * route runs, so 404s and errors carry them too. The API serves JSON: its CSP allows nothing at all.
+ * Security headers on every answer, so no browser sniffs, frames or leaks a referrer of what we
+ * serve; set in the first onRequest hook before any route runs, so 404s and errors carry them too. The API serves JSON: its CSP allows nothing at all.
  * Pages with their own needs set their own, stricter-where-it-matters headers, which replace
  * these (a route's header wins over one set on the raw response): the consent portal and the
  * simulated manufacturers (src/http/pages/headers.ts), and the Swagger UI under /docs

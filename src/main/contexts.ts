@@ -2,11 +2,11 @@ import type { ConsentContext } from '../consent/context.ts';
 import { settings } from '../config-sections.ts';
 import type { DeliveryContext } from '../delivery/context.ts';
 import type { GdprContext } from '../gdpr/context.ts';
-import type { IngestContext } from '../ingest/deps.ts';
+import type { IngestContext } from '../transports/deps.ts';
 import type { ManagementContext } from '../management/context.ts';
 import type { PipelineContext } from '../pipeline/context.ts';
 import type { PushContext } from '../push/context.ts';
-import { createPushFanoutEnqueuer } from '../push/fanout.ts';
+import { createPushFanoutEnqueuer } from '../push/fanout/fanout.ts';
 import { noticeOfWithdrawal } from '../push/withdrawal-notice.ts';
 import type { Services } from '../services.ts';
 

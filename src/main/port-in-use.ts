@@ -1,6 +1,6 @@
 /**
  * A port this process must listen on is taken (EADDRINUSE), said in words that name the setting
- * to change (issue 23 item 6): the bare Node message ("listen EADDRINUSE: address already in
+ * to change: the bare Node message ("listen EADDRINUSE: address already in
  * use 127.0.0.1:8080") leaves a new user guessing which of the service's ports it was.
  */
 export class PortInUseError extends Error {

@@ -27,10 +27,10 @@ export async function evictingMasters(redis: RedisClient): Promise<{ node: strin
 }
 
 /**
- * Reliability checklist G4, our choice: a Redis that may evict keys makes the process NOT READY
- * (a `redis-policy` check in /ready) and logs an error at every (re)connection; it does not stop
+ * Our choice for a Redis that is not configured safely for queues: one that may evict keys
+ * makes the process NOT READY (a `redis-policy` check in /ready) and logs an error at every (re)connection; it does not stop
  * the start. Refusing to start would need Redis to be up at start, and a process must start
- * while Redis is down and become ready once it is back (G6c). An orchestrator keeps a not-ready
+ * while Redis is down and become ready once it is back. An orchestrator keeps a not-ready
  * instance out of rotation, and /ready plus the log name the cause. On a cluster every master
  * is checked, at /ready and whenever a node joins the client's view (a failover's new master).
  *

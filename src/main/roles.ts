@@ -1,7 +1,7 @@
-import { startExternalSubscriber } from '../ingest/broker-subscriber.ts';
-import { startEmbeddedBroker } from '../ingest/embedded-broker.ts';
-import { subscribes } from '../ingest/subscriber-identity.ts';
-import { startPollWorkers } from '../ingest/poll/start.ts';
+import { startExternalSubscriber } from '../transports/mqtt/broker-subscriber.ts';
+import { startEmbeddedBroker } from '../transports/mqtt/embedded-broker.ts';
+import { subscribes } from '../transports/mqtt/subscriber-identity.ts';
+import { startPollWorkers } from '../transports/poll/start.ts';
 import { startRetention } from '../gdpr/retention.ts';
 import { startActivationWorkers } from '../management/start.ts';
 import { startPipeline } from '../pipeline/start.ts';

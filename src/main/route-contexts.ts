@@ -48,7 +48,7 @@ export function routeContexts(services: Services): RouteContexts {
     },
     delivery: { ...deliveryContext(services), ...guard, ...limits, secrets, config: settings(config, 'queues', 'rateLimits') },
     push: { ...pushContext(services), ...guard, ...limits, config: settings(config, 'queues', 'push', 'rateLimits') },
-    // The HTTP transport shares the other transports' context (src/ingest/deps.ts).
+    // The HTTP transport shares the other transports' context (src/transports/deps.ts).
     ingest: ingestContext(services),
     metrics: metricsContext(services),
   };

@@ -3,10 +3,11 @@ import { decodePollJob, encodePollJob, POLL_QUEUE, pollJobId, type PollJobData }
 import { renewingQueue } from '../queues/renewing-queue.ts';
 import type { ManagementContext } from './context.ts';
 import type { Settings } from '../config-sections.ts';
+import { transportKind } from '../transports/kinds.ts';
 
 /**
  * Starts and stops the polling of vehicles of polled manufacturers (transport kind `poll`):
- * one job per (manufacturer, VIN) in the poll queue, which the poll workers (src/ingest/poll/)
+ * one job per (manufacturer, VIN) in the poll queue, which the poll workers (src/transports/poll/)
  * keep alive from one poll to the next.
  */
 export interface PollSchedule {
@@ -26,12 +27,13 @@ export async function isActivatedFor(store: ManagementContext['store'], manufact
   return rows.some((r) => r.manufacturer === manufacturer && r.status === 'ACTIVATED');
 }
 
-/** Whether the manufacturer is one the service polls. */
+/** Whether the manufacturer is one the service polls (its transport kind polls vehicle by vehicle). */
 export function isPolled(services: Pick<ManagementContext, 'adapters'>, manufacturer: string | null): manufacturer is string {
-  return manufacturer !== null && services.adapters.get(manufacturer)?.manifest.transport.kind === 'poll';
+  const t = manufacturer === null ? undefined : services.adapters.get(manufacturer)?.manifest.transport;
+  return t !== undefined && transportKind(t).pollsVehicles === true;
 }
 
-/** Also used by the poller (src/ingest/poll/), hence only the queue settings. */
+/** Also used by the poller (src/transports/poll/), hence only the queue settings. */
 export function createPollSchedule(services: Pick<ManagementContext, 'redisUrl' | 'logger' | 'secrets' | 'store'> & { config: Settings<'queues'> }): PollSchedule {
   const { secrets } = services;
   const queue = renewingQueue(() =>

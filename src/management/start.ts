@@ -1,9 +1,9 @@
-import { UnrecoverableError, Worker } from 'bullmq';
+import { UnrecoverableError } from 'bullmq';
 import type { Running } from '../running.ts';
 import type { ManagementContext } from './context.ts';
 import { ACTIVATION_QUEUE, decodeActivationJob } from '../queues/activation-job.ts';
-import { bullConnection } from '../queues/bull-connection.ts';
-import { bullName, queueHome } from '../queues/open-queue.ts';
+import { queueHome } from '../queues/open-queue.ts';
+import { openWorker } from '../queues/open-worker.ts';
 import { createPollSchedule, isPolled } from './poll-schedule.ts';
 import { processActivation } from './process-activation.ts';
 
@@ -17,8 +17,9 @@ export async function startActivationWorkers(
 ): Promise<Running[]> {
   // A polled manufacturer's vehicle is polled from its activation on, until its deactivation.
   const polls = createPollSchedule(services);
-  const worker = new Worker<unknown, unknown, string>(
-    bullName(queueHome(services), ACTIVATION_QUEUE),
+  const worker = openWorker(
+    ACTIVATION_QUEUE,
+    queueHome(services),
     async (job) => {
       let data;
       try {
@@ -34,27 +35,18 @@ export async function startActivationWorkers(
       }
       return status;
     },
-    {
-      connection: bullConnection(services.redisUrl, 'worker'),
-      prefix: services.config.QUEUE_PREFIX,
-      concurrency: 20,
-    },
+    { concurrency: 20, onError: (err) => services.logger.warn({ err: err.message }, 'activation worker error') },
   );
   worker.on('failed', (job, err) => {
     services.logger.warn({ err: err.message, jobId: job?.id, attempts: job?.attemptsMade }, 'activation job failed');
   });
-  worker.on('error', (err) => services.logger.warn({ err: err.message }, 'activation worker error'));
   // Not awaiting the worker's connection: it connects on its own once Redis answers, and a
   // process with the api role must open its port (liveness) while Redis is still down.
-  let connected = false;
-  worker.once('ready', () => (connected = true));
-  // A worker that never reached Redis has nothing in flight, and BullMQ's plain close would
-  // wait for the connection it never got.
   return [
     {
       name: 'activation-worker',
       async close() {
-        await worker.close(!connected);
+        await worker.close();
         await polls.close();
       },
     },

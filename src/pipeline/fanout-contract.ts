@@ -5,7 +5,8 @@ import type { DataPoint } from '../store/contract.ts';
  * `enqueue` with EVERY data point of a batch after storing them and before completing its job:
  * a throw makes the pipeline retry the batch, and because a retried batch passes its points
  * again, fan-out must be idempotent (deterministic job ids / transaction ids), never relying on
- * "only new points". OWNED BY THE PUSH WORK, which implements it (createPushFanoutEnqueuer, src/push/fanout.ts).
+ * "only new points". The pipeline declares it; push implements it (createPushFanoutEnqueuer,
+ * src/push/fanout/fanout.ts) and the composition root wires the two (PipelineContext.openPushFanout).
  */
 export interface PushFanoutEnqueuer {
   /**

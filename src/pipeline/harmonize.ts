@@ -1,5 +1,4 @@
 import type { Adapter } from '../adapters/manifest.ts';
-import { vinOfTopic } from '../adapters/topics.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import { VIN_PATTERN } from '../domain/vin.ts';
 import type { MappingBindings } from '../mapping/compile.ts';
@@ -7,6 +6,7 @@ import { STOPPED_CODE } from '../mapping/isolate.ts';
 import type { DataPoint } from '../store/contract.ts';
 import type { QuarantineCode } from '../store/contract/quarantine.ts';
 import type { RawMessage } from '../domain/raw-message.ts';
+import { transportKind } from '../transports/kinds.ts';
 
 /** One harmonized item of a message, with its schema errors (empty when valid). */
 export interface Candidate {
@@ -91,8 +91,7 @@ export async function analyse(adapter: Adapter, catalog: Catalog, msg: RawMessag
     return fail(limit ? 'MAPPING_LIMIT' : 'MAPPING_FAILED', `${e.code ? `${e.code}: ` : ''}${e.message ?? String(err)}`);
   }
   try {
-    const t = adapter.manifest.transport;
-    const topicVin = t.kind === 'mqtt' ? vinOfTopic(msg.topic, t.vinTopicLevel) : null;
+    const topicVin = carrierVin(adapter, msg);
     return validateOutput(adapter, catalog, output, mappingVersion, fail, { receivedMs: Date.parse(msg.receivedAt), maxFutureMs: opts.maxFutureMs ?? Infinity }, topicVin);
   } catch (err) {
     // Whatever the output holds, the message fails alone (a RangeError: a stack overflow).
@@ -225,6 +224,15 @@ function pointTime(payload: Record<string, unknown>): number | undefined {
     }
   }
   return undefined;
+}
+
+/**
+ * The VIN the message's carrier names before any mapping (an MQTT topic's `vinTopicLevel`), or
+ * null when its transport names none: the transport says (src/transports/<kind>/kind.ts).
+ */
+export function carrierVin(adapter: Adapter, msg: RawMessage): string | null {
+  const t = adapter.manifest.transport;
+  return transportKind(t).vinOf?.(t, msg) ?? null;
 }
 
 /** Per adapter, the patterns of its VINs, one per prefix (also used on the ingest path, to pick a queue partition). */

@@ -1,8 +1,7 @@
 import type { AdapterRegistry } from '../adapters/registry.ts';
-import { vinOfTopic } from '../adapters/topics.ts';
 import type { RawMessage } from '../domain/raw-message.ts';
 import { partitionOf } from '../queues/partitions.ts';
-import { findVin } from './harmonize.ts';
+import { carrierVin, findVin } from './harmonize.ts';
 
 /**
  * The harmonize partition of a raw message (HARMONIZE_PARTITIONS): by its vehicle, so one
@@ -14,7 +13,6 @@ import { findVin } from './harmonize.ts';
 export function harmonizePartition(adapters: Pick<AdapterRegistry, 'get'>, partitions: number, msg: RawMessage): number {
   if (partitions <= 1) return 0;
   const adapter = adapters.get(msg.manufacturer);
-  const transport = adapter?.manifest.transport;
-  const vin = (transport?.kind === 'mqtt' ? vinOfTopic(msg.topic, transport.vinTopicLevel) : null) ?? (adapter ? findVin(adapter, msg) : null);
+  const vin = adapter ? (carrierVin(adapter, msg) ?? findVin(adapter, msg)) : null;
   return partitionOf(vin ?? msg.body.slice(0, 256), partitions);
 }

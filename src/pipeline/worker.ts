@@ -1,12 +1,12 @@
-import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
+import { DelayedError, UnrecoverableError, type Job, type Worker } from 'bullmq';
 import type { Running } from '../running.ts';
 import type { HarmonizeDeps } from './context.ts';
 import { StoreUnavailableError } from '../store/contract.ts';
 import { decodeBatch, type HarmonizeJobData } from '../queues/harmonize-job.ts';
 import { processBatch, type BatchOutcome } from './process-batch.ts';
-import { bullConnection } from '../queues/bull-connection.ts';
 import { HARMONIZE_QUEUE } from '../queues/harmonize-job.ts';
-import { partitionNames, queueHome } from '../queues/open-queue.ts';
+import { queueHome } from '../queues/open-queue.ts';
+import { openWorker } from '../queues/open-worker.ts';
 
 /** Tuning a test scales down; production uses BullMQ's defaults (30 s lock, 30 s stall check). */
 export interface HarmonizeWorkerOptions {
@@ -55,18 +55,19 @@ export function startHarmonizeWorker(services: HarmonizeDeps, opts: HarmonizeWor
     }
   };
   // Every partition has its worker; the process's concurrency is shared out between them.
-  const names = partitionNames(queueHome(services), HARMONIZE_QUEUE, config.HARMONIZE_PARTITIONS);
-  const concurrency = Math.max(1, Math.ceil((opts.concurrency ?? config.PIPELINE_CONCURRENCY) / names.length));
-  const workers = names.map((name) => {
-    const worker = new Worker<HarmonizeJobData, BatchOutcome>(name, processor, {
-      connection: bullConnection(services.redisUrl, 'worker'),
-      prefix: config.QUEUE_PREFIX,
+  const partitions = config.HARMONIZE_PARTITIONS;
+  const concurrency = Math.max(1, Math.ceil((opts.concurrency ?? config.PIPELINE_CONCURRENCY) / partitions));
+  const workers = Array.from({ length: partitions }, (_, partition) => {
+    const worker = openWorker<HarmonizeJobData, BatchOutcome>(HARMONIZE_QUEUE, queueHome(services), processor, {
+      partition,
       concurrency,
-      lockDuration: opts.lockDuration ?? config.PIPELINE_LOCK_DURATION_MS,
-      stalledInterval: opts.stalledInterval ?? config.PIPELINE_STALLED_INTERVAL_MS,
-      ...(opts.maxStalledCount !== undefined ? { maxStalledCount: opts.maxStalledCount } : {}),
+      settings: {
+        lockDuration: opts.lockDuration ?? config.PIPELINE_LOCK_DURATION_MS,
+        stalledInterval: opts.stalledInterval ?? config.PIPELINE_STALLED_INTERVAL_MS,
+        ...(opts.maxStalledCount !== undefined ? { maxStalledCount: opts.maxStalledCount } : {}),
+      },
+      onError: (err) => logger.warn({ err: err.message }, 'harmonize worker error'),
     });
-    worker.on('error', (err) => logger.warn({ err: err.message }, 'harmonize worker error'));
     worker.on('failed', (job, err) => {
       if (err instanceof DelayedError) return;
       const level = job && job.attemptsMade < (job.opts.attempts ?? 1) && !(err instanceof UnrecoverableError) ? 'warn' : 'error';

@@ -6,7 +6,7 @@ import type { PushContext } from './context.ts';
 import { partitionOf } from '../queues/partitions.ts';
 import type { Settings } from '../config-sections.ts';
 
-/** Name of the custom backoff the push worker implements (see retry-policy.ts). */
+/** Name of the custom backoff the push worker implements (see deliver/retry-policy.ts). */
 export const PUSH_BACKOFF = 'webhook-schedule';
 
 /**

@@ -2,10 +2,10 @@ import type { PushWorkerDeps } from './context.ts';
 import type { PeriodicScheduler } from '../periodic.ts';
 import type { Running } from '../running.ts';
 import { createPushQueue } from './queue.ts';
-import { startPushReconciler } from './reconcile.ts';
-import { createGuardedAgent } from './ssrf-agent.ts';
-import { systemResolver, type Resolver } from './ssrf-resolver.ts';
-import { createPushWorkers } from './worker.ts';
+import { startPushReconciler } from './deliver/reconcile.ts';
+import { createGuardedAgent } from './ssrf/agent.ts';
+import { systemResolver, type Resolver } from './ssrf/resolver.ts';
+import { createPushWorkers } from './deliver/worker.ts';
 import type { Worker } from 'bullmq';
 
 /**

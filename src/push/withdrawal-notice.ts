@@ -1,14 +1,15 @@
-import { subscriptionWantsNotice } from './notice.ts';
-import { queueNotices } from './notice-queue.ts';
-import { REVOCATION_NOTICE_TYPE } from './revocation-notice.ts';
+import { subscriptionWantsNotice } from './notices/notice.ts';
+import { queueNotices } from './notices/notice-queue.ts';
+import { REVOCATION_NOTICE_TYPE } from './notices/revocation-notice.ts';
 import type { PushContext } from './context.ts';
 import type { ConsentRecord } from '../store/contract.ts';
 
 /**
  * Tells the consumer that the data subject withdrew a consent at the portal: one signed
  * `consent.revoked` notice to the subscription's webhook, through the push machinery
- * (src/push/notice-queue.ts). The consent part calls it through its context (ConsentContext.noticeOfWithdrawal, wired by src/main/contexts.ts). No webhook, or one that did not opt in to the notice (issue 19
- * item 4): no notice (the consumer sees REVOKED in its list).
+ * (src/push/notices/notice-queue.ts). The consent part calls it through its context
+ * (ConsentContext.noticeOfWithdrawal, wired by src/main/contexts.ts). No webhook, or one that did
+ * not opt in to the notice (notices are opt-in): no notice (the consumer sees REVOKED in its list).
  *
  * Runs after the revocation, which must take effect whatever happens here (GDPR Art. 7(3)): a
  * queue outage loses the notice (its row is DROPPED, the consumer's log shows why) and is logged,

@@ -18,7 +18,7 @@ export interface ActivationJob {
 
 /**
  * What an activation job carries in Redis: the whole job sealed (./sealed-job.ts), so no VIN
- * is readable there (reliability checklist K6) and a job altered in Redis (another subscription,
+ * is readable there (VINs are pseudonymised in queues) and a job altered in Redis (another subscription,
  * another action) fails authentication. The job's name tells the action; its id is BullMQ's
  * counter, never the VIN.
  */

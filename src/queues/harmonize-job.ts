@@ -9,7 +9,7 @@ export const HARMONIZE_QUEUE = QUEUE_NAMES.harmonize;
 /**
  * What a harmonize job carries in Redis. Raw messages hold VINs and positions, so the batch is
  * sealed with the service's secret box (AES-256-GCM): nothing personal is readable in Redis
- * (reliability checklist G8), and a tampered job fails authentication instead of being mapped.
+ * (job data holds no personal data), and a tampered job fails authentication instead of being mapped.
  */
 export interface HarmonizeJobData {
   v: 1;

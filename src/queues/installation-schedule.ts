@@ -1,10 +1,10 @@
-import { Worker, type Job } from 'bullmq';
+import type { Job, Worker } from 'bullmq';
 import type { Logger } from '../logger.ts';
 import type { PeriodicScheduler } from '../periodic.ts';
 import type { Running } from '../running.ts';
-import { bullConnection } from './bull-connection.ts';
 import { QUEUE_NAMES, type QueueName } from './keys.ts';
-import { bullName, openQueue, type QueueHome } from './open-queue.ts';
+import { openQueue, type QueueHome } from './open-queue.ts';
+import { openWorker } from './open-worker.ts';
 
 /** Jobs of one role's housekeeping (history retention and the poll reconciler; the push reconciler). */
 export type HousekeepingRole = 'pipeline' | 'push';
@@ -51,7 +51,6 @@ export function createInstallationSchedule(
   const ticks = new Map<string, () => Promise<void>>();
   const timers = new Set<NodeJS.Timeout>();
   let worker: Worker | undefined;
-  let connected = false;
   let closed = false;
 
   async function process(job: Job): Promise<string> {
@@ -65,14 +64,11 @@ export function createInstallationSchedule(
   }
 
   const startWorker = () => {
-    worker = new Worker(bullName(home, name), process, {
-      connection: bullConnection(home.redisUrl, 'worker'),
-      prefix: home.prefix,
+    worker = openWorker(name, home, process, {
       // Each job of the role may run beside the others; one job never beside itself (above).
       concurrency: 8,
+      onError: (err) => logger.debug({ err: err.message }, `${name} worker error`),
     });
-    worker.on('error', (err) => logger.debug({ err: err.message }, `${name} worker error`));
-    worker.once('ready', () => (connected = true));
   };
 
   const schedule = (job: string, everyMs: number): Promise<unknown> =>
@@ -108,8 +104,7 @@ export function createInstallationSchedule(
       closed = true;
       for (const t of timers) clearTimeout(t);
       // The job schedulers stay in Redis: the other processes still run them.
-      // A worker that never reached Redis has nothing in flight, and its plain close would wait for it.
-      await worker?.close(!connected);
+      await worker?.close();
       await queue.close();
     },
   };

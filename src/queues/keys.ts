@@ -89,7 +89,7 @@ function queueFamily(queue: QueueName, owner: string, erasure: KeyErasure = { by
 export const HARMONIZE_QUEUE_KEYS = queueFamily(QUEUE_NAMES.harmonize, 'src/pipeline/ (raw message batches, sealed)');
 export const PUSH_QUEUE_KEYS = queueFamily(QUEUE_NAMES.push, 'src/push/ (webhook deliveries by transactionId; notices carry the VIN sealed)');
 export const ACTIVATION_QUEUE_KEYS = queueFamily(QUEUE_NAMES.activation, 'src/management/ (activations, sealed)');
-export const POLL_QUEUE_KEYS = queueFamily(QUEUE_NAMES.poll, 'src/ingest/poll/ (one job per polled vehicle, sealed)');
+export const POLL_QUEUE_KEYS = queueFamily(QUEUE_NAMES.poll, 'src/transports/poll/ (one job per polled vehicle, sealed)');
 /** The installation-wide housekeeping of a role (one partition, `{<prefix>.<role>-housekeeping.0}`): job schedulers and their runs. */
 const HOUSEKEEPING_ERASURE: KeyErasure = { by: 'none', reason: 'a job is only its name (history retention, a reconciler): no vehicle' };
 export const PIPELINE_HOUSEKEEPING_QUEUE_KEYS = queueFamily(QUEUE_NAMES.pipelineHousekeeping, 'src/queues/installation-schedule.ts (the pipeline role)', HOUSEKEEPING_ERASURE);
@@ -154,7 +154,7 @@ export const RATE_LIMIT_PORTAL = {
 export const RATE_LIMIT_WEBHOOK_TEST = {
   ...family({
     name: 'rate-limit.webhook-test',
-    owner: 'src/push/test-event.ts',
+    owner: 'src/push/webhooks/test-event.ts',
     tag: '`{<subscriptionId>}` (one key per call; kept as it was)',
     erasure: { by: 'none', reason: 'counts a subscription\'s test events' },
     rest: () => 'rl:webhook-test:\\{[^}]*\\}:\\d+',
@@ -173,7 +173,7 @@ export const RATE_LIMIT_WEBHOOK_TEST = {
 export const PUSH_THROTTLE = {
   ...family({
     name: 'push.update-throttle',
-    owner: 'src/push/update-throttle.ts',
+    owner: 'src/push/fanout/update-throttle.ts',
     tag: 'none: one key per script call',
     erasure: {
       by: 'pseudonym',
@@ -234,7 +234,7 @@ export const FIRST_RECEPTION = {
 export const POLL_API_RATE = {
   ...family({
     name: 'poll.api-rate',
-    owner: 'src/ingest/poll/rate-limiter.ts',
+    owner: 'src/transports/poll/rate-limiter.ts',
     tag: '`{<prefix>.poll.<manufacturer>}`: the next slot and the pause are read together in one script',
     erasure: { by: 'none', reason: 'one manufacturer\'s request rate' },
     rest: (prefix) => `poll:\\{${re(prefix)}\\.poll\\.[^}]+\\}:(next-slot|paused-until)`,
@@ -298,12 +298,12 @@ export const CONSOLE_REPROCESS_RUN = {
 
 /**
  * The sessions of one MQTT share group (MQTT_SHARE_GROUP) this installation knows, client id →
- * when the broker drops the session (src/ingest/share-members.ts).
+ * when the broker drops the session (src/transports/mqtt/share-members.ts).
  */
 export const MQTT_SHARE_MEMBERS = {
   ...family({
     name: 'ingest.mqtt-share-members',
-    owner: 'src/ingest/share-members.ts',
+    owner: 'src/transports/mqtt/share-members.ts',
     tag: 'none: one key per script call',
     erasure: { by: 'none', reason: 'the MQTT client ids of the service\'s own subscriber sessions' },
     rest: () => 'mqtt-share-members:[^:]+',

@@ -20,7 +20,7 @@ export interface PollJob {
   failures: number;
 }
 
-/** Sealed like every job that holds a VIN (reliability checklist K6); the manufacturer stays readable. */
+/** Sealed like every job that holds a VIN (Redis never sees one in clear); the manufacturer stays readable. */
 export type PollJobData = SealedJobData<{ manufacturer: string }>;
 
 /**

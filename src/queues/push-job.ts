@@ -7,9 +7,9 @@ export const PUSH_QUEUE = QUEUE_NAMES.push;
 
 /**
  * A delivery job carries only the transactionId: the VIN and the data point stay in the
- * deliveries row (reliability checklist G8), so Redis never holds personal data. The one
+ * deliveries row, so Redis never holds personal data. The one
  * exception is a notice (erasure, revocation), whose row keeps no VIN: its job carries the VIN
- * sealed (noticeJob), and only until the notice is sent or dead (src/push/notice.ts).
+ * sealed (noticeJob), and only until the notice is sent or dead (src/push/notices/notice.ts).
  */
 export interface PushJob {
   transactionId: string;

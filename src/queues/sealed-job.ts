@@ -1,7 +1,7 @@
 import type { SecretBox } from '../crypto.ts';
 
 /**
- * Job data that keeps personal data out of Redis (reliability checklist G8, K6): one JSON value
+ * Job data that keeps personal data out of Redis (a VIN there is pseudonymised or sealed): one JSON value
  * sealed with the service's secret box (AES-256-GCM), beside the few fields that may stay
  * readable (e.g. a count for logs). A tampered or foreign job fails authentication when it is
  * opened instead of being acted on.

@@ -10,8 +10,8 @@ import type { Logger } from '../logger.ts';
 import { createFixedWindowLimiter, type Counter } from './fixed-window.ts';
 
 /**
- * The throttle of failed authentications (reliability checklist J4, docs/security.md
- * "Throttling and exposure"): a bad API key, admin token or metrics token, and a confirmation
+ * The throttle of failed authentications, stricter than the API limits since it slows credential
+ * guessing (docs/security.md "Throttling and exposure"): a bad API key, admin token or metrics token, and a confirmation
  * call with an unknown code (or someone else's), count against the client address (IPv6: its
  * /64) and, on the confirmation call, against the presented API key too. Only failures count:
  * a request that authenticates is never counted, and costs nothing here while no address is

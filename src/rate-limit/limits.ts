@@ -16,7 +16,7 @@ import { rateLimitHeaders } from './headers.ts';
  *   vehicle inside a 200 (or a 429 on the single-vehicle history call).
  *
  * Keys carry the subscription in a hash tag, so one decision's keys share a Redis Cluster slot.
- * A vehicle's key names it by its pseudonym, never the VIN (reliability checklist K6); the GDPR
+ * A vehicle's key names it by its pseudonym, never the VIN (Redis never holds a VIN in clear); the GDPR
  * erasure finds it by the same pseudonym (src/gdpr/redis-keys.ts).
  */
 export interface RateLimits {

@@ -17,7 +17,7 @@ export type Invalidation =
   | { kind: 'erased'; vin: string; subscriptionId?: string };
 
 /**
- * The message text on the Redis channel. VINs travel as their pseudonyms (reliability K6: no
+ * The message text on the Redis channel. VINs travel as their pseudonyms (no
  * VIN in what passes through Redis); the receiver knows the pseudonyms of the VINs it caches.
  */
 export function encodeInvalidation(inv: Invalidation, pseudonym: (vin: string) => string): string {

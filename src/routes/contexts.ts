@@ -4,7 +4,7 @@ import type { Settings } from '../config-sections.ts';
 import type { ConsentContext } from '../consent/context.ts';
 import type { DeliveryContext } from '../delivery/context.ts';
 import type { GdprContext } from '../gdpr/context.ts';
-import type { TransportDeps } from '../ingest/deps.ts';
+import type { TransportDeps } from '../transports/deps.ts';
 import type { ManagementContext } from '../management/context.ts';
 import type { ScrapeGauges } from '../metrics/gauges.ts';
 import type { MappingSandbox } from '../mapping-cases/sandbox.ts';

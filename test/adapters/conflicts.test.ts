@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { filtersOverlap } from '../../src/adapters/conflicts.ts';
-import { endpointProblem } from '../../src/adapters/manifest-rules.ts';
+import { filtersOverlap } from '../../src/transports/mqtt/kind.ts';
+import { endpointProblem } from '../../src/adapters/endpoint.ts';
 
 describe('topic filters of two manufacturers', () => {
   it.each([

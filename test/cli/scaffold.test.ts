@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { signBody } from '../../src/ingest/signature.ts';
+import { signBody } from '../../src/transports/http/signature.ts';
 import { adapterSecret } from '../../src/adapters/secrets.ts';
 import { buildApp } from '../../src/app.ts';
 import { runCli } from '../../src/cli/run.ts';

@@ -7,7 +7,7 @@ import { bullQueueName } from '../../src/queues/keys.ts';
 import { partitionOf } from '../../src/queues/partitions.ts';
 import { startHarmonizeWorker } from '../../src/pipeline/worker.ts';
 import { startPushWorkers } from '../../src/push/start.ts';
-import { transactionId } from '../../src/push/transaction-id.ts';
+import { transactionId } from '../../src/push/message/transaction-id.ts';
 import type { Running } from '../../src/running.ts';
 import { borealisBatch, borealisRecord, seedActivation, seedConsent } from '../gdpr/seed.ts';
 import { addConsumer, createTestApp, type TestApp, type TestConsumer } from '../helpers/app.ts';

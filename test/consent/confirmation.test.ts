@@ -154,7 +154,7 @@ describe('POST /api/consent/provisioning/confirmation/:code', () => {
     expect(logs).not.toContain(a.apiKey);
   });
 
-  describe('optional consumer PKCE (checklist A9)', () => {
+  describe('optional consumer PKCE', () => {
     const verifier = randomToken(32);
     it('challenge + right verifier → 200', async () => {
       const { code } = await seedProcess(t, a, { consumerCodeChallenge: s256(verifier) });

@@ -253,7 +253,7 @@ describe('consent flow errors (spec 7.2): redirect with error, error_description
     expect((await state(consentId)).state).toBe('FAILED');
   });
 
-  it('C1: the manufacturer answer in another browser session → 400 page, no redirect, nothing changes', async () => {
+  it('a forged callback: the manufacturer answer in another browser session → 400 page, no redirect, nothing changes', async () => {
     const c = await consumerWith(t);
     const victim = new Browser();
     const { callbackUrl, consentId } = await runToCallback(t, c, new Browser());
@@ -263,7 +263,7 @@ describe('consent flow errors (spec 7.2): redirect with error, error_description
     expect((await state(consentId)).state).toBe('AWAITING_MANUFACTURER');
   });
 
-  it('C1: an unknown state → 400 page, no redirect', async () => {
+  it('a forged callback: an unknown state → 400 page, no redirect', async () => {
     const res = await new Browser().get(`${t.origin}/callback/virtual?code=abc&state=nonexistent`);
     expect(res.status).toBe(400);
     expect(res.location).toBeNull();
@@ -276,7 +276,7 @@ describe('consent flow errors (spec 7.2): redirect with error, error_description
     expect(res.location).toBeNull();
   });
 
-  it('B9: the portal form without its CSRF token, or from another session → 403, nothing stored', async () => {
+  it('the portal form without its CSRF token, or from another session → 403, nothing stored', async () => {
     const c = await consumerWith(t);
     const b = new Browser();
     const fields = hiddenFields((await b.get(portalUrl(t, c))).body);

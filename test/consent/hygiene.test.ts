@@ -6,7 +6,7 @@ import { Browser, consumerWith, hiddenFields, params, runFlow, startLiveApp, typ
 /** A URL cannot carry a lone UTF-16 surrogate (it becomes U+FFFD), so such strings are not valid states. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-describe('consumer state echo (checklist A10)', () => {
+describe('consumer state echo', () => {
   let t: TestApp;
   beforeEach(async () => {
     t = await createTestApp();
@@ -36,7 +36,7 @@ describe('consumer state echo (checklist A10)', () => {
   });
 });
 
-describe('no open redirector at the simulated manufacturer (checklist B4)', () => {
+describe('no open redirector at the simulated manufacturer', () => {
   let t: TestApp;
   beforeEach(async () => {
     t = await createTestApp({ env: { PUBLIC_URL: 'http://127.0.0.1:18082' } });
@@ -70,7 +70,7 @@ describe('no open redirector at the simulated manufacturer (checklist B4)', () =
   });
 });
 
-describe('manufacturer tokens never stored or logged (checklist C4)', () => {
+describe('manufacturer tokens never stored or logged', () => {
   let t: LiveApp;
   beforeEach(async () => {
     t = await startLiveApp();

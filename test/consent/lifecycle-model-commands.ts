@@ -18,7 +18,7 @@ import {
 } from './lifecycle-model-state.ts';
 
 /**
- * The commands of the consent-lifecycle model test (reliability checklist L3). Each `run` makes
+ * The commands of the consent-lifecycle model test. Each `run` makes
  * the real HTTP call, asserts the answer the model predicts, then moves the model on. Commands
  * name processes by a number the model resolves (n-th process), so a shrunk run stays valid.
  */

@@ -3,7 +3,7 @@ import type { TestConsumer } from '../helpers/app.ts';
 import type { LiveApp } from './harness.ts';
 
 /**
- * The small model of the consent lifecycle (reliability checklist L3) that
+ * The small model of the consent lifecycle that
  * lifecycle-model.test.ts checks the real service against, and the real side it drives.
  * Everything here is what a consumer or an operator can observe over HTTP.
  */

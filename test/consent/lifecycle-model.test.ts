@@ -9,7 +9,7 @@ import { commandArbitraries, dataArrives, giveConsent, setActivation, VINS } fro
 import { SUBS, type Model, type Real } from './lifecycle-model-state.ts';
 
 /**
- * Reliability checklist L3: the consent lifecycle (give consent → redeem the code → read data →
+ * A model-based test of the consent lifecycle (give consent → redeem the code → read data →
  * revoke → erase, with activation, new telemetry and passing time in between) as random command
  * sequences, each checked against a small model (lifecycle-model-state.ts). Everything runs
  * through the real service: the app listening on a port, the portal and the simulated

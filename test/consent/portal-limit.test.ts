@@ -47,7 +47,7 @@ describe('per-client limit of the consent portal', () => {
       expect(limited.body).toContain('<h1>Too many requests</h1>');
       expect(limited.body).toContain('Please wait 7 seconds');
       expect(limited.body).not.toMatch(/<script/i);
-      // Retry-After in whole seconds, never earlier than the RateLimit reset (checklist J1, J3).
+      // Retry-After in whole seconds, never earlier than the RateLimit reset, so a client that obeys it is not refused again.
       expect(limited.headers['retry-after']).toBe('7');
       const [[, rl]] = parseList(String(limited.headers.ratelimit)) as [[unknown, Map<string, unknown>]];
       expect([rl.get('r'), rl.get('t')]).toEqual([0, 7]);

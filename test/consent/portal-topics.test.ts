@@ -3,7 +3,7 @@ import { groupByTopic } from '../../src/routes/consent/pages/item-topics.ts';
 import { addConsumer, createTestApp, type TestApp } from '../helpers/app.ts';
 
 /*
- * Issue 23 item 6: a portal asking for many items (the demo consumer asks for all 75) groups
+ * A portal asking for many items (the demo consumer asks for all 75) groups
  * them by topic, each collapsed, so the Approve and Reject buttons are a short scroll away; a
  * few items stay one plain list.
  */

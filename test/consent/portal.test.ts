@@ -85,7 +85,7 @@ describe('consent portal GET/POST /provision', () => {
     }
   });
 
-  it('a visit stores nothing: the store and the consumer\'s list stay empty however often the page is opened (issue 20 item 7)', async () => {
+  it('a visit stores nothing: the store and the consumer\'s list stay empty however often the page is opened', async () => {
     for (let i = 0; i < 5; i++) expect((await entry({ state: 'abc' })).statusCode).toBe(200);
     expect(await t.services.store.consents.listBySubscription(c.subscriptionId)).toEqual([]);
     const listed = await t.app.inject({ method: 'GET', url: '/consent/v1/consents', headers: c.headers });
@@ -239,7 +239,7 @@ describe('consent portal GET/POST /provision', () => {
     expect(res.headers['referrer-policy']).toBe('no-referrer');
   });
 
-  it('B1/B3: a redirectUrl that differs from the whitelist in any way → 400 page, never a Location (property)', async () => {
+  it('a redirectUrl that differs from the whitelist in any way → 400 page, never a Location (property)', async () => {
     const registered = REDIRECT;
     const mutate = fc.oneof(
       fc.constantFrom(

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { newPkce, newSecret, s256 } from '../../src/consent/secrets.ts';
 import { sha256Hex } from '../../src/crypto.ts';
 
-describe('one-time secrets of the consent flow (checklist A1)', () => {
+describe('one-time secrets of the consent flow are unguessable', () => {
   it('10,000 confirmation codes: 256-bit base64url, all different, stored as their SHA-256', () => {
     const seen = new Set<string>();
     for (let i = 0; i < 10_000; i++) {

@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.ts';
-import { verifyWebhook } from '../../src/push/verify-webhook.ts';
+import { verifyWebhook } from '../../src/push/signing/verify-webhook.ts';
 import type { Running } from '../../src/running.ts';
 import { deliveryBody } from '../delivery/fixtures.ts';
 import { eventually } from '../push/helpers.ts';
@@ -9,7 +9,7 @@ import { Browser, hiddenFields, portalUrl, startLiveApp, VIN, type LiveApp } fro
 import { activeConsent, party, proveAtManufacturer, startWorkers, withdrawForms, type Party } from './withdrawal-harness.ts';
 
 /**
- * Withdrawing consent at the portal (GDPR Art. 7(3), checklist K1) over real HTTP: the portal's
+ * Withdrawing consent at the portal (GDPR Art. 7(3): as easy as giving it) over real HTTP: the portal's
  * pages, the simulated manufacturer's login, the SQLite store, the suite's Redis, the push
  * workers and local webhook receivers.
  */

@@ -4,7 +4,7 @@ import { activeConsentRecord } from '../helpers/consents.ts';
 import { unescapeHtml } from '../consent/harness.ts';
 
 /*
- * Issue 23 item 6: the demo callback page shows the next command of the demo block, the pull of
+ * The demo callback page shows the next command of the demo block, the pull of
  * the vehicle just consented, with the variables step 1 of the block exported.
  */
 describe('/demo/callback: the next command', () => {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signBody } from '../../src/ingest/signature.ts';
+import { signBody } from '../../src/transports/http/signature.ts';
 import { adapterSecret } from '../../src/adapters/secrets.ts';
 import { consumerWith, REDIRECT } from '../consent/harness.ts';
 import type { TestConsumer } from '../helpers/app.ts';

@@ -1,7 +1,7 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startEmbeddedBroker } from '../../src/ingest/embedded-broker.ts';
+import { startEmbeddedBroker } from '../../src/transports/mqtt/embedded-broker.ts';
 import { buildServiceApp } from '../../src/main/http-app.ts';
 import { systemClock } from '../../src/clock.ts';
 import { startServiceSampler } from '../../src/main/sampler.ts';

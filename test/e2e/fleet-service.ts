@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { startEmbeddedBroker } from '../../src/ingest/embedded-broker.ts';
+import { startEmbeddedBroker } from '../../src/transports/mqtt/embedded-broker.ts';
 import type { Clock } from '../../src/clock.ts';
 import { startActivationWorkers } from '../../src/management/start.ts';
 import { startHarmonizeWorker } from '../../src/pipeline/worker.ts';

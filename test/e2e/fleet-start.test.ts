@@ -8,7 +8,7 @@ import { activate, FLEET, startFleetService, type FleetService } from './fleet-s
 import { consumerCall, waitFor } from './live-calls.ts';
 
 /*
- * A fresh start of the service with the virtual fleet (issue 19 item 6): the thirteen vehicles
+ * A fresh start of the service with the virtual fleet: the thirteen vehicles
  * are activated and a webhook registered BEFORE the simulator starts; simulated time starts at
  * 08:14:30, after S06's 08:00 crash and S07's 07:30 crash, 30 s before S08's next one. Within
  * seconds every vehicle answers every item it supplies, crash items included, and the receiver

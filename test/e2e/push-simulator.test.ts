@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmbeddedBroker } from '../../src/ingest/embedded-broker.ts';
+import { startEmbeddedBroker } from '../../src/transports/mqtt/embedded-broker.ts';
 import { systemClock } from '../../src/clock.ts';
 import { startActivationWorkers } from '../../src/management/start.ts';
 import { startHarmonizeWorker } from '../../src/pipeline/worker.ts';

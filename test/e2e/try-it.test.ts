@@ -11,7 +11,7 @@ import { ROOT, startService, type ServiceProcess } from '../ops/service-process.
 import { waitFor } from './live-calls.ts';
 
 /*
- * Issue 23, done when: the local try-out as a new user runs it. `node --import tsx src/server.ts`
+ * The local try-out as a new user runs it. `node --import tsx src/server.ts`
  * (what `npm start` runs) with neither REDIS_URL nor MONGO_URL: its own Redis, SQLite, broker,
  * simulator, the demo consumer printed once, webhooks to loopback allowed without any setting.
  * The demo block's commands are run as printed (a POSIX shell, curl, the browser step by

@@ -19,7 +19,7 @@ const MQTT_PASSWORD = 'virtual-password-of-the-redis-restart-test';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * Reliability checklist G6a and L5a: Redis (AOF, fsync always, its own dir) is SIGKILLed in the
+ * Recovery from a Redis outage mid-stream, by fault injection: Redis (AOF, fsync always, its own dir) is SIGKILLed in the
  * middle of ingestion over both transports and restarted on the same port and dir. An API
  * process (HTTP ingest), a broker process (embedded MQTT) and a worker process keep running.
  * Manufacturers behave as the contract tells them: an HTTP batch not answered 202 is sent again,

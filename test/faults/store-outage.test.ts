@@ -13,7 +13,7 @@ const MESSAGES = 300;
 const LOCK_MS = 8_000;
 
 /**
- * Issue 8 item 5: the store fails for a while. Another connection holds an EXCLUSIVE
+ * The store fails for a while, and nothing acknowledged may be lost. Another connection holds an EXCLUSIVE
  * transaction on the SQLite file for 8 s (as a long migration, a backup tool or a stuck
  * process would), longer than the store's busy_timeout (5 s), while raw messages arrive. The
  * worker's writes fail with SQLITE_BUSY (StoreUnavailableError), the batch jobs are postponed

@@ -12,7 +12,7 @@ const PER_ROUND = 50;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * Reliability checklist G2 and L5d, with real role processes under continuous load: a worker
+ * Work survives a worker crash, with real role processes under continuous load: a worker
  * process (ROLES=pipeline) is SIGKILLed while it runs a batch, raw messages keep arriving, a
  * second worker process takes over, including the killed one's batch once its lock has run
  * out (stalled). Every message is stored exactly once. (test/pipeline/worker-crash.test.ts

@@ -244,7 +244,7 @@ const jsonCall = (route: Route, g: Generated) =>
 const STACK = /\n\s+at .+:\d+:\d+|node_modules\//;
 
 /**
- * Reliability L1 for the operators' console (docs/console.md): signed in, generated queries, path
+ * Fuzzing for the operators' console (docs/console.md): signed in, generated queries, path
  * ids and bodies (form or JSON, with and without the session's CSRF token) never get a 5xx; a
  * refusal is a 4xx HTML page (JSON for the scripts' .json calls), never a stack trace; and no
  * generated markup comes back unescaped in a page, even after it was stored.

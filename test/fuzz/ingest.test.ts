@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { signBody } from '../../src/ingest/signature.ts';
+import { signBody } from '../../src/transports/http/signature.ts';
 import { adapterSecret } from '../../src/adapters/secrets.ts';
 import { quarantineIdOf, rawMessage, type RawMessage } from '../../src/domain/raw-message.ts';
 import { startHarmonizeWorker } from '../../src/pipeline/worker.ts';
@@ -30,7 +30,7 @@ async function allQuarantined(services: Services, messages: RawMessage[]) {
 }
 
 /**
- * Reliability F7/L1 for the ingest paths: random bytes over MQTT (logged in as the virtual
+ * Every input validated, never a 5xx for bad input, fuzzed for the ingest paths: random bytes over MQTT (logged in as the virtual
  * manufacturer) and over HTTP (signed and unsigned) never crash the broker, the route or the
  * worker; what is accepted and cannot be harmonized ends in quarantine, what is refused gets a
  * 4xx in the contract's body; and a valid message sent afterwards is still stored.

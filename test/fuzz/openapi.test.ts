@@ -13,7 +13,7 @@ const ctx = await fuzzContext(t);
 const ops = operations(t.app);
 
 /**
- * Reliability L1/L4 (schemathesis's checks rebuilt on fast-check): for every operation of the
+ * Fuzzing the API (schemathesis's checks rebuilt on fast-check): for every operation of the
  * OpenAPI document, requests generated from its schema — valid-ish and broken bodies, query
  * strings and path parameters, with good, missing and foreign credentials — never get a 5xx,
  * every error is the contract's body, and every 2xx body matches the documented response.

@@ -80,7 +80,7 @@ const PAGES: Page[] = [
 const FORM = 'application/x-www-form-urlencoded';
 
 /**
- * Reliability L1 for the pages outside the OpenAPI document (consent portal, manufacturer
+ * Fuzzing for the pages outside the OpenAPI document (consent portal, manufacturer
  * callbacks, the simulated manufacturers, the demo callback): generated queries and form
  * posts never get a 5xx, and a refused one is an HTML page with a 4xx (OAuth JSON on the
  * token endpoints), never the JSON API's error body or a stack trace.

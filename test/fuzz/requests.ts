@@ -196,7 +196,7 @@ export const ERROR_BODY = {
 };
 
 /**
- * The checks schemathesis would run (reliability L4): not_a_server_error; every error in the
+ * The checks schemathesis would run against the OpenAPI document: not_a_server_error; every error in the
  * contract's body with the request's status, path and method; a 2xx body that matches the
  * operation's documented response schema.
  */

@@ -17,7 +17,7 @@ const B = randomUUID();
 const job = (subscriptionId: string, vin: string): ActivationJob => ({ action: 'activate', subscriptionId, vin });
 
 /**
- * Erasure of activation jobs now that they are sealed (reliability checklist K2, K6): each job is
+ * Erasure of activation jobs now that they are sealed (their VIN is not readable, yet they must go with it): each job is
  * opened with the service's key to tell whose it is, in one subscription or VIN-wide. Jobs queued
  * in clear by an older version are found too; a job no key of ours opens is reported.
  */

@@ -18,7 +18,7 @@ function redisFiles(dir: string): string {
 }
 
 /**
- * Issue 20 item 9: after an erasure, the private Redis's append-only file still held the
+ * An erased VIN must not stay readable on disk: after an erasure, the private Redis's append-only file still held the
  * VIN's pseudonymous keys (the SET that wrote them and the DEL that removed them) until Redis
  * rewrote it on its own schedule. The service's own Redis with AOF, as `npm start` runs it.
  */

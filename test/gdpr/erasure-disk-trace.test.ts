@@ -49,7 +49,7 @@ function filesUnder(dir: string): { file: string; text: string }[] {
 }
 
 /**
- * Issue 20 item 1: pages that SQLite rebuilds while it splits and merges b-tree pages keep
+ * An erased VIN must not stay readable in the database file: pages that SQLite rebuilds while it splits and merges b-tree pages keep
  * copies of cells in their unused space, which secure_delete does not clear; an erasure's own
  * deletes merge pages too. The erased VIN and its payloads stayed in the file. Many vehicles
  * in turn, enough rows that the tables and the unique index split, then erasures one by one.

@@ -26,12 +26,12 @@ const ADMIN = { authorization: 'Bearer test-admin-token' };
 const VIN_TABLES = ['data_points', 'data_latest', 'quarantine', 'consents', 'deliveries', 'vehicles'];
 
 /**
- * Reliability K2 end to end: VIN X and VIN Y go through the real pipeline (signed HTTP ingest,
+ * Erasure from every store, end to end: VIN X and VIN Y go through the real pipeline (signed HTTP ingest,
  * harmonize worker, quarantine, push fan-out), the data API (rate-limit counters) and vehicle
  * management (activation jobs), and sit in every BullMQ state a batch can wait or end in. After
  * DELETE /admin/v1/vehicles/X/data, no SQLite table and no Redis key under the test's prefix
  * holds X — sealed pipeline batches are opened to check — but the pending erasure notice to the
- * one webhook (K3, test/gdpr/erasure-notices.test.ts), while Y is untouched.
+ * one webhook (recipients are told: test/gdpr/erasure-notices.test.ts), while Y is untouched.
  */
 describe('GDPR erasure of a VIN, end to end', () => {
   let t: TestApp;
@@ -210,7 +210,7 @@ describe('GDPR erasure of a VIN, end to end', () => {
     expect(await noticesOf(a.subscriptionId)).toHaveLength(1);
   });
 
-  it('no log line at info level or above of the whole run names either VIN (reliability K6)', () => {
+  it('no log line at info level or above of the whole run names either VIN in clear', () => {
     const lines = t.logs.map((l) => JSON.parse(l) as { level: number });
     expect(lines.filter((l) => l.level >= 30).length).toBeGreaterThan(5);
     const leaking = t.logs.filter((l, i) => lines[i]!.level >= 30 && (l.toUpperCase().includes(X) || l.toUpperCase().includes(Y)));

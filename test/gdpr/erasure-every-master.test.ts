@@ -7,7 +7,7 @@ import { eraseVehicleData } from '../../src/gdpr/erase.ts';
 import { createActivationQueue } from '../../src/management/queue.ts';
 import { createPollSchedule } from '../../src/management/poll-schedule.ts';
 import { createIngest } from '../../src/pipeline/ingest.ts';
-import { createPushFanoutEnqueuer } from '../../src/push/fanout.ts';
+import { createPushFanoutEnqueuer } from '../../src/push/fanout/fanout.ts';
 import { createPushQueue } from '../../src/push/queue.ts';
 import { isCluster } from '../../src/queues/redis.ts';
 import { logRequest } from '../../src/virtual/kestrel/request-log.ts';

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.ts';
 import { createSecretBox } from '../../src/crypto.ts';
 import { startPushWorkers } from '../../src/push/start.ts';
-import { verifyWebhook } from '../../src/push/verify-webhook.ts';
+import { verifyWebhook } from '../../src/push/signing/verify-webhook.ts';
 import type { Running } from '../../src/running.ts';
 import type { LegalBasis } from '../../src/store/contract.ts';
 import { addConsumer, createTestApp, type TestApp, type TestConsumer } from '../helpers/app.ts';
@@ -25,7 +25,7 @@ interface Party {
 }
 
 /**
- * Reliability checklist K3 (GDPR Art. 19) on real parts: the admin erasure route, the SQLite
+ * Recipients are told of an erasure (GDPR Art. 19), on real parts: the admin erasure route, the SQLite
  * store, the suite's Redis, the push workers and local HTTP receivers. Each subscription that
  * held the erased VIN and has a webhook that opted in to the notice gets exactly one signed
  * `vehicle.data_erased` notice; no one else gets anything; afterwards no store table and no Redis key holds the VIN.

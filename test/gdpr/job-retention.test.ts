@@ -50,7 +50,7 @@ async function jobsOf(services: Services, name: QueueName) {
 }
 
 /**
- * Issue 8 item 4: BullMQ keeps no completed or failed job longer than JOB_RETENTION_*_S. Every
+ * Storage limitation: BullMQ keeps no completed or failed job longer than JOB_RETENTION_*_S. Every
  * producer in the code base is exercised and its jobs read back from Redis; a new producer
  * makes the first test fail until it is added here.
  */

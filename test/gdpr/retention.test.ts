@@ -14,7 +14,7 @@ function point(daysAgo: number): DataPoint {
   return { vin: VIN, item: 'mileage', timestampMs: NOW - daysAgo * DAY, payload: { value: 1000 - daysAgo, unit: 'km', timestamp: at }, manufacturer: 'virtual', mappingVersion: 'test', receivedAt: at };
 }
 
-/** Reliability K5: history older than HISTORY_RETENTION_DAYS is purged periodically, by the injected clock. */
+/** Storage limitation: history older than HISTORY_RETENTION_DAYS is purged periodically, by the injected clock. */
 describe('history retention purge', () => {
   let t: TestServices;
   let retention: Retention | undefined;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { signBody } from '../../src/ingest/signature.ts';
+import { signBody } from '../../src/transports/http/signature.ts';
 import { adapterSecret } from '../../src/adapters/secrets.ts';
 import { sha256Hex } from '../../src/crypto.ts';
 import { defaultPaths } from '../../src/paths.ts';

@@ -19,7 +19,7 @@ interface Tenant {
   subscriptions: string[];
 }
 
-describe('consumer auth (api-contract section 1; reliability D3–D6) over HTTP', () => {
+describe('consumer auth (api-contract section 1: constant-time checks, every route, only subscriptions of the consumer holding the key, never in the URL) over HTTP', () => {
   let t: TestServices;
   let app: FastifyInstance;
   let a: Tenant;
@@ -92,7 +92,7 @@ describe('consumer auth (api-contract section 1; reliability D3–D6) over HTTP'
     }
   });
 
-  it('a key in the query string is never accepted, not even next to valid headers (D6)', async () => {
+  it('a key in the query string is never accepted, not even next to valid headers', async () => {
     const valid = { 'x-api-key': a.keys[0]!, 'x-subscription-id': a.subscriptions[0]! };
     for (const name of ['x-api-key', 'apiKey', 'api_key', 'X-API-KEY']) {
       const url = `/guarded?${encodeURIComponent(name)}=${encodeURIComponent(a.keys[0]!)}`;
@@ -103,7 +103,7 @@ describe('consumer auth (api-contract section 1; reliability D3–D6) over HTTP'
     expect((await get(valid, '/guarded?vin=V1RTUALV1N0000001')).statusCode).toBe(200);
   });
 
-  it("another consumer's subscription is answered exactly like one that does not exist (D5)", async () => {
+  it("another consumer's subscription is answered exactly like one that does not exist", async () => {
     const foreign = await get({ 'x-api-key': a.keys[0]!, 'x-subscription-id': b.subscriptions[0]! });
     const missing = await get({ 'x-api-key': a.keys[0]!, 'x-subscription-id': randomUUID() });
     const junk = await get({ 'x-api-key': a.keys[0]!, 'x-subscription-id': 'x'.repeat(5000) });
@@ -123,7 +123,7 @@ describe('consumer auth (api-contract section 1; reliability D3–D6) over HTTP'
     }
   });
 
-  it('property: any string as a key → 401 with the error body, never 2xx or 5xx (D3)', async () => {
+  it('property: any string as a key → 401 with the error body, never 2xx or 5xx', async () => {
     await fc.assert(
       fc.asyncProperty(fc.string({ minLength: 1, maxLength: 600, unit: 'binary' }), async (key) => {
         const res = await get({ 'x-api-key': key, 'x-subscription-id': a.subscriptions[0]! });
@@ -134,7 +134,7 @@ describe('consumer auth (api-contract section 1; reliability D3–D6) over HTTP'
     );
   });
 
-  it('property: random (key, subscription) pairs across two consumers succeed iff they belong to the same consumer (D5)', async () => {
+  it('property: random (key, subscription) pairs across two consumers succeed iff they belong to the same consumer', async () => {
     const keys = [...a.keys.map((k) => ({ k, owner: 'a' })), ...b.keys.map((k) => ({ k, owner: 'b' }))];
     const subs = [
       ...a.subscriptions.map((s) => ({ s, owner: 'a' })),

@@ -26,7 +26,8 @@ const NOT_JSON: [string, string][] = [
 ];
 
 /**
- * Issue 20 item 4 over the whole API: every operation of the OpenAPI document that takes a
+ * JSON only, over the whole API (a page elsewhere can make a browser post a form or text/plain
+ * without asking; no JSON route takes either): every operation of the OpenAPI document that takes a
  * JSON body (or documents a 415) answers 415 with the contract's error body to any other media
  * type, once authenticated. The list comes from the document, so a route added later is covered.
  */

@@ -17,7 +17,7 @@ function paramValue(name: string): string {
 }
 
 /**
- * Reliability D4/D5/D6 over the whole API: every operation the OpenAPI document marks as
+ * Every protected route requires a key, of the subscription's own consumer, never in the URL, over the whole API: every operation the OpenAPI document marks as
  * needing `x-api-key` + `X-Subscription-Id` is refused the same way without them, with a bad or
  * revoked key, with the key in the query string, and with another consumer's subscription.
  * The list comes from the document, so a new data route is covered the day it is added.

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createTestApp } from '../helpers/app.ts';
 
 /*
- * Issue 23 item 6: in the try-out (DEMO_SEED on) the per-request lines are at debug, so the
+ * In the try-out (DEMO_SEED on) the per-request lines are at debug, so the
  * demo block stays in view at LOG_LEVEL=info; a deployment keeps them at info.
  */
 describe('request log lines', () => {

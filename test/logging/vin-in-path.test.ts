@@ -5,7 +5,7 @@ import { addConsumer, createTestApp, type TestApp, type TestConsumer } from '../
 const VIN = 'V1RTUALV1N0000002';
 
 /**
- * Issue 20 item 9: a VIN followed (or preceded) by junk in a path was logged in clear, since
+ * VINs never in clear in logs: a VIN followed (or preceded) by junk in a path was logged in clear, since
  * redaction only matched a segment that was exactly a valid VIN. Real HTTP requests, so the
  * URL is logged exactly as a client sent it (percent-escapes included).
  */

@@ -14,7 +14,7 @@ const DEACTIVATE = 'V1RTUALV1N0000002';
 const LEGACY = 'V1RTUALV1N0000003';
 
 /**
- * Reliability checklist K6: activation jobs wait in Redis with their VIN sealed. Whoever reads
+ * Activation jobs wait in Redis with their VIN sealed. Whoever reads
  * Redis without the service's key (a dump, a queue dashboard, a backup) finds no VIN in any key
  * name or value of the queue, and the worker still carries the jobs out.
  */

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reconcilePolls, RECONCILE_PAGE_SIZE } from '../../src/ingest/poll/reconcile.ts';
+import { reconcilePolls, RECONCILE_PAGE_SIZE } from '../../src/transports/poll/reconcile.ts';
 import type { VehicleRepo } from '../../src/store/contract.ts';
 import { addConsumer, createTestApp, type TestApp, type TestConsumer } from '../helpers/app.ts';
 

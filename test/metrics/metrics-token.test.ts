@@ -4,7 +4,7 @@ import { freePort } from '../helpers/free-port.ts';
 import { startProbeServer } from '../../src/main/probe-server.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 
-/** /metrics behind METRICS_TOKEN (issue 20 item 8), on the API's port and on PROBE_PORT. */
+/** /metrics behind METRICS_TOKEN (only the scraper reads how the installation runs), on the API's port and on PROBE_PORT. */
 const TOKEN = 'scrape-token-0123456789';
 
 describe('METRICS_TOKEN', () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signBody } from '../../src/ingest/signature.ts';
+import { signBody } from '../../src/transports/http/signature.ts';
 import { adapterSecret } from '../../src/adapters/secrets.ts';
 import { startHarmonizeWorker } from '../../src/pipeline/worker.ts';
 import type { Running } from '../../src/running.ts';

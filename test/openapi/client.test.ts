@@ -6,7 +6,7 @@ import { waitFor } from '../e2e/live-calls.ts';
 import { startReceiver, type Receiver } from '../push/helpers.ts';
 
 /*
- * The TypeScript client (clients/typescript/, issue 23 item 2) against the running service with
+ * The TypeScript client (clients/typescript/) against the running service with
  * the virtual fleet, over real HTTP: the operator provisions a consumer with it, the consumer
  * registers a webhook, activates a vehicle, pulls, pages the history through real 429s (the
  * per-vehicle limit is 3 reads a second here) and verifies a real signed push.

@@ -8,7 +8,7 @@ import { OPERATIONS } from '../../src/http/openapi/operations.ts';
 import { examplesOf, operationsOf, servedDocument, type Operation } from './served-document.ts';
 
 /*
- * The OpenAPI document a consumer downloads from /docs/json (issue 23 item 1): valid OpenAPI
+ * The OpenAPI document a consumer downloads from /docs/json: valid OpenAPI
  * 3.1 by a maintained validator, and complete — every operation named, described, with an
  * example and its error responses. docs/openapi.json is the committed copy the TypeScript
  * client is generated from (clients/typescript/); `npm run openapi:write` refreshes it.

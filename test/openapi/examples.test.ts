@@ -7,8 +7,8 @@ import { examplesOf, operationsOf, servedDocument } from './served-document.ts';
 import { recordScenario } from './scenario.ts';
 
 /*
- * The document's examples are real answers of the service with the virtual fleet (issue 23
- * item 1): test/openapi/scenario.ts makes the calls again here, and every committed example
+ * The document's examples are real answers of the service with the virtual fleet
+ * (never hand-written, so never wrong): test/openapi/scenario.ts makes the calls again here, and every committed example
  * must still validate against its operation's schema and have the shape of today's answer (the
  * values of ids and times aside). `npm run openapi:examples` records them anew
  * (OPENAPI_WRITE=1 writes src/http/openapi/examples.json).

@@ -3,7 +3,7 @@ import type { LiveApp } from '../consent/harness.ts';
 
 /**
  * Sends calls to the live service and keeps each answer as an OpenAPI example of its operation
- * (issue 23 item 1): the first successful call of an operation is its request example; every
+ * (so they are real answers, never hand-written): the first successful call of an operation is its request example; every
  * answer is a response example under its status and name. The answer's status must be the
  * expected one, so a scenario that no longer works fails instead of recording errors.
  */

@@ -1,5 +1,5 @@
 import { adapterSecret } from '../../src/adapters/secrets.ts';
-import { signBody as signIngest } from '../../src/ingest/signature.ts';
+import { signBody as signIngest } from '../../src/transports/http/signature.ts';
 import { ManualClock } from '../../src/clock.ts';
 import type { ExamplesFile } from '../../src/http/openapi/document.ts';
 import { signBody as signCallback } from '../../src/management/callback-signature.ts';
@@ -14,7 +14,7 @@ import { Recorder } from './recorder.ts';
 
 /*
  * One consumer's whole life with the virtual fleet, over real HTTP, recording every answer as
- * an OpenAPI example (issue 23 item 1): the operator creates it, it registers a webhook,
+ * an OpenAPI example: the operator creates it, it registers a webhook,
  * activates two virtual vehicles, the user consents, the fleet starts (its simulated clock fixed
  * at NOW, so the data is the same on every run), then pull, history, push, notices, erasure,
  * the sandbox, and the manufacturer-facing and operator calls. Run by test/openapi/examples.test.ts.

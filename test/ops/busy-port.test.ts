@@ -5,7 +5,7 @@ import { deployment, type Deployment } from './service-env.ts';
 import { startService, type ServiceProcess } from './service-process.ts';
 
 /*
- * Issue 23 item 6: a port the service needs is taken. It stops (exit 1) after stopping what it
+ * A port the service needs is taken, as on a new user's machine running something else. It stops (exit 1) after stopping what it
  * started, with one line naming the setting to change, not Node's bare EADDRINUSE.
  */
 describe('a busy port', () => {

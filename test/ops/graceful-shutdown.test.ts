@@ -14,7 +14,7 @@ import { openTestQueue } from '../helpers/queues.ts';
 import { pipelineContext } from '../../src/main/contexts.ts';
 
 /**
- * Issue 8 item 3 and reliability checklist G5: on SIGTERM a process stops taking work,
+ * Graceful shutdown, so a rolling restart loses nothing: on SIGTERM a process stops taking work,
  * finishes the HTTP requests and the jobs it has started, closes its connections and exits 0,
  * within SHUTDOWN_TIMEOUT_MS. Each process is a real OS process started as `npm start` starts it.
  */

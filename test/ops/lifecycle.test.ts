@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.ts';
-import { withoutCredentials } from '../../src/ingest/broker-url.ts';
+import { withoutCredentials } from '../../src/transports/mqtt/broker-url.ts';
 import { stopRoles } from '../../src/main/roles.ts';
 import { installShutdown } from '../../src/main/shutdown.ts';
 import type { Running } from '../../src/running.ts';

@@ -22,7 +22,7 @@ async function ready(url: string): Promise<{ status: number; body: Ready }> {
   return { status: res.status, body: (await res.json()) as Ready };
 }
 
-/** Reliability checklist G6c (Redis down at start) and G4 (Redis must not evict). */
+/** Redis down at start (the service waits and recovers), and a Redis that may evict queue keys (not ready). */
 describe('processes and their Redis', () => {
   let redis: PrivateRedis | undefined;
   let d: Deployment | undefined;

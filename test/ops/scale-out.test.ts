@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signBody } from '../../src/ingest/signature.ts';
+import { signBody } from '../../src/transports/http/signature.ts';
 import { freePort } from '../helpers/free-port.ts';
 import { startPrivateRedis, type PrivateRedis } from '../../src/main/private-redis.ts';
 import type { Store } from '../../src/store/contract.ts';
@@ -17,7 +17,7 @@ import { startRoundRobin, type RoundRobin } from './round-robin.ts';
 import { eventually, ROOT, startService, waitForHttp, type ServiceProcess } from './service-process.ts';
 
 /*
- * Issue 8, "Done when": two API processes and two worker processes, started with the documented
+ * Scaling out as docs/operations.md describes: two API processes and two worker processes, started with the documented
  * commands (npm run start:api / start:worker / start:simulator) against one Redis, one SQLite
  * DATA_DIR (WAL) and an external mosquitto configured as deploy/mosquitto, serve one subscription
  * consistently. A round-robin load balancer (PUBLIC_URL) sends every request to the next API

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { signBody } from '../../src/ingest/signature.ts';
+import { signBody } from '../../src/transports/http/signature.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import type { Store } from '../../src/store/contract.ts';

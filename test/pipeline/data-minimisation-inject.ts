@@ -7,7 +7,7 @@ import { rawMessage, type RawMessage } from '../../src/domain/raw-message.ts';
 import { ROOT } from './harness.ts';
 
 /**
- * Raw manufacturer messages with random extra fields (reliability checklist K4), for
+ * Raw manufacturer messages with random extra fields (only catalog items may be kept), for
  * test/pipeline/data-minimisation.test.ts: the real fixtures of both adapters, a fresh VIN each,
  * and extra fields injected at random objects of the message (top level, signal groups,
  * records, objects inside arrays of readings or samples).

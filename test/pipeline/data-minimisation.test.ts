@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { suppliedItems } from '../../src/delivery/capabilities.ts';
 import { analyse, toDataPoints } from '../../src/pipeline/harmonize.ts';
 import { processBatch } from '../../src/pipeline/process-batch.ts';
-import { createPushFanoutEnqueuer } from '../../src/push/fanout.ts';
+import { createPushFanoutEnqueuer } from '../../src/push/fanout/fanout.ts';
 import { type PushFanoutEnqueuer } from '../../src/pipeline/fanout-contract.ts';
 import type { Services } from '../../src/services.ts';
 import type { DataPoint } from '../../src/store/contract.ts';
@@ -20,7 +20,7 @@ import {
 import { waitFor } from './harness.ts';
 
 /**
- * Reliability checklist K4 (GDPR Art. 5(1)(c), data minimisation): a raw message carrying
+ * Data minimisation (GDPR Art. 5(1)(c)): a raw message carrying
  * fields beyond what the mappings take (personal data, a GPS trace, catalog-looking names)
  * stores and forwards nothing more than the same message without them, and a consumer receives,
  * by pull or by push, only the items of its subscription: `geolocation` only when it asked.
@@ -69,7 +69,7 @@ function markersOnDisk(dir: string, markers: string[]): string[] {
   return found;
 }
 
-describe('data minimisation: extra raw fields are not stored (K4)', () => {
+describe('data minimisation: extra raw fields are not stored', () => {
   let t: TestServices;
   let fanout: PushFanoutEnqueuer;
   const allMarkers: string[] = [];
@@ -121,7 +121,7 @@ interface SubscriptionPick {
   watched: string[];
 }
 
-describe('data minimisation: consumers get only their subscription items (K4)', () => {
+describe('data minimisation: consumers get only their subscription items', () => {
   let h: PushHarness;
   let pushItems: Set<string>;
   let allItems: string[];

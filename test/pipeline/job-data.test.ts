@@ -8,7 +8,7 @@ import { fixture, harmonizeJobCounts, startHarness, waitFor, type Harness } from
 import { openTestQueue } from '../helpers/queues.ts';
 
 /**
- * Reliability checklist G8: queued jobs carry no personal data readable in Redis (batches are
+ * Queued jobs carry no personal data readable in Redis (batches are
  * sealed), and completed jobs do not pile up.
  */
 describe('harmonize jobs in Redis', () => {
@@ -61,7 +61,7 @@ describe('harmonize jobs in Redis', () => {
     expect(dump).not.toContain('8.40444');
   });
 
-  it('fail a batch that cannot be opened at once, without retries (F8), and the worker goes on', async () => {
+  it('fail a batch that cannot be opened at once, without retries, and the worker goes on', async () => {
     h = await startHarness();
     const { services } = h;
     const queue = openTestQueue({ redisUrl: services.redisUrl, prefix: services.config.QUEUE_PREFIX }, HARMONIZE_QUEUE);

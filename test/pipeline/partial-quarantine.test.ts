@@ -3,7 +3,7 @@ import type { Adapter } from '../../src/adapters/manifest.ts';
 import type { AdapterRegistry } from '../../src/adapters/registry.ts';
 import { quarantineIdOf, rawMessage } from '../../src/domain/raw-message.ts';
 import { processBatch } from '../../src/pipeline/process-batch.ts';
-import { createPushFanoutEnqueuer } from '../../src/push/fanout.ts';
+import { createPushFanoutEnqueuer } from '../../src/push/fanout/fanout.ts';
 import type { PushFanoutEnqueuer } from '../../src/pipeline/fanout-contract.ts';
 import type { Services } from '../../src/services.ts';
 import { createTestServices, type TestServices } from '../helpers/services.ts';

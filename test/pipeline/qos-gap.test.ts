@@ -6,7 +6,7 @@ import { startPrivateRedis, type PrivateRedis } from '../../src/main/private-red
 import { fixture, startHarness, waitFor, type Harness } from './harness.ts';
 
 /**
- * Reliability checklist F2 / M3: aedes acknowledges a QoS 1 publish before its `published`
+ * A PUBACK hands the message over, so the enqueue must come first: aedes acknowledges a QoS 1 publish before its `published`
  * hook, so the broker queues the message inside `authorizePublish`. When the queue is down the
  * publish gets no PUBACK and the connection closes; the client keeps the message and re-sends
  * it on reconnect (clean: false), and it is stored exactly once.

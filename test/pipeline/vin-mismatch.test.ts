@@ -5,7 +5,7 @@ const TOPIC_VIN = 'V1RTUALV1N0000003';
 const BODY_VIN = 'V1RTUALV1N0000004';
 
 /**
- * Issue 20 item 5: the virtual manufacturer's topic names the vehicle (vinTopicLevel 2 in its
+ * A publisher may speak only for its own vehicles: the virtual manufacturer's topic names the vehicle (vinTopicLevel 2 in its
  * manifest). A message whose body names another VIN is quarantined as VIN_MISMATCH and stored
  * for neither vehicle: over the embedded broker here, over an external one in
  * external-broker.test.ts (the same pipeline behind both).

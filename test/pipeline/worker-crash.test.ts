@@ -25,7 +25,7 @@ function telemetryBatch(receivedAt: string) {
 }
 
 /**
- * Reliability checklist G2: a worker killed mid-batch (SIGKILL, another OS process) loses
+ * Work survives a worker crash: a worker killed mid-batch (SIGKILL, another OS process) loses
  * nothing and duplicates nothing: its job stalls, another worker runs it again, and the store's
  * dedup key makes the second run's writes no-ops.
  */

@@ -35,7 +35,7 @@ describe('provisioning (plain functions on the real SQLite store)', () => {
   });
   afterEach(async () => t.cleanup());
 
-  it('creates a consumer with a prefixed 256-bit key, stored only as a hash (D1, D2)', async () => {
+  it('creates a consumer with a prefixed 256-bit key, stored only as a hash', async () => {
     const c = await createConsumer(t.services, '  Acme Fleet  ');
     expect(c.consumerId).toMatch(UUID);
     expect(c.name).toBe('Acme Fleet');
@@ -68,7 +68,7 @@ describe('provisioning (plain functions on the real SQLite store)', () => {
     expect(await t.services.store.consumers.count()).toBe(0);
   });
 
-  it('rotation: a new key works next to the old one until the old one is revoked, at once (D7)', async () => {
+  it('rotation: a new key works next to the old one until the old one is revoked, at once', async () => {
     const c = await createConsumer(t.services, 'Rotating');
     const second = await addApiKey(t.services, c.consumerId);
     expect(await authenticateApiKey(t.services.store, c.apiKey)).not.toBeNull();

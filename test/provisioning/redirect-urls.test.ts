@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { checkRedirectUrls, redirectUrlProblem } from '../../src/provisioning/index.ts';
 import { ApiError } from '../../src/errors.ts';
 
-describe('redirect URL whitelist rules (reliability B2, RFC 9700 §2.6, RFC 6749 §3.1.2, RFC 8252)', () => {
+describe('redirect URL whitelist rules (RFC 9700 §2.6, RFC 6749 §3.1.2, RFC 8252)', () => {
   it.each([
     'https://app.example.com/callback',
     'https://app.example.com:8443/cb?tenant=1',

@@ -1,7 +1,7 @@
 import { keysOf } from '../helpers/redis-keys.ts';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
-import { transactionId } from '../../src/push/transaction-id.ts';
+import { transactionId } from '../../src/push/message/transaction-id.ts';
 import { addConsumer } from '../helpers/app.ts';
 import { startPushHarness, type PushHarness } from './harness.ts';
 import { crashPoint, deliveryWithStatus, revokeConsent, S08, seedVehicle } from './helpers.ts';

@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
-import { queueNotices } from '../../src/push/notice-queue.ts';
-import { REVOCATION_NOTICE_TYPE } from '../../src/push/revocation-notice.ts';
+import { queueNotices } from '../../src/push/notices/notice-queue.ts';
+import { REVOCATION_NOTICE_TYPE } from '../../src/push/notices/revocation-notice.ts';
 import { openQueue, queueHome } from '../../src/queues/open-queue.ts';
 import { partitionOf } from '../../src/queues/partitions.ts';
 import { PUSH_QUEUE } from '../../src/queues/push-job.ts';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { metrics } from '../../src/metrics/metrics.ts';
-import { transactionId } from '../../src/push/transaction-id.ts';
+import { transactionId } from '../../src/push/message/transaction-id.ts';
 import type { DeliveryRecord } from '../../src/store/contract.ts';
 import { startPushHarness, type PushHarness } from './harness.ts';
 import { crashPoint, deliveryWithStatus, S08 } from './helpers.ts';

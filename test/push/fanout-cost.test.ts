@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createPushFanoutEnqueuer } from '../../src/push/fanout.ts';
+import { createPushFanoutEnqueuer } from '../../src/push/fanout/fanout.ts';
 import type { DataPoint } from '../../src/store/contract.ts';
 import { createTestServices, type TestServices } from '../helpers/services.ts';
 

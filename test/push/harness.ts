@@ -1,8 +1,8 @@
 import { systemClock, type Clock } from '../../src/clock.ts';
-import { createPushFanoutEnqueuer } from '../../src/push/fanout.ts';
+import { createPushFanoutEnqueuer } from '../../src/push/fanout/fanout.ts';
 import { type PushFanoutEnqueuer } from '../../src/pipeline/fanout-contract.ts';
 import { startPushWorkers } from '../../src/push/start.ts';
-import type { Resolver } from '../../src/push/ssrf-resolver.ts';
+import type { Resolver } from '../../src/push/ssrf/resolver.ts';
 import type { Running } from '../../src/running.ts';
 import { addConsumer, createTestApp, type TestApp, type TestConsumer } from '../helpers/app.ts';
 import { S08, seedConsent, seedVehicle, startReceiver, type Receiver } from './helpers.ts';

@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.ts';
-import { createPushFanoutEnqueuer } from '../../src/push/fanout.ts';
+import { createPushFanoutEnqueuer } from '../../src/push/fanout/fanout.ts';
 import { type PushFanoutEnqueuer } from '../../src/pipeline/fanout-contract.ts';
 import type { Running } from '../../src/running.ts';
 import { Browser, ITEMS, startLiveApp, VIN, type LiveApp } from '../consent/harness.ts';
@@ -12,7 +12,7 @@ import { crashPoint, eventually } from './helpers.ts';
 const ADMIN = { authorization: 'Bearer test-admin-token' };
 
 /**
- * Issue 19 item 4 on real parts: the HTTP app listening on a port, the portal and the simulated
+ * Notices are opt-in, on real parts: the HTTP app listening on a port, the portal and the simulated
  * manufacturer (consent, then the user's withdrawal), the fan-out, the suite's Redis, the push
  * workers and local HTTP receivers. A webhook registered without `notices` receives the live
  * service's envelope only, through a withdrawal and an erasure; one that opted in receives the

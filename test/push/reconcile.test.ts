@@ -1,12 +1,12 @@
 import { Queue } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.ts';
-import { NOTICE_VIN_NOT_HELD } from '../../src/push/notice.ts';
-import { queueNotices } from '../../src/push/notice-queue.ts';
+import { NOTICE_VIN_NOT_HELD } from '../../src/push/notices/notice.ts';
+import { queueNotices } from '../../src/push/notices/notice-queue.ts';
 import { createPushQueue } from '../../src/push/queue.ts';
 import { PUSH_QUEUE } from '../../src/queues/push-job.ts';
-import { startPushReconciler, type PushReconciler } from '../../src/push/reconcile.ts';
-import { REVOCATION_NOTICE_TYPE } from '../../src/push/revocation-notice.ts';
+import { startPushReconciler, type PushReconciler } from '../../src/push/deliver/reconcile.ts';
+import { REVOCATION_NOTICE_TYPE } from '../../src/push/notices/revocation-notice.ts';
 import { startPushHarness, type PushHarness } from './harness.ts';
 import { crashPoint, S08 } from './helpers.ts';
 import { openTestQueue } from '../helpers/queues.ts';

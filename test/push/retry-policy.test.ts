@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { JITTER, nextDelayMs, parseRetryAfter } from '../../src/push/retry-policy.ts';
+import { JITTER, nextDelayMs, parseRetryAfter } from '../../src/push/deliver/retry-policy.ts';
 
 const SVIX = [5, 300, 1800, 7200, 18000, 36000, 36000];
 

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServer } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
-import { createGuardedAgent } from '../../src/push/ssrf-agent.ts';
-import type { Resolver } from '../../src/push/ssrf-resolver.ts';
-import { MAX_RESPONSE_BYTES, postWebhook } from '../../src/push/sender.ts';
+import { createGuardedAgent } from '../../src/push/ssrf/agent.ts';
+import type { Resolver } from '../../src/push/ssrf/resolver.ts';
+import { MAX_RESPONSE_BYTES, postWebhook } from '../../src/push/deliver/sender.ts';
 import { startReceiver, type Receiver } from './helpers.ts';
 
 const open: { close(): Promise<void> }[] = [];

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.ts';
-import { createPushFanoutEnqueuer } from '../../src/push/fanout.ts';
-import type { Resolver } from '../../src/push/ssrf-resolver.ts';
+import { createPushFanoutEnqueuer } from '../../src/push/fanout/fanout.ts';
+import type { Resolver } from '../../src/push/ssrf/resolver.ts';
 import { startPushWorkers } from '../../src/push/start.ts';
-import { transactionId } from '../../src/push/transaction-id.ts';
-import { putWebhook } from '../../src/push/webhook-config.ts';
+import { transactionId } from '../../src/push/message/transaction-id.ts';
+import { putWebhook } from '../../src/push/webhooks/webhook-config.ts';
 import type { Running } from '../../src/running.ts';
 import { addConsumer } from '../helpers/app.ts';
 import { createTestServices, type TestServices } from '../helpers/services.ts';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { isPublicAddress } from '../../src/push/ssrf-ip.ts';
+import { isPublicAddress } from '../../src/push/ssrf/ip.ts';
 
 // After smokescreen's classification table (pkg/smokescreen/smokescreen_test.go) and the
-// reliability checklist's I10 list.
+// SSRF protection's list of ranges.
 const NOT_PUBLIC = [
   '0.0.0.0', '0.1.2.3', '127.0.0.1', '127.255.255.254', '10.0.0.1', '172.16.0.1', '172.31.255.255',
   '192.168.1.1', '169.254.169.254', '100.64.0.1', '100.127.255.255', '224.0.0.1', '239.255.255.250',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Resolver } from '../../src/push/ssrf-resolver.ts';
-import { checkWebhookUrl } from '../../src/push/ssrf-url.ts';
+import type { Resolver } from '../../src/push/ssrf/resolver.ts';
+import { checkWebhookUrl } from '../../src/push/ssrf/url.ts';
 
 /** A DNS that knows a few names; anything else does not resolve. */
 const dns: Resolver = async (name) => {

@@ -6,7 +6,7 @@ import { addConsumer, createTestApp, type TestApp, type TestConsumer } from '../
 import { startReceiver, type Receiver } from './helpers.ts';
 
 /*
- * POST /push/v1/webhook/test (issue 23 item 3): one signed sample envelope at once to the
+ * POST /push/v1/webhook/test: one signed sample envelope at once to the
  * registered URL, and the receiver's answer (status, time, body excerpt) in ours.
  */
 describe('POST /push/v1/webhook/test', () => {

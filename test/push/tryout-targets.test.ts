@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import { checkWebhookUrl } from '../../src/push/ssrf-url.ts';
+import { checkWebhookUrl } from '../../src/push/ssrf/url.ts';
 
 /*
- * Issue 23 item 5: in the local try-out (the mode that seeds the demo consumer) a webhook may
+ * In the local try-out (the mode that seeds the demo consumer) a webhook may
  * target a receiver on localhost without a restart; elsewhere the refusal names the setting.
  */
 describe('webhooks to loopback in the try-out', () => {

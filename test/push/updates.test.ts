@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DataPoint } from '../../src/store/contract.ts';
-import { createFanout } from '../../src/push/fanout.ts';
+import { createFanout } from '../../src/push/fanout/fanout.ts';
 import { createPushQueue } from '../../src/push/queue.ts';
 import { startPushHarness, type PushHarness } from './harness.ts';
 import { crashPoint, S08 } from './helpers.ts';

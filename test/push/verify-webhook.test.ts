@@ -1,10 +1,10 @@
 import { Webhook } from 'standardwebhooks';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { newSigningSecret, secretKey, sign, signatureHeader } from '../../src/push/signing.ts';
+import { newSigningSecret, secretKey, sign, signatureHeader } from '../../src/push/signing/signing.ts';
 import { createSecretBox } from '../../src/crypto.ts';
-import { transactionId } from '../../src/push/transaction-id.ts';
-import { verifyWebhook, WebhookVerificationError } from '../../src/push/verify-webhook.ts';
+import { transactionId } from '../../src/push/message/transaction-id.ts';
+import { verifyWebhook, WebhookVerificationError } from '../../src/push/signing/verify-webhook.ts';
 
 // Svix's and Standard Webhooks' published test vector (standard-webhooks spec, javascript tests).
 const VECTOR = {
@@ -153,7 +153,7 @@ describe('transaction ids', () => {
     expect(transactionId(box, 's', 'V1', 'i', 1)).not.toBe(transactionId(box, 's', 'V2', 'i', 1));
   });
 
-  it('depend on the service key, so nobody without it can test VINs against an id (K6)', () => {
+  it('depend on the service key, so nobody without it can test VINs against an id', () => {
     const other = createSecretBox('another-deployment-key');
     expect(transactionId(box, 's', 'V1RTUALV1N0000S08', 'i', 1)).not.toBe(transactionId(other, 's', 'V1RTUALV1N0000S08', 'i', 1));
   });

@@ -2,7 +2,7 @@ import Fastify from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { installErrorHandler } from '../../src/http/error-handler.ts';
-import type { Resolver } from '../../src/push/ssrf-resolver.ts';
+import type { Resolver } from '../../src/push/ssrf/resolver.ts';
 import pushRoutes from '../../src/routes/push/index.ts';
 import { addConsumer, createTestApp, type TestApp, type TestConsumer } from '../helpers/app.ts';
 import { createTestServices, type TestServices } from '../helpers/services.ts';

@@ -11,12 +11,12 @@ import { createRaceLab } from './race-lab.ts';
 import { consentContext } from '../../src/main/contexts.ts';
 
 /**
- * Checklist A3 under fc.scheduler (L2): redemptions of one confirmation code, with every store
+ * A code is redeemed at most once, under fc.scheduler: redemptions of one confirmation code, with every store
  * call of confirmConsent (the service behind POST .../confirmation/:code) a scheduling point, on
  * the real SQLite store. Whatever the interleaving, the code is redeemed at most once; the
  * winner is the call whose conditional update reached the database first.
  */
-describe('races: redeeming one confirmation code (A3)', () => {
+describe('races: redeeming one confirmation code', () => {
   const lab = createRaceLab();
   let t: TestServices;
   let raced: Services;
@@ -58,7 +58,7 @@ describe('races: redeeming one confirmation code (A3)', () => {
         let stranger: ConfirmResult | null;
         try {
           const racing = Array.from({ length: n }, (_, i) => confirmAs(i, code));
-          // Another partner's key is refused before anything changes (A5, A6), race or not.
+          // Another partner's key is refused before anything changes, race or not.
           const strangerCall = withStranger ? lab.as('stranger', () => confirmConsent(raced, code, b.apiKey, undefined)) : Promise.resolve(null);
           [results, stranger] = await s.waitFor(Promise.all([Promise.all(racing), strangerCall]));
           await s.waitIdle();
@@ -78,7 +78,7 @@ describe('races: redeeming one confirmation code (A3)', () => {
         expect(stored.history.filter((h) => h.state === 'CONFIRMED')).toHaveLength(1);
         const won = results[winner]!;
         expect(won.status === 200 && won.body.confirmedAt).toBe(stored.confirmedAt);
-        // Every loser is a replay of a used code (A4): one audit record each.
+        // Every loser is a replay of a used code: one audit record each.
         expect(await replays(record.consentId)).toHaveLength(n - 1);
       }),
       { numRuns: 100 },

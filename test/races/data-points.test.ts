@@ -23,13 +23,13 @@ const drawnBatch = fc.record({ writer: fc.nat(1), points: fc.array(drawnPoint, {
 const keyOf = (p: DataPoint) => `${p.vin}|${p.item}|${p.timestampMs}`;
 
 /**
- * Checklist H1 under fc.scheduler (L2): overlapping batches of data points (redeliveries that
+ * Upserts are idempotent, under fc.scheduler: overlapping batches of data points (redeliveries that
  * carry the same (vin, item, timestamp) again, here with other values so the winner shows) are
  * written concurrently through two connections to one SQLite file, in every order the scheduler
  * picks. The store contract says: a point already stored is skipped, the first write stays, each
  * point is reported new exactly once, and latest moves only forward in time.
  */
-describe('races: concurrent overlapping insertMany (H1)', () => {
+describe('races: concurrent overlapping insertMany', () => {
   const lab = createRaceLab();
   let dir: string;
   let stores: Store[];

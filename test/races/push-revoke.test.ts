@@ -2,13 +2,13 @@ import { Queue } from 'bullmq';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokeConsent } from '../../src/consent/consumer-api.ts';
-import { createDeliveryProcessor } from '../../src/push/deliver.ts';
-import { createPushFanoutEnqueuer } from '../../src/push/fanout.ts';
+import { createDeliveryProcessor } from '../../src/push/deliver/deliver.ts';
+import { createPushFanoutEnqueuer } from '../../src/push/fanout/fanout.ts';
 import { type PushFanoutEnqueuer } from '../../src/pipeline/fanout-contract.ts';
 import { PUSH_QUEUE, type PushJob } from '../../src/queues/push-job.ts';
-import { createGuardedAgent } from '../../src/push/ssrf-agent.ts';
-import { systemResolver } from '../../src/push/ssrf-resolver.ts';
-import { transactionId } from '../../src/push/transaction-id.ts';
+import { createGuardedAgent } from '../../src/push/ssrf/agent.ts';
+import { systemResolver } from '../../src/push/ssrf/resolver.ts';
+import { transactionId } from '../../src/push/message/transaction-id.ts';
 import type { Services } from '../../src/services.ts';
 import { startPushHarness, type PushHarness } from '../push/harness.ts';
 import { crashPoint, revokeConsent as revokeDirectly, S08, seedConsent } from '../push/helpers.ts';
@@ -22,7 +22,7 @@ const BASE = Date.parse('2026-03-01T10:00:00.000Z');
 const within = (checkedAt: number, revokedAt: number) => checkedAt !== -1 && checkedAt < revokedAt;
 
 /**
- * Checklists I12 and K1 under fc.scheduler (L2): an accident event goes from the pipeline's
+ * Consent checked at send time, and a withdrawal taking effect at once, under fc.scheduler: an accident event goes from the pipeline's
  * hand-over (fan-out, consent checked at enqueue time; once or twice, as a redelivered batch
  * does) to the push worker's send (consent checked again at send time), while the consumer
  * revokes the consent (the service behind DELETE /consent/v1/consents/:id). Every store call of
@@ -30,7 +30,7 @@ const within = (checkedAt: number, revokedAt: number) => checkedAt !== -1 && che
  * fan-out queued in Redis, handed to the worker's processor as BullMQ would (the processor is
  * called directly so its calls belong to this run); the webhook is a real local receiver.
  */
-describe('races: a push delivery racing a consent revocation (I12, K1)', () => {
+describe('races: a push delivery racing a consent revocation', () => {
   const lab = createRaceLab();
   let h: PushHarness;
   let raced: Services;
@@ -96,7 +96,7 @@ describe('races: a push delivery racing a consent revocation (I12, K1)', () => {
         if (fanouts.every((f) => lab.first(f) > revokedAt)) expect(row).toBeNull();
         if (row && lab.first('deliver') > revokedAt) expect(sent).toHaveLength(0);
 
-        // Exactly where the line falls: at the consent checks, at enqueue (fan-out) and again at send (I12).
+        // Exactly where the line falls: at the consent checks, at enqueue (fan-out) and again at send.
         const checkedAtEnqueue = fanouts.some((f) => within(lab.at(f, 'consents.activeVins'), revokedAt));
         const checkedAtSend = within(lab.at('deliver', 'consents.activeVins'), revokedAt);
         if (!checkedAtEnqueue) {

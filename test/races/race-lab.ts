@@ -11,8 +11,8 @@ export interface TracedCall {
 }
 
 /**
- * Scheduling points around the real store, for `fc.scheduler()` race tests (reliability
- * checklist L2). Nothing is mocked: every repo call of a wrapped store still runs the real
+ * Scheduling points around the real store, for `fc.scheduler()` race tests, which find
+ * orderings a plain run would almost never hit. Nothing is mocked: every repo call of a wrapped store still runs the real
  * engine, but the scheduler decides when the call reaches the database and when its answer
  * reaches the caller, so a property run explores one interleaving of the racing code paths.
  * fast-check's `scheduleFunction` starts the call at once and delays only the answer; with

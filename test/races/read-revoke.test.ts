@@ -11,7 +11,7 @@ import { routeContexts } from '../../src/main/route-contexts.ts';
 type Outcome = 'data' | 'CAR.VE.905';
 
 /**
- * Checklist K1 under fc.scheduler (L2): delivery reads (POST /delivery/v1/in-vehicle) racing the
+ * A withdrawal takes effect at once, under fc.scheduler: delivery reads (POST /delivery/v1/in-vehicle) racing the
  * consumer's revocation (DELETE /consent/v1/consents/:id), both through the real HTTP app on
  * the real SQLite store and Redis (rate limits, cache invalidation), every store call a
  * scheduling point, under the delivery read model (src/read-model), whose fills race the
@@ -19,7 +19,7 @@ type Outcome = 'data' | 'CAR.VE.905';
  * checked the consent in the store itself is answered as that check found it; a read answered
  * from the cache got data only from a fill that read the store before the revocation.
  */
-describe('races: delivery reads racing a consent revocation (K1)', () => {
+describe('races: delivery reads racing a consent revocation', () => {
   const lab = createRaceLab();
   let t: TestServices;
   let app: FastifyInstance;

@@ -12,7 +12,7 @@ import { addConsumer, createTestApp, type TestApp, type TestConsumer } from '../
 import { routeContexts } from '../../src/main/route-contexts.ts';
 
 /*
- * The failed-authentication throttle (reliability checklist J4, issue 20 item 2), over HTTP, on
+ * The failed-authentication throttle (credential guessing is slowed to tens of tries a minute), over HTTP, on
  * two API processes (two apps with their own services, one store and one Redis).
  */
 const LIMIT = { RATE_LIMIT_AUTH_FAILURE_MAX: '5', RATE_LIMIT_AUTH_FAILURE_WINDOW_S: '60' };
@@ -141,7 +141,7 @@ describe('confirmation codes: per address and per API key', () => {
   });
 });
 
-describe('the default limit (checklist J4: tens a minute, not hundreds)', () => {
+describe('the default limit (tens a minute, not hundreds: guessing stays slow)', () => {
   let t: TestApp | undefined;
   afterEach(async () => {
     await t?.cleanup();

@@ -7,7 +7,7 @@ import { addConsumer, createTestApp, type TestApp, type TestConsumer } from '../
 import { deliveryBody, giveConsent, setVehicle, VIN1, VIN2 } from '../delivery/fixtures.ts';
 
 /**
- * Reliability checklist K6 and K2 for the per-vehicle counters: their keys name the vehicle by
+ * The per-vehicle counters, pseudonymised and erased with the vehicle: their keys name the vehicle by
  * its keyed pseudonym, never the VIN, and the erasure of a VIN still deletes them (in one
  * subscription or all), leaving other vehicles' and subscriptions' counters.
  */

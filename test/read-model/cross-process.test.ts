@@ -134,7 +134,7 @@ describe('read model across two API processes', () => {
     expect(await readAtB(c, vin)).toBe('CAR.VE.903');
   });
 
-  it('after a VIN-wide erasure at A, neither process holds the VIN in memory (K2)', async () => {
+  it('after a VIN-wide erasure at A, neither process holds the VIN in memory', async () => {
     const vin = 'V1RTUALV1N0000007';
     await consumerWithData(vin);
     // Both pseudonymised it: A stored its points, B counted it against the rate limits.

@@ -1,5 +1,5 @@
 /**
- * The authorization matrix (reliability checklist L6, with E1 and D5): every route of the data
+ * The authorization matrix (no reading another's vehicle, no using another consumer's subscription): every route of the data
  * API that is addressed by a tenant-owned resource or needs a consumer's key, and every admin
  * route, × every actor → the expected answer. One runner (authz-matrix.test.ts) reads it, sends
  * each request over the real app and checks the status, the error text, that nothing of the
@@ -45,7 +45,7 @@ export const ACTORS = [
   'foreignObject',
   /** A's key + A's subscription, on VIN4: activated in A's subscription, consented only in B's. */
   'foreignConsent',
-  /** A's key + B's subscription id (D5: the tenant comes from the key, not the header). */
+  /** A's key + B's subscription id (the tenant comes from the key, not the header). */
   'ownKeyForeignSub',
   /** B's key + A's subscription id. */
   'foreignKeyOwnSub',
@@ -430,7 +430,7 @@ export const PUBLIC_ROUTES: { method: string; route: string; prefix?: true; why:
   { method: 'POST', route: '/oem/kestrel/api/oauth/token', why: 'simulated API token endpoint: HTTP Basic client credentials' },
   { method: 'GET', route: '/oem/kestrel/api/v1/vehicles/:vin/signals', why: "simulated API page: the API's own bearer token (test/virtual/kestrel-api.test.ts)" },
   // Manufacturer → service, authenticated by the adapter's HMAC signature, not by a consumer.
-  { method: 'POST', route: '/ingest/v1/:manufacturer', why: 'HMAC-signed manufacturer ingest (test/ingest)' },
+  { method: 'POST', route: '/ingest/v1/:manufacturer', why: 'HMAC-signed manufacturer ingest (test/transports/http)' },
   {
     method: 'POST',
     route: '/management/v1/manufacturers/:manufacturer/activation-callback',

@@ -29,7 +29,7 @@ function requestFor(o: Operation, c: TestConsumer): InjectOptions {
   };
 }
 
-/** The headers issue 8 item 7 asks for on every answer. */
+/** The security headers every answer carries (src/http/security-headers.ts). */
 function expectSecurityHeaders(res: LightMyRequestResponse, label: string) {
   expect(res.headers['x-content-type-options'], label).toBe('nosniff');
   expect(res.headers['x-frame-options'], label).toBe('DENY');

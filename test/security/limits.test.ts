@@ -18,7 +18,7 @@ function holdOpen(port: number, bytes: string): Promise<{ answer: string; closed
   });
 }
 
-/** Issue 8 item 7, reliability J6: body size limits and connection timeouts on every route. */
+/** Bounded inputs: body size limits and connection timeouts on every route, so one client cannot hold the memory or the sockets. */
 describe('request limits', () => {
   let t: TestApp;
   let c: TestConsumer;

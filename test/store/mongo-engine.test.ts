@@ -64,7 +64,7 @@ const nothingWritten = () =>
   );
 
 describe('MongoDB engine without a server', () => {
-  it('writes with majority and journaling, reads majority, retries writes (checklist H2)', () => {
+  it('writes with majority and journaling, reads majority, retries writes (acknowledged only once durable)', () => {
     expect(MONGO_CLIENT_OPTIONS.writeConcern).toMatchObject({ w: 'majority', journal: true });
     expect(MONGO_CLIENT_OPTIONS.readConcern).toEqual({ level: 'majority' });
     expect(MONGO_CLIENT_OPTIONS.retryWrites).toBe(true);

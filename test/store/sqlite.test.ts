@@ -56,7 +56,7 @@ describe('store conformance: SQLite', () => {
   });
 });
 
-describe('SQLite webhooks table from before the notices opt-in (issue 19)', () => {
+describe('SQLite webhooks table from before notices became opt-in', () => {
   it('gets the notices column on open; its webhooks read as opted out, and a put stores notices', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cvd-store-'));
     const file = join(dir, 'store.sqlite');

@@ -6,7 +6,7 @@ import { createTestServices } from '../helpers/services.ts';
 import { copyProject } from '../pipeline/harness.ts';
 
 /**
- * Issue 21 items 5-6: adding a manufacturer is adding its two folders (adapters/<id>,
+ * Adding a manufacturer is adding its two folders (adapters/<id>,
  * mappings/<id>). A third manufacturer whose manifest declares a simulated authorization server
  * at /oem/<id> gets one, and its consent flow runs end to end over real HTTP: portal, the
  * manufacturer's login page, its token endpoint, the callback. Nothing else in the project

@@ -1,4 +1,5 @@
 import { adapterSecret } from '../../adapters/secrets.ts';
+import { transportKind } from '../../transports/kinds.ts';
 import { explainFailure, parsedJson } from '../../mapping-cases/explain.ts';
 import { dryRun } from '../../pipeline/dry-run.ts';
 import { UsageError, type CliCommand } from '../command.ts';
@@ -35,10 +36,8 @@ const commands: CliCommand[] = [
       const t = adapter.manifest.transport;
       const id = adapter.manifest.id;
       const secret = adapterSecret(ctx.config, adapter);
-      if (t.kind === 'mqtt') return { manufacturer: id, transport: 'mqtt', username: t.username, password: secret };
-      if (t.kind === 'http') return { manufacturer: id, transport: 'http', signatureHeader: t.signatureHeader, secret };
-      // Ours at the manufacturer's API: what its simulated API (or the manufacturer) must accept.
-      return { manufacturer: id, transport: 'poll', tokenEndpoint: t.tokenEndpoint, clientId: t.clientId, clientSecret: secret };
+      // Each kind says what goes with its secret (a broker login, a signature header, our client at its API).
+      return { manufacturer: id, transport: t.kind, ...transportKind(t).credentials(t, secret) };
     },
   },
 ];

@@ -6,7 +6,7 @@ import { OPERATIONS } from './operations.ts';
 import { WEBHOOKS } from './webhooks.ts';
 
 /**
- * The OpenAPI 3.1 document served at /docs/json (issue 23 item 1). @fastify/swagger builds the
+ * The OpenAPI 3.1 document served at /docs/json, what a consumer builds a client from. @fastify/swagger builds the
  * paths from the route schemas; `finishDocument` then adds what a route schema does not say:
  * the operation ids (operations.ts), the reason code of every error response, the 500 every
  * route can answer, the `webhooks` section and the examples. The examples are real answers of

@@ -1,5 +1,5 @@
 /**
- * The name of every operation of the public OpenAPI document (issue 23 item 1), keyed by
+ * The name of every operation of the public OpenAPI document, keyed by
  * `METHOD path` as the document spells it. Kept in one table rather than in each route's schema
  * because the ids are a contract with generated clients (clients/typescript/): renaming one breaks
  * them, so they are reviewed together. `description` is given here only where the route's

@@ -1,10 +1,10 @@
-import { ERASURE_NOTICE_TYPE } from '../../push/erasure-notice.ts';
-import { REVOCATION_NOTICE_TYPE } from '../../push/revocation-notice.ts';
+import { ERASURE_NOTICE_TYPE } from '../../push/notices/erasure-notice.ts';
+import { REVOCATION_NOTICE_TYPE } from '../../push/notices/revocation-notice.ts';
 
 /**
  * The `webhooks` section of the OpenAPI document (OpenAPI 3.1): what the service POSTs to a
- * consumer's webhook (docs/webhooks.md). Three bodies share one envelope (src/push/envelope.ts,
- * src/push/notice.ts) and the Standard Webhooks signature headers; the two notices are sent only
+ * consumer's webhook (docs/webhooks.md). Three bodies share one envelope (src/push/message/envelope.ts,
+ * src/push/notices/notice.ts) and the Standard Webhooks signature headers; the two notices are sent only
  * to webhooks that opted in with `notices`.
  */
 const identifier = {

@@ -1,7 +1,7 @@
 import { STYLE_HASH } from './layout.ts';
 
 /**
- * Headers of every consent and manufacturer page, error pages included (checklist B7, B8):
+ * Headers of every consent and manufacturer page, error pages included (no referrer leaks the codes in a URL, no framing for clickjacking):
  * a CSP that allows no script, no third-party resource and no framing; no referrer (codes
  * and states sit in URLs); never cached.
  *

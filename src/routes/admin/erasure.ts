@@ -59,7 +59,7 @@ function isRedisOutage(err: unknown): boolean {
 }
 
 /**
- * Admin API: GDPR erasure (issue 8 item 4). VIN-wide on a data subject's request, or scoped to
+ * Admin API: GDPR erasure (Art. 17). VIN-wide on a data subject's request, or scoped to
  * one subscription whose legal basis for the vehicle has ended.
  */
 export default async function routes(app: FastifyInstance, opts: RouteGroupOptions<AdminContext>): Promise<void> {

@@ -21,7 +21,7 @@ const erasureSchema = {
 /**
  * GET /consent/v1/erasures?vin=: the GDPR erasures of a vehicle that concerned the
  * subscription, the same facts as a `vehicle.data_erased` notice, for a consumer whose webhook
- * does not take notices or that has none (issue 19 item 4).
+ * does not take notices or that has none (notices are opt-in).
  */
 export default async function erasureApiRoutes(app: FastifyInstance, opts: RouteGroupOptions<ConsentRoutesContext>): Promise<void> {
   const { ctx } = opts;

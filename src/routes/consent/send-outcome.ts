@@ -16,7 +16,7 @@ export function portalFormActions(ctx: Pick<ConsentRoutesContext, 'adapters' | '
   return [...new Set(origins.filter((o): o is string => o !== null))];
 }
 
-/** Writes an {@link Outcome}: 303 (never 307: checklist B6), a message page or the portal. */
+/** Writes an {@link Outcome}: 303 (never 307, which would re-post the consent form to the next page), a message page or the portal. */
 export function sendOutcome(ctx: Pick<ConsentRoutesContext, 'adapters' | 'config'>, reply: FastifyReply, outcome: Outcome): FastifyReply {
   if (outcome.kind === 'redirect') {
     return reply
@@ -37,7 +37,7 @@ export function sendOutcome(ctx: Pick<ConsentRoutesContext, 'adapters' | 'config
     .send(renderMessagePage({ title: outcome.title, paragraphs: outcome.paragraphs, alert: outcome.status >= 400 }));
 }
 
-/** An error page (no redirect, no Location): checklist B3. */
+/** An error page (no redirect, no Location): a bad request is never sent on to an unchecked URL. */
 export function sendErrorPage(reply: FastifyReply, status: number, title: string, ...paragraphs: string[]): FastifyReply {
   return reply.code(status).headers(pageHeaders([])).send(renderMessagePage({ title, paragraphs, alert: true }));
 }

@@ -1,11 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import { createHttpBatches } from '../../ingest/http-batch.ts';
+import { createHttpBatches } from '../../transports/http/http-batch.ts';
 import type { IngestRoutesContext, RouteGroupOptions } from '../contexts.ts';
+import type { RouteOptions } from '../route-options.ts';
 import { ingestSchema } from './schemas.ts';
 
 /**
  * HTTP ingestion of manufacturers' raw batches: POST /ingest/v1/{manufacturer}. Only the HTTP
- * glue: the transport (signature, records, the one accept()) is src/ingest/http-batch.ts
+ * glue: the transport (signature, records, the one accept()) is src/transports/http/http-batch.ts
  * (at most INGEST_MAX_RECORDS records per request, so one request's work stays bounded).
  */
 export default async function routes(app: FastifyInstance, opts: RouteGroupOptions<IngestRoutesContext>): Promise<void> {

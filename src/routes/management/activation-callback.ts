@@ -7,9 +7,10 @@ import { verifySignature } from '../../management/callback-signature.ts';
 import { confirmFromManufacturer } from '../../management/process-activation.ts';
 import { isValidVin } from '../../domain/vin.ts';
 import type { ManagementRoutesContext, RouteGroupOptions } from '../contexts.ts';
+import { transportKind } from '../../transports/kinds.ts';
+import type { RouteOptions } from '../route-options.ts';
 
 const MAX_ACTIVATIONS = 1000;
-const DEFAULT_TOLERANCE_S = 300;
 
 interface CallbackBody {
   activations: { vin: string; status: 'ACTIVATED' | 'INCAPABLE' }[];
@@ -40,20 +41,15 @@ export default async function activationCallback(app: FastifyInstance, opts: Rou
     async (request) => {
       const adapter = ctx.adapters.get(request.params.manufacturer);
       const transport = adapter?.manifest.transport;
-      // Only HTTP manufacturers can sign a callback; the registry refuses callback mode for any
-      // other transport at start (src/adapters/manifest-rules.ts), so this is a guard only.
-      if (!adapter || adapter.manifest.activation.mode !== 'callback' || transport?.kind !== 'http') {
+      // Only a transport that signs its requests (HTTP) can sign a callback; the registry refuses
+      // callback mode for any other at start (src/adapters/manifest-rules.ts), so this is a guard only.
+      const signing = transport ? transportKind(transport).callbackSignature?.(transport) : undefined;
+      if (!adapter || adapter.manifest.activation.mode !== 'callback' || !signing) {
         throw apiErrors.notFound('No manufacturer with activation callbacks by this id.');
       }
       const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      const header = request.headers[transport.signatureHeader.toLowerCase()];
-      const ok = verifySignature(
-        Array.isArray(header) ? header[0] : header,
-        raw,
-        adapterSecret(ctx.config, adapter),
-        ctx.clock.now().getTime(),
-        transport.toleranceS ?? DEFAULT_TOLERANCE_S,
-      );
+      const header = request.headers[signing.header.toLowerCase()];
+      const ok = verifySignature(Array.isArray(header) ? header[0] : header, raw, adapterSecret(ctx.config, adapter), ctx.clock.now().getTime(), signing.toleranceS);
       if (!ok) throw apiErrors.forbidden('Invalid or expired signature.');
       const body = parseBody(raw);
       const invalid = body.activations.filter((a) => !isValidVin(a.vin)).map((a) => a.vin);

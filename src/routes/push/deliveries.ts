@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { replayDead, replayOne } from '../../push/replay.ts';
+import { replayDead, replayOne } from '../../push/deliver/replay.ts';
 import { DEFAULT_ENDPOINT, type DeliveryRecord } from '../../store/contract.ts';
 import { parseDeliveryQuery, parseInstant, type DeliveryListQuery } from './query.ts';
 import { listDeliveriesSchema, replayBulkSchema, replayOneSchema } from './schemas.ts';

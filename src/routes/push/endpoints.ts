@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { apiErrors } from '../../errors.ts';
-import { deleteWebhook, putWebhook, rotateSecret, webhookView, type WebhookInput } from '../../push/webhook-config.ts';
+import { deleteWebhook, putWebhook, rotateSecret, webhookView, type WebhookInput } from '../../push/webhooks/webhook-config.ts';
 import { DEFAULT_ENDPOINT, type WebhookRecord } from '../../store/contract.ts';
 import { deleteEndpointSchema, getEndpointSchema, listEndpointsSchema, putEndpointSchema, rotateEndpointSecretSchema } from './schemas.ts';
 import type { PushRoutesShared } from './shared.ts';

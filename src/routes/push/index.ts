@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { consumerContext, requireSubscription } from '../../http/consumer-auth.ts';
 import { createPushQueue } from '../../push/queue.ts';
-import { systemResolver, type Resolver } from '../../push/ssrf-resolver.ts';
+import { systemResolver, type Resolver } from '../../push/ssrf/resolver.ts';
 import { createRateLimits } from '../../rate-limit/limits.ts';
 import { subscriptionLimit } from '../../http/rate-limit-hook.ts';
 import type { PushRoutesContext, RouteGroupOptions } from '../contexts.ts';

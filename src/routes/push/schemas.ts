@@ -1,4 +1,4 @@
-import { NOTICE_TYPES } from '../../push/notice.ts';
+import { NOTICE_TYPES } from '../../push/notices/notice.ts';
 import { DELIVERY_STATUSES } from '../../store/contract/deliveries.ts';
 import { WEBHOOK_STATUSES } from '../../store/contract/webhooks.ts';
 import { consumerSecurity, errorBodySchema } from '../../http/schemas.ts';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { consumerSecurity, errorResponses } from '../../http/schemas.ts';
-import { createTestEventSender, TEST_EVENTS_PER_MINUTE, TEST_VIN } from '../../push/test-event.ts';
+import { createTestEventSender, TEST_EVENTS_PER_MINUTE, TEST_VIN } from '../../push/webhooks/test-event.ts';
 import type { PushRoutesShared } from './shared.ts';
 
 export const testEventSchema = {
@@ -36,7 +36,7 @@ export const endpointTestEventSchema = {
   params: { type: 'object', properties: { endpointId: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{0,39}$' } }, required: ['endpointId'] },
 } as const;
 
-/** POST /push/v1/webhook/test (issue 23 item 3) and /push/v1/webhooks/{endpointId}/test. */
+/** POST /push/v1/webhook/test and /push/v1/webhooks/{endpointId}/test: a consumer checks its receiver before real data flows. */
 export default async function testEventRoutes(app: FastifyInstance, opts: PushRoutesShared): Promise<void> {
   const sender = createTestEventSender(opts.ctx, opts.resolve);
   app.addHook('onClose', async () => sender.close());

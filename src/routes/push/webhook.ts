@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { apiErrors } from '../../errors.ts';
-import { deleteWebhook, putWebhook, rotateSecret, webhookView, type WebhookInput } from '../../push/webhook-config.ts';
+import { deleteWebhook, putWebhook, rotateSecret, webhookView, type WebhookInput } from '../../push/webhooks/webhook-config.ts';
 import { deleteWebhookSchema, getWebhookSchema, putWebhookSchema, rotateSecretSchema } from './schemas.ts';
 import type { PushRoutesShared } from './shared.ts';
 

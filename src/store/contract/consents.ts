@@ -1,5 +1,5 @@
 /**
- * Consent processes. OWNED BY THE CONSENT WORK (issue 5), which completes this contract.
+ * Consent processes. OWNED BY THE CONSENT WORK (src/consent/), which completes this contract.
  * Other parts rely only on the members marked "shared".
  *
  * The state machine itself (which event leads from which states to which) lives in

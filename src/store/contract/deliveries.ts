@@ -1,11 +1,11 @@
 /**
  * Push deliveries: one row per (subscription, event or update), keyed by its transactionId.
- * OWNED BY THE PUSH WORK (issue 7). Other parts rely only on the members marked "shared".
+ * OWNED BY THE PUSH WORK (src/push/). Other parts rely only on the members marked "shared".
  *
  * The row, not the queue job, holds the VIN and the data point, so queue jobs carry only the
- * transactionId (reliability checklist G8) and a replay needs nothing else. The unique index on
+ * transactionId (job data holds no personal data) and a replay needs nothing else. The unique index on
  * transactionId is the durable dedup: a redelivered event is never sent twice, even after its
- * queue job was removed (G7).
+ * queue job was removed.
  */
 export const DELIVERY_STATUSES = ['PENDING', 'RETRYING', 'DELIVERED', 'DEAD', 'DROPPED'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
@@ -14,7 +14,7 @@ export const IN_FLIGHT_STATUSES = ['PENDING', 'RETRYING'] as const satisfies rea
 
 /**
  * `event`: a push item (accident calls…); `update`: a pull item a webhook asked to be pushed;
- * `notice`: a `vehicle.data_erased` notice (src/push/erasure-notice.ts). A notice's row keeps no
+ * `notice`: a `vehicle.data_erased` notice (src/push/notices/erasure-notice.ts). A notice's row keeps no
  * VIN (`vin` is empty), because it outlives the erasure it reports.
  */
 export type DeliveryKind = 'event' | 'update' | 'notice';

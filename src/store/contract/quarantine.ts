@@ -1,7 +1,7 @@
 /**
  * Raw messages that failed decoding, mapping or validation. They are never retried blindly:
  * an operator lists them, fixes the mapping, and reprocesses them (POST
- * /admin/v1/quarantine/reprocess). OWNED BY THE PIPELINE WORK (issue 3).
+ * /admin/v1/quarantine/reprocess). OWNED BY THE PIPELINE WORK (src/pipeline/).
  */
 
 /** Why a message was quarantined; the stage is in the name. */

@@ -1,6 +1,6 @@
 /**
  * Webhook configurations, one per subscription (push delivery, api-contract section 7).
- * OWNED BY THE PUSH WORK (issue 7). Other parts rely only on the members marked "shared".
+ * OWNED BY THE PUSH WORK (src/push/). Other parts rely only on the members marked "shared".
  *
  * Secrets are stored SEALED (src/crypto.ts SecretBox): signing needs the clear secret, so a hash
  * would not do. The store never sees a clear secret or Authorization value.
@@ -33,13 +33,13 @@ export interface WebhookRecord {
   secrets: WebhookSecret[];
   /** Sealed value of the Authorization header to send, or null. */
   authorizationSealed: string | null;
-  /** Pull items the consumer also wants pushed as updates (issue 7 item 7); empty for events only. */
+  /** Pull items the consumer also wants pushed as updates; empty for events only. */
   items: string[];
   /** Least time between two update pushes of one (vehicle, item), in seconds of data time. */
   minIntervalSeconds: number;
   /**
-   * Notice types the consumer opted in to (`vehicle.data_erased`, `consent.revoked`; issue 19
-   * item 4); empty by default, so a webhook receives only the live service's data envelope.
+   * Notice types the consumer opted in to (`vehicle.data_erased`,
+   * `consent.revoked`); empty by default, so a webhook receives only the live service's data envelope.
    * A record stored before the field existed reads as empty.
    */
   notices: string[];

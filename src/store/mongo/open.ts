@@ -17,7 +17,7 @@ import { SOCKET_TIMEOUT_MS } from './time-limits.ts';
 import { WRITE_CONCERN } from './layout.ts';
 import { checkSchema } from './schema.ts';
 
-/** The client options production relies on (reliability checklist H2); exported for a unit test. */
+/** The client options production relies on (acknowledge only after a durable write); exported for a unit test. */
 export const MONGO_CLIENT_OPTIONS = {
   // Every operation's write concern (src/store/mongo/layout.ts): majority, journaled, with
   // wtimeoutMS so a set without a majority answers a transient error instead of holding the write.
@@ -56,7 +56,7 @@ async function openRepos(db: Db) {
  * not migrated yet stops the open with StoreNotMigratedError naming `store migrate` (the process
  * stops at start). It builds no index and moves no data: the migration is an operator's command.
  * Writes are acknowledged by a majority with journaling (a job completes only after a durable
- * write; reliability checklist H2); retryable writes need a replica set, as in production.
+ * write: an acknowledgement upstream follows only a durable write); retryable writes need a replica set, as in production.
  * An unreachable server fails the open with StoreUnavailableError and leaves no client behind.
  */
 export async function openMongoStore(url: string, dbName: string): Promise<Store> {

@@ -15,7 +15,7 @@ export type WebhookDoc = Omit<WebhookRecord, 'subscriptionId' | 'notices' | 'end
 
 const idOf = (subscriptionId: string, endpointId: string): string => (endpointId === DEFAULT_ENDPOINT ? subscriptionId : `${subscriptionId}/${endpointId}`);
 
-/** A document stored before the notices opt-in (issue 19) has no `notices`: opted out. */
+/** A document stored before notices became opt-in has no `notices`: opted out. */
 export const toWebhookRecord = ({ _id, notices, subscriptionId, endpointId, ...rest }: WebhookDoc): WebhookRecord => ({
   subscriptionId: subscriptionId ?? _id,
   ...(endpointId && endpointId !== DEFAULT_ENDPOINT ? { endpointId } : {}),

@@ -10,7 +10,7 @@ import { toSqliteStoreError } from './guard.ts';
  * `secure_delete` zeroes a deleted cell and a freed page, but not the unused space inside a
  * page: when SQLite splits or merges b-tree pages (during ingestion, retention and the
  * erasure's own deletes) it rebuilds them and leaves the old bytes between the cell pointers
- * and the cells. Copies of the erased VIN's rows stayed there (issue 20 item 1). Only a rebuild
+ * and the cells. Copies of the erased VIN's rows stayed there, readable in the file. Only a rebuild
  * of every page that ever held them clears that space, and interleaved ingestion spreads a VIN
  * over the whole history table, so `VACUUM` (a rewrite of the whole file) is the one sure way.
  *

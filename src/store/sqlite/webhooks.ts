@@ -39,7 +39,7 @@ const COLUMNS = `
 /**
  * One row per (subscription, endpoint). A database from before several endpoints (one row per
  * subscription, keyed by it alone) is rebuilt once, in one transaction, its rows becoming the
- * default endpoints; one from before the notices opt-in (issue 19) gets them empty: opted out.
+ * default endpoints; one from before notices became opt-in gets them empty: opted out.
  * Looked at and changed under the write lock (BEGIN IMMEDIATE): processes opening a new store
  * at once would otherwise each find no table and all but one fail to create it.
  */

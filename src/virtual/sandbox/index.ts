@@ -4,7 +4,7 @@ import { apiErrors } from '../../errors.ts';
 import { consumerContext, requireSubscription } from '../../http/consumer-auth.ts';
 import { subscriptionLimit } from '../../http/rate-limit-hook.ts';
 import { analyse, toDataPoints } from '../../pipeline/harmonize.ts';
-import { createPushFanoutEnqueuer } from '../../push/fanout.ts';
+import { createPushFanoutEnqueuer } from '../../push/fanout/fanout.ts';
 import { createRateLimits } from '../../rate-limit/limits.ts';
 import type { Services } from '../../services.ts';
 import { eventTopic } from '../../../simulator/src/raw-format.ts';

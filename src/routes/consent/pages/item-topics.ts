@@ -1,7 +1,7 @@
 import type { PortalItem } from '../../../consent/views.ts';
 
 /**
- * The topics the consent portal groups a long list of items by (issue 23 item 6): a user asked
+ * The topics the consent portal groups a long list of items by, so the page stays usable: a user asked
  * for every catalog item (the demo consumer's 75) sees a handful of topics, each opened on demand,
  * and the Approve button within reach. Decided by the item's technical name, first match wins;
  * an item no rule knows goes to "Other data", so a new catalog item is never hidden.
