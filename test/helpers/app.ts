@@ -23,7 +23,7 @@ export interface TestAppOptions {
 /** The whole HTTP app on real services; call it with `app.inject()`. */
 export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
   const t = await createTestServices(opts);
-  const app = await buildServiceApp(t.services);
+  const app = await buildServiceApp(t.services, { wing: t.wing });
   await opts.mount?.(app, t.services);
   await app.ready();
   return {

@@ -1,5 +1,4 @@
-import { html } from '../../consent/pages/html.ts';
-import { renderPage } from '../../consent/pages/layout.ts';
+import { html, renderPage } from '../../consent/index.ts';
 
 export interface AuthorizeView {
   realmName: string;

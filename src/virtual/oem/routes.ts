@@ -1,8 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Socket } from 'node:net';
-import { pageHeaders } from '../../consent/pages/headers.ts';
-import { VERIFY_SCOPE } from '../../consent/scope.ts';
-import { renderMessagePage } from '../../consent/pages/message-page.ts';
+import { pageHeaders, VERIFY_SCOPE, renderMessagePage } from '../../consent/index.ts';
 import { renderAuthorizePage, type AuthorizeView } from './authorize-page.ts';
 import { checkAuthorizeRequest, clientRedirect, type AuthorizeRequest } from './authorize.ts';
 import { issueCode } from './codes.ts';
