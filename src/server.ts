@@ -8,7 +8,7 @@ import { StartAbortedError, startRoles, stopRoles } from './main/roles.ts';
 import { watchSecretKeyAgreement } from './main/secret-key-agreement.ts';
 import { installShutdown } from './main/shutdown.ts';
 import { withTryOutConsole } from './main/try-out-console.ts';
-import { loadWing } from './main/wing.ts';
+import { loadWing, warnUnservedIssuers } from './main/wing.ts';
 import { defaultPaths } from './paths.ts';
 import type { Running } from './running.ts';
 import { closeServices, createServices } from './main/create-services.ts';
@@ -69,6 +69,7 @@ async function main(): Promise<void> {
     logger.info({ url: privateRedis.url }, 'REDIS_URL not set: started a private redis-server');
   }
   services = await createServices(config, logger, redisUrl ?? privateRedis!.url, { wing });
+  if (!wing && config.ROLES.includes('api')) warnUnservedIssuers(services.adapters.list(), logger);
   // Until then no worker has anything in flight, but BullMQ's close waits for a connection.
   services.redis.once('ready', () => (redisReached = true));
   // Another process of this installation runs with another key: stop at once (78: a

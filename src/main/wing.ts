@@ -2,8 +2,10 @@ import { existsSync } from 'node:fs';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
+import type { Adapter } from '../adapters/manifest.ts';
 import { ConfigError, type Config } from '../config.ts';
 import type { SimulatedManufacturer, WingModule, WingRole, WingRouteOptions } from '../http/wing-contract.ts';
+import type { Logger } from '../logger.ts';
 import type { Paths } from '../paths.ts';
 import { registerKeyFamilies } from '../queues/keys.ts';
 import type { Services } from '../services.ts';
@@ -73,4 +75,18 @@ export function vehicleOwnership(wing: Wing | null): Pick<Services, 'ownsVin' | 
 /** Mounts the wing's routes on the HTTP front (nothing without the wing). */
 export async function mountWing(app: FastifyInstance, wing: Wing | null, opts: WingRouteOptions): Promise<void> {
   for (const routes of wing?.routes ?? []) await app.register(routes, opts);
+}
+
+/**
+ * Without the wing, a manufacturer whose manifest names a hosted authorization server (an issuer
+ * path, `/oem/<id>`) has no consent flow here: nothing answers there. Said once at start, so an
+ * operator of the production image who kept the repository's example manufacturers knows why.
+ */
+export function warnUnservedIssuers(adapters: readonly Adapter[], logger: Logger): void {
+  const unserved = adapters.filter((a) => a.manifest.authorization.issuer.startsWith('/')).map((a) => a.manifest.id);
+  if (unserved.length === 0) return;
+  logger.warn(
+    { manufacturers: unserved },
+    'these manufacturers name an authorization server this service hosts only with the virtual wing (SIMULATOR=on): without it their consent flow fails',
+  );
 }

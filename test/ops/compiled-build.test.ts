@@ -114,6 +114,10 @@ describe('the compiled build', () => {
 
   it('its process (SIMULATOR=off) is ready and answers 404 where the wing would answer', async () => {
     expect((await fetch(`${origins.compiled}/ready`)).status).toBe(200);
+    // The repository's manufacturers name hosted authorization servers: the process says they have no consent flow here.
+    const warning = procs[0]!.lines.find((l) => l.includes('hosts only with the virtual wing'));
+    expect(warning).toBeDefined();
+    expect(JSON.parse(warning!).manufacturers).toEqual(expect.arrayContaining(['virtual', 'kestrel', 'borealis']));
     const adminAndConsumer = { authorization: 'Bearer ops-admin-token-0001', ...consumer.headers, 'content-type': 'application/json' };
     for (const [method, path] of WING_ROUTES) {
       const res = await fetch(`${origins.compiled}${path}`, { method, headers: adminAndConsumer, ...(method === 'GET' ? {} : { body: '{}' }) });
