@@ -5,7 +5,7 @@
 import { loadAdapterRegistry } from '../../src/adapters/registry.ts';
 import { loadCatalog } from '../../src/catalog/load.ts';
 import { systemClock } from '../../src/clock.ts';
-import { loadConfigOrExit } from '../../src/config.ts';
+import { ConfigError, loadConfigOrExit } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { defaultPaths } from '../../src/paths.ts';
 import { loadSimSettings } from './settings.ts';
@@ -34,5 +34,6 @@ async function main(): Promise<void> {
 
 main().catch((err: unknown) => {
   console.error(err instanceof Error ? err.message : err);
-  process.exit(1);
+  // A bad SIM_* setting is a configuration error, as a bad setting of the service is (78).
+  process.exit(err instanceof ConfigError ? 78 : 1);
 });
