@@ -6,8 +6,9 @@ import ipaddr from 'ipaddr.js';
 
 /**
  * All settings of the service, in one place. Every key has a documented default and can be
- * overridden by the environment variable of the same name. `.env.example` mirrors this table;
- * `test/config.test.ts` checks that the two stay in step.
+ * overridden by the environment variable of the same name. `.env.example` mirrors this table
+ * (and then the virtual wing's own SIM_* settings, which the wing reads itself:
+ * simulator/src/settings.ts); `test/config.test.ts` checks that they stay in step.
  *
  * Entry points read `.env` into the environment first ({@link applyEnvFile}).
  *
