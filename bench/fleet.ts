@@ -22,6 +22,7 @@ import { BoundedPublisher } from '../simulator/src/bounded-publisher.ts';
 import { sample } from '../simulator/src/sample.ts';
 import { loadScenarios } from '../simulator/src/scenario-load.ts';
 import { startSimulator } from '../simulator/src/start.ts';
+import { loadSimSettings } from '../simulator/src/settings.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 30);
 const env = {
@@ -55,13 +56,14 @@ async function main(): Promise<void> {
     const tick = () => new Promise((r) => setTimeout(r, 1100));
 
     const config = loadConfig(env);
+    const sim = loadSimSettings(env);
     const rssBefore = process.memoryUsage().rss;
 
     // Baseline: the same client and window, one pre-serialized real telemetry message, for 5 s.
     const vehicles = loadScenarios(defaultPaths().scenarios).map((s) => s.vehicle);
     const message = JSON.stringify(sample(vehicles[8]!, Date.parse('2026-11-25T08:00:00Z')));
     const raw = await mqtt.connectAsync(url, { clientId: 'bench-baseline', reconnectPeriod: 0 });
-    const baseline = new BoundedPublisher(raw, { maxInflight: config.SIM_MAX_INFLIGHT, ratePerSecond: 0, onError: () => {} });
+    const baseline = new BoundedPublisher(raw, { maxInflight: sim.SIM_MAX_INFLIGHT, ratePerSecond: 0, onError: () => {} });
     const b0 = performance.now();
     await tick();
     const r0 = received;
@@ -80,7 +82,7 @@ async function main(): Promise<void> {
     const adapters = await loadAdapterRegistry(paths.adapters, new Set(catalog.list().map((e) => e.technicalName)));
     const logger = createLogger({ level: config.LOG_LEVEL, pretty: false });
     const t0 = performance.now();
-    const running = await startSimulator({ config, logger, clock: systemClock, paths, adapters }, url);
+    const running = await startSimulator({ config, logger, clock: systemClock, paths, adapters }, sim, url);
     const buildMs = performance.now() - t0;
     const rssBuilt = process.memoryUsage().rss;
     let rssMax = 0;
@@ -101,10 +103,10 @@ async function main(): Promise<void> {
     const rate = measured / elapsed;
     console.log(
       [
-        `fleet: ${config.SIM_FLEET_SIZE} generated + 13 scenario vehicles, SIM_MAX_INFLIGHT=${config.SIM_MAX_INFLIGHT}, SIM_FLEET_RATE=${config.SIM_FLEET_RATE || 'unlimited'}, broker: mosquitto (own process)`,
+        `fleet: ${sim.SIM_FLEET_SIZE} generated + 13 scenario vehicles, SIM_MAX_INFLIGHT=${sim.SIM_MAX_INFLIGHT}, SIM_FLEET_RATE=${sim.SIM_FLEET_RATE || 'unlimited'}, broker: mosquitto (own process)`,
         `baseline (same client + window, one pre-serialized ${(message.length / 1024).toFixed(2)} KB telemetry message): ${baselineRate.toFixed(0)} msg/s acked (${baselineCounted} counted by the broker)`,
         `fleet publish rate: ${rate.toFixed(0)} msg/s received by the broker over ${elapsed.toFixed(1)} s (${((rate / baselineRate) * 100).toFixed(0)} % of baseline)`,
-        `  real time needs ${(config.SIM_FLEET_SIZE + 13) / 60 | 0} msg/s for this fleet: headroom x${(rate / ((config.SIM_FLEET_SIZE + 13) / 60)).toFixed(1)}`,
+        `  real time needs ${(sim.SIM_FLEET_SIZE + 13) / 60 | 0} msg/s for this fleet: headroom x${(rate / ((sim.SIM_FLEET_SIZE + 13) / 60)).toFixed(1)}`,
         `vehicles built in ${buildMs.toFixed(0)} ms`,
         `resident memory: ${mb(rssBefore)} before, ${mb(rssBuilt)} with the fleet built, ${mb(rssMax)} peak while publishing (simulator process)`,
       ].join('\n'),

@@ -6,8 +6,9 @@ import ipaddr from 'ipaddr.js';
 
 /**
  * All settings of the service, in one place. Every key has a documented default and can be
- * overridden by the environment variable of the same name. `.env.example` mirrors this table;
- * `test/config.test.ts` checks that the two stay in step.
+ * overridden by the environment variable of the same name. `.env.example` mirrors this table
+ * (and then the virtual wing's own SIM_* settings, which the wing reads itself:
+ * simulator/src/settings.ts); `test/config.test.ts` checks that they stay in step.
  *
  * Entry points read `.env` into the environment first ({@link applyEnvFile}).
  *
@@ -25,12 +26,13 @@ export class ConfigError extends Error {
   }
 }
 
-type Parser<T> = (raw: string, name: string) => T;
+/** Reads one setting's raw value; throws {@link ConfigError} naming the variable. */
+export type Parser<T> = (raw: string, name: string) => T;
 
 const str: Parser<string> = (raw) => raw;
 const optionalStr: Parser<string | undefined> = (raw) => (raw === '' ? undefined : raw);
 
-const int =
+export const int =
   (min: number, max = Number.MAX_SAFE_INTEGER): Parser<number> =>
   (raw, name) => {
     if (!/^-?\d+$/.test(raw.trim())) throw new ConfigError(name, `must be a whole number, got "${raw}"`);
@@ -46,7 +48,7 @@ const optionalInt =
     raw.trim() === '' ? undefined : int(min, max)(raw, name);
 
 /** A share between 0 and 1 (a probability). */
-const fraction: Parser<number> = (raw, name) => {
+export const fraction: Parser<number> = (raw, name) => {
   const n = Number(raw.trim());
   if (raw.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) throw new ConfigError(name, `must be a number from 0 to 1, got "${raw}"`);
   return n;
@@ -161,34 +163,6 @@ const trustProxy: Parser<TrustProxySetting> = (raw, name) => {
   return parts;
 };
 
-/** The simulator clock (SIM_CLOCK), parsed. `scaled` runs `factor` times faster from `anchor`. */
-export type SimClockSetting =
-  | { kind: 'real' }
-  | { kind: 'fixed'; at: Date }
-  | { kind: 'scaled'; factor: number; anchor: Date };
-
-const simClock: Parser<SimClockSetting> = (raw, name) => {
-  const v = raw.trim();
-  const instant = (text: string): Date => {
-    const d = new Date(text);
-    if (!/^\d{4}-\d{2}-\d{2}T/.test(text) || Number.isNaN(d.getTime())) {
-      throw new ConfigError(name, `needs an ISO 8601 instant such as 2026-11-25T02:30:00Z, got "${text}"`);
-    }
-    return d;
-  };
-  if (v === 'real') return { kind: 'real' };
-  if (v.startsWith('fixed:')) return { kind: 'fixed', at: instant(v.slice('fixed:'.length)) };
-  const scaled = /^scaled:([^@]+)@(.+)$/.exec(v);
-  if (scaled) {
-    const factor = Number(scaled[1]);
-    if (!Number.isFinite(factor) || factor <= 0) {
-      throw new ConfigError(name, `needs a positive speed-up factor in scaled:<factor>@<ISO instant>, got "${scaled[1]}"`);
-    }
-    return { kind: 'scaled', factor, anchor: instant(scaled[2]!) };
-  }
-  throw new ConfigError(name, `must be real, fixed:<ISO instant> or scaled:<factor>@<ISO instant>, got "${raw}"`);
-};
-
 export const ROLES = ['api', 'broker', 'pipeline', 'push', 'simulator'] as const;
 export type Role = (typeof ROLES)[number];
 
@@ -204,14 +178,28 @@ const roles: Parser<Role[]> = (raw, name) => {
   return parts as Role[];
 };
 
-interface Definition<T> {
+/** One setting: its default (as the environment would give it), its parser and its documentation. */
+export interface Definition<T> {
   default: string;
   parse: Parser<T>;
   doc: string;
 }
 
-function def<T>(defaultValue: string, parse: Parser<T>, doc: string): Definition<T> {
+export function def<T>(defaultValue: string, parse: Parser<T>, doc: string): Definition<T> {
   return { default: defaultValue, parse, doc };
+}
+
+/** The values of a table of settings, parsed. */
+export type SettingsOf<D extends Record<string, Definition<unknown>>> = { [K in keyof D]: ReturnType<D[K]['parse']> };
+
+/**
+ * Reads a table of settings from an environment: the service's own ({@link loadConfig}) and a
+ * part's that parses its settings itself (the virtual wing's, simulator/src/settings.ts).
+ */
+export function readSettings<D extends Record<string, Definition<unknown>>>(definitions: D, env: NodeJS.ProcessEnv): SettingsOf<D> {
+  const out: Record<string, unknown> = {};
+  for (const [name, d] of Object.entries(definitions)) out[name] = d.parse(env[name] ?? d.default, name);
+  return out as SettingsOf<D>;
 }
 
 /** The table of every setting. The key is the environment variable. */
@@ -298,18 +286,7 @@ export const DEFINITIONS = {
   MAPPING_COMPILER: def('on', oneOf(['on', 'off'] as const), 'Run each mapping compiled to JavaScript where it can be (the JSONata interpreter takes the inputs the compiled code does not model, so results are the same); off: the interpreter runs every mapping (mappings/README.md).'),
   MAPPINGS_WATCH: def('', optionalBool, 'Reload adapters/ and mappings/ when a file there changes (served once the changed manufacturer\'s cases pass; docs/adding-a-manufacturer.md). Default: on only in the local try-out, i.e. when DEMO_SEED is; elsewhere `npm run cli -- mappings reload` (or the console) makes every process reload.'),
   // --- Simulator
-  SIMULATOR: def('on', oneOf(['on', 'off'] as const), 'Run the virtual-vehicle simulator in this process.'),
-  SIM_CLOCK: def('real', simClock, 'Simulator clock: real, fixed:<ISO instant>, or scaled:<factor>@<ISO instant> (time runs factor times faster from that instant, anchored at process start).'),
-  SIM_UTC_OFFSET_MINUTES: def('0', int(-720, 840), 'Offset from UTC of the virtual vehicles\' schedules (their hours are UTC by default).'),
-  SIM_TICK_MS: def('5000', int(10), 'Wall-clock time between two simulator publishing rounds.'),
-  SIM_MAX_CATCHUP_MINUTES: def('60', int(1, 10080), 'Most simulated minutes one round publishes per vehicle; older missed minutes are skipped.'),
-  SIM_FLEET_SIZE: def('0', int(0, 1000000), 'Extra generated virtual vehicles for load tests.'),
-  SIM_FLEET_RATE: def('2000', int(0), 'Most MQTT messages per second the simulator publishes (0: unlimited).'),
-  SIM_MAX_INFLIGHT: def('200', int(1, 100000), 'Most simulator publishes awaiting their PUBACK at once.'),
-  SIM_POLL_BACKFILL_MINUTES: def('60', int(1, 10080), 'The simulated polled API (kestrel): a vehicle\'s first page starts this many simulated minutes back.'),
-  SIM_POLL_ERROR_RATE: def('0.02', fraction, 'The simulated polled API answers this share of page requests with a 503 (0: never).'),
-  SIM_POLL_SLOW_RATE: def('0.02', fraction, 'The simulated polled API holds this share of page requests for SIM_POLL_SLOW_MS before answering (0: never).'),
-  SIM_POLL_SLOW_MS: def('3000', int(0, 600000), 'How long a slow answer of the simulated polled API takes.'),
+  SIMULATOR: def('on', oneOf(['on', 'off'] as const), 'Load the virtual wing in this process (the simulated manufacturers: their authorization servers at /oem/<id>, the polled API, the demo callback page, the sandbox, and the simulator role\'s virtual vehicles; docs/architecture.md). Its own settings (SIM_*) are read by the wing (simulator/src/settings.ts). The production build leaves the wing out: there it must be off.'),
   VIRTUAL_ACTIVATION_DELAY_MS: def('1000', int(0), 'Delay before the virtual manufacturer confirms an activation.'),
   // --- Consent
   CONSENT_CODE_TTL_S: def('600', int(1), 'Validity of a confirmation code after consent was given.'),
@@ -358,11 +335,7 @@ export type Config = Omit<Parsed, 'DEMO_SEED' | 'PUSH_ALLOW_PRIVATE_TARGETS' | '
 
 /** Reads the configuration from an environment (default: process.env). Throws {@link ConfigError}. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const out: Record<string, unknown> = {};
-  for (const [name, d] of Object.entries(DEFINITIONS) as [string, Definition<unknown>][]) {
-    const raw = env[name] ?? d.default;
-    out[name] = d.parse(raw, name);
-  }
+  const out: Record<string, unknown> = readSettings(DEFINITIONS, env);
   const cfg = out as Config;
   // The seed prints a working API key on stdout, which is the log of a deployed process: by
   // default only the local try-out (private Redis, embedded SQLite) gets it.

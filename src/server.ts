@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { loadConfigOrExit } from './config.ts';
+import { ConfigError, loadConfigOrExit } from './config.ts';
 import { createLogger } from './logger.ts';
 import { seedDemo } from './main/demo-seed.ts';
 import { PortInUseError } from './main/port-in-use.ts';
@@ -8,6 +8,8 @@ import { StartAbortedError, startRoles, stopRoles } from './main/roles.ts';
 import { watchSecretKeyAgreement } from './main/secret-key-agreement.ts';
 import { installShutdown } from './main/shutdown.ts';
 import { withTryOutConsole } from './main/try-out-console.ts';
+import { loadWing, warnUnservedIssuers } from './main/wing.ts';
+import { defaultPaths } from './paths.ts';
 import type { Running } from './running.ts';
 import { closeServices, createServices } from './main/create-services.ts';
 import { redisAddressOf } from './queues/redis.ts';
@@ -24,6 +26,13 @@ async function main(): Promise<void> {
   // The try-out's console is on: it gets an admin token of its own, printed in the demo block.
   const { config, consoleToken } = withTryOutConsole(loadConfigOrExit());
   const logger = createLogger({ level: config.LOG_LEVEL, pretty: config.LOG_PRETTY });
+  // The virtual wing, only with SIMULATOR=on: loaded (and its SIM_* settings read) before
+  // anything starts, so a bad setting, or a build without it, stops the start at once.
+  const wing = await loadWing(config, { env: process.env, paths: defaultPaths() }).catch((err: unknown) => {
+    if (!(err instanceof ConfigError)) throw err;
+    console.error(err.message);
+    process.exit(78);
+  });
 
   // Installed before anything starts: a SIGTERM while a role still waits for Redis stops
   // what has started so far and exits, instead of killing the process mid-start.
@@ -59,7 +68,8 @@ async function main(): Promise<void> {
     privateRedis = await startPrivateRedis({ dir: join(config.DATA_DIR, 'redis'), watch: { logger } });
     logger.info({ url: privateRedis.url }, 'REDIS_URL not set: started a private redis-server');
   }
-  services = await createServices(config, logger, redisUrl ?? privateRedis!.url);
+  services = await createServices(config, logger, redisUrl ?? privateRedis!.url, { wing });
+  if (!wing && config.ROLES.includes('api')) warnUnservedIssuers(services.adapters.list(), logger);
   // Until then no worker has anything in flight, but BullMQ's close waits for a connection.
   services.redis.once('ready', () => (redisReached = true));
   // Another process of this installation runs with another key: stop at once (78: a
@@ -69,7 +79,7 @@ async function main(): Promise<void> {
     void shutdown.trigger('SECRET_KEY mismatch', 78);
   });
   try {
-    await startRoles(services, { running, signal: starting.signal });
+    await startRoles(services, { running, signal: starting.signal, wing });
   } catch (err) {
     if (err instanceof StartAbortedError) return;
     if (!(err instanceof PortInUseError)) throw err;
@@ -79,7 +89,7 @@ async function main(): Promise<void> {
     return;
   }
   started = true;
-  if (config.DEMO_SEED && config.ROLES.includes('api')) await seedDemo(services, undefined, { consoleToken });
+  if (config.DEMO_SEED && config.ROLES.includes('api')) await seedDemo(services, undefined, { consoleToken, wing });
   const api = config.ROLES.includes('api');
   logger.info(
     { roles: config.ROLES, url: api ? config.publicUrl : undefined, console: api && config.ADMIN_TOKEN ? `${config.publicUrl}/console` : undefined, docs: api ? `${config.publicUrl}/docs` : undefined },

@@ -5,9 +5,10 @@
 import { loadAdapterRegistry } from '../../src/adapters/registry.ts';
 import { loadCatalog } from '../../src/catalog/load.ts';
 import { systemClock } from '../../src/clock.ts';
-import { loadConfigOrExit } from '../../src/config.ts';
+import { ConfigError, loadConfigOrExit } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { defaultPaths } from '../../src/paths.ts';
+import { loadSimSettings } from './settings.ts';
 import { startSimulator } from './start.ts';
 
 async function main(): Promise<void> {
@@ -17,7 +18,7 @@ async function main(): Promise<void> {
   const catalog = await loadCatalog(paths.catalog);
   const adapters = await loadAdapterRegistry(paths.adapters, new Set(catalog.list().map((e) => e.technicalName)));
   const url = config.MQTT_URL ?? `mqtt://127.0.0.1:${config.MQTT_PORT}`;
-  const running = await startSimulator({ config, logger, clock: systemClock, paths, adapters }, url);
+  const running = await startSimulator({ config, logger, clock: systemClock, paths, adapters }, loadSimSettings(), url);
   const shown = new URL(url);
   shown.username = '';
   shown.password = '';
@@ -33,5 +34,6 @@ async function main(): Promise<void> {
 
 main().catch((err: unknown) => {
   console.error(err instanceof Error ? err.message : err);
-  process.exit(1);
+  // A bad SIM_* setting is a configuration error, as a bad setting of the service is (78).
+  process.exit(err instanceof ConfigError ? 78 : 1);
 });

@@ -1,5 +1,5 @@
 import type { Clock } from '../../src/clock.ts';
-import type { SimClockSetting } from '../../src/config.ts';
+import type { SimClockSetting } from './settings.ts';
 
 /** Simulated time, in ms since the Unix epoch. */
 export interface SimClock {

@@ -5,6 +5,7 @@ import { buildFleet } from './fleet.ts';
 import { PublishRounds } from './publish-round.ts';
 import { loadScenarios } from './scenario-load.ts';
 import { createSimClock } from './sim-clock.ts';
+import type { SimSettings } from './settings.ts';
 import { connectAsVirtual } from './virtual-mqtt.ts';
 
 /** What the simulator needs from the services: no store, no Redis, so it also runs alone. */
@@ -16,17 +17,17 @@ export type SimulatorDeps = Pick<Services, 'config' | 'logger' | 'clock' | 'path
  * SIM_TICK_MS. Connects with the virtual manufacturer's broker credentials. A broken scenario
  * file stops the start (ScenarioError names it).
  */
-export async function startSimulator(services: SimulatorDeps, mqttUrl: string): Promise<Running[]> {
-  const { config, logger } = services;
+export async function startSimulator(services: SimulatorDeps, sim: SimSettings, mqttUrl: string): Promise<Running[]> {
+  const { logger } = services;
   const scenarios = loadScenarios(services.paths.scenarios).map((s) => s.vehicle);
-  const fleet = buildFleet(scenarios, config.SIM_FLEET_SIZE);
+  const fleet = buildFleet(scenarios, sim.SIM_FLEET_SIZE);
   const vehicles = [...scenarios, ...fleet];
   const client = connectAsVirtual(services, mqttUrl, 'simulator');
   client.on('error', (err) => logger.warn({ err: err.message }, 'simulator MQTT client error'));
   let failures = 0;
   const publisher = new BoundedPublisher(client, {
-    maxInflight: config.SIM_MAX_INFLIGHT,
-    ratePerSecond: config.SIM_FLEET_RATE,
+    maxInflight: sim.SIM_MAX_INFLIGHT,
+    ratePerSecond: sim.SIM_FLEET_RATE,
     onError: (err) => {
       // One line per hundred failures: a broker outage must not flood the log.
       if (failures++ % 100 === 0) logger.warn({ err: err.message, failures }, 'simulator publish failed');
@@ -35,9 +36,9 @@ export async function startSimulator(services: SimulatorDeps, mqttUrl: string): 
   const rounds = new PublishRounds(
     vehicles,
     publisher,
-    createSimClock(config.SIM_CLOCK, services.clock),
-    { utcOffsetMinutes: config.SIM_UTC_OFFSET_MINUTES },
-    config.SIM_MAX_CATCHUP_MINUTES,
+    createSimClock(sim.SIM_CLOCK, services.clock),
+    { utcOffsetMinutes: sim.SIM_UTC_OFFSET_MINUTES },
+    sim.SIM_MAX_CATCHUP_MINUTES,
     logger,
   );
 
@@ -57,11 +58,11 @@ export async function startSimulator(services: SimulatorDeps, mqttUrl: string): 
       })
       .finally(() => {
         // Rounds never overlap: the next one waits for this one, however long it took.
-        if (!stopped) timer = setTimeout(loop, Math.max(0, config.SIM_TICK_MS - (Date.now() - started)));
+        if (!stopped) timer = setTimeout(loop, Math.max(0, sim.SIM_TICK_MS - (Date.now() - started)));
       });
   };
   loop();
-  logger.info({ vehicles: scenarios.length, fleet: fleet.length, clock: config.SIM_CLOCK.kind }, 'simulator started');
+  logger.info({ vehicles: scenarios.length, fleet: fleet.length, clock: sim.SIM_CLOCK.kind }, 'simulator started');
 
   return [
     {

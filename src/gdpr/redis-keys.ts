@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { KEY_FAMILIES, type KeyErasure } from '../queues/keys.ts';
+import { keyFamilies, type KeyErasure } from '../queues/keys.ts';
 import { isCluster, masters, type RedisClient } from '../queues/redis.ts';
 import { openSealedJson } from '../queues/sealed-job.ts';
 import type { GdprContext } from './context.ts';
@@ -82,7 +82,7 @@ export async function eraseRedisKeys(services: Pick<GdprContext, 'config' | 'red
   const pseudonym = secrets.pseudonym(vin);
   let n = 0;
   for (const server of await everyMaster(services.redis)) {
-    for (const family of KEY_FAMILIES) {
+    for (const family of keyFamilies()) {
       const erasure = family.erasure;
       if (erasure.by === 'none' || (erasure.by === 'vin' && erasure.in === 'queue-jobs')) continue;
       if (erasure.by === 'pseudonym') {

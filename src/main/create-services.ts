@@ -16,16 +16,18 @@ import { createReadModel } from '../read-model/read-model.ts';
 import type { Services } from '../services.ts';
 import type { Store } from '../store/contract.ts';
 import { openStore } from '../store/open-store.ts';
-import { virtualVehicleItems, virtualVinOwnership } from '../../simulator/src/virtual-vins.ts';
 import { createMappingIsolate } from '../mapping/isolate.ts';
 import { loadAdapters, mappingLimits } from './load-adapters.ts';
 import { logMappingEngines } from './log-mapping-engines.ts';
 import { createQueueMetrics } from './queue-metrics.ts';
+import { vehicleOwnership, type Wing } from './wing.ts';
 
 export interface ServiceOverrides {
   clock?: Clock;
   store?: Store;
   paths?: Paths;
+  /** The virtual wing, when this process loaded it (SIMULATOR=on, ./wing.ts): its manufacturers' vehicles. */
+  wing?: Wing | null;
 }
 
 /**
@@ -79,10 +81,6 @@ export async function createServices(config: Config, logger: Logger, redisUrl: s
     pseudonym: (vin) => secrets.pseudonym(vin),
     target: readModel,
   });
-  // The simulated manufacturer has exactly the simulator's vehicles; any other auto-confirming
-  // manufacturer every VIN its prefixes claim.
-  const virtualOwns = virtualVinOwnership(paths.scenarios, config.SIM_FLEET_SIZE);
-  const virtualItems = virtualVehicleItems(paths.scenarios, config.SIM_FLEET_SIZE);
   return {
     config,
     logger,
@@ -99,14 +97,12 @@ export async function createServices(config: Config, logger: Logger, redisUrl: s
     rateLimits,
     authFailures: createAuthFailures({ config, clock, secrets, redis, logger }),
     gauges: createQueueMetrics(queueHome({ redisUrl, config }), config, store),
-    ownsVin: (manufacturer, vin) => manufacturer !== VIRTUAL_MANUFACTURER || virtualOwns(vin),
-    vehicleItems: (manufacturer, vin) => (manufacturer === VIRTUAL_MANUFACTURER ? virtualItems(vin) : null),
+    // A manufacturer the wing plays has exactly its vehicles; any other auto-confirming
+    // manufacturer every VIN its prefixes claim.
+    ...vehicleOwnership(overrides.wing ?? null),
     readiness: new Map(),
   };
 }
-
-/** The simulated manufacturer's adapter id (adapters/virtual). */
-const VIRTUAL_MANUFACTURER = 'virtual';
 
 export async function closeServices(services: Services): Promise<void> {
   await services.adapters.close?.();

@@ -1,8 +1,8 @@
 import { suppliedItems } from '../delivery/capabilities.ts';
 import { createConsumer, createSubscription, redirectUrlProblem } from '../provisioning/index.ts';
 import type { Services } from '../services.ts';
-import { loadVirtualVins } from '../../simulator/src/virtual-vins.ts';
-import { AUTH_HEADERS, JSON_HEADER, pullCommand, sq } from '../virtual/demo/commands.ts';
+import { AUTH_HEADERS, JSON_HEADER, pullCommand, sq } from '../http/demo-commands.ts';
+import type { Wing } from './wing.ts';
 
 export interface DemoSeed {
   consumerId: string;
@@ -30,9 +30,9 @@ export function demoRedirectUrl(publicUrl: string): string {
  * consumer; that is harmless (two independent demo tenants) and not worth a lock.
  */
 export async function seedDemo(
-  services: Pick<Services, 'store' | 'clock' | 'catalog' | 'config' | 'paths' | 'logger' | 'adapters' | 'vehicleItems'>,
+  services: Pick<Services, 'store' | 'clock' | 'catalog' | 'config' | 'logger' | 'adapters' | 'vehicleItems'>,
   out: (text: string) => void = (text) => process.stdout.write(text),
-  opts: { consoleToken?: string | undefined } = {},
+  opts: { consoleToken?: string | undefined; wing?: Wing | null } = {},
 ): Promise<DemoSeed | null> {
   if ((await services.store.consumers.count()) > 0) return null;
   const { publicUrl, consentUrl } = services.config;
@@ -53,7 +53,8 @@ export async function seedDemo(
     subscriptionId: subscription.subscriptionId,
     allowedRedirectUrls,
   };
-  const vins = [...loadVirtualVins(services.paths.scenarios)].slice(0, 13);
+  // The vehicles to try come from the manufacturer the wing plays (none without the wing).
+  const vins = (opts.wing?.manufacturers[0]?.vins() ?? []).slice(0, 13);
   // Step 3 pulls only what its vehicle sends: no "not supplied" answer in the first pull.
   const supplied = vins[0] ? suppliedItems(services, services.adapters.forVin(vins[0])?.manifest.id ?? null, vins[0]) : null;
   out(
@@ -63,7 +64,7 @@ export async function seedDemo(
       consentUrl,
       vins,
       dataItems: supplied ? subscription.dataItems.filter((i) => supplied.has(i)) : subscription.dataItems,
-      sandbox: services.config.SIMULATOR === 'on',
+      sandbox: Boolean(opts.wing),
       console: services.config.ADMIN_TOKEN ? { url: `${publicUrl}/console`, token: opts.consoleToken ?? null } : null,
     }),
   );

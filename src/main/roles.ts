@@ -10,7 +10,6 @@ import { createInstallationSchedule } from '../queues/installation-schedule.ts';
 import { queueHome } from '../queues/open-queue.ts';
 import type { Services } from '../services.ts';
 import { gdprContext, ingestContext, managementContext, pipelineContext, pushContext } from './contexts.ts';
-import { startSimulator } from '../../simulator/src/start.ts';
 import { drainAndClose } from './drain-http.ts';
 import { fleetFreshness } from './fleet-freshness.ts';
 import { startServiceSampler } from './sampler.ts';
@@ -19,6 +18,7 @@ import { buildServiceApp } from './http-app.ts';
 import { listenOn } from './port-in-use.ts';
 import { startProbeServer } from './probe-server.ts';
 import { watchRedisPolicy } from './redis-policy.ts';
+import type { Wing } from './wing.ts';
 import type { Running } from '../running.ts';
 import type { Role } from '../config.ts';
 
@@ -33,6 +33,8 @@ export interface StartRolesOptions {
   running?: Running[];
   /** Aborted on shutdown: no further part is started. */
   signal?: AbortSignal;
+  /** The virtual wing, when this process loaded it (SIMULATOR=on, ./wing.ts): its routes and the simulator role. */
+  wing?: Wing | null;
 }
 
 /**
@@ -97,9 +99,10 @@ export async function startRoles(services: Services, opts: StartRolesOptions = {
   // The simulator is a manufacturer, not the service: it must log in with the virtual
   // manufacturer's credentials, and mqtt.js lets credentials in the URL (MQTT_URL carries the
   // service's own `ingest` user) override the ones it is given.
-  if (roles.has('simulator') && config.SIMULATOR === 'on') add(...(await startSimulator(services, brokerUrl)));
+  const simulator = opts.wing?.simulatorRole;
+  if (roles.has('simulator') && simulator) add(...(await simulator(services, brokerUrl)));
   if (roles.has('api')) {
-    const app = await buildServiceApp(services, { brokerUrl: () => brokerUrl });
+    const app = await buildServiceApp(services, { brokerUrl: () => brokerUrl, wing: opts.wing ?? null });
     await listenOn('PORT', config.PORT, () => app.listen({ port: config.PORT, host: config.HOST }));
     add({ name: 'api', close: () => drainAndClose(app) });
   }

@@ -44,7 +44,7 @@ export const globLiteral = (value: string): string => value.replace(/[*?[\]\\]/g
 export const hashTag = (prefix: string, ...parts: (string | number)[]): string => `{${[prefix, ...parts].join('.')}}`;
 
 /** A family whose keys are `<prefix>:` followed by something matching `rest`. */
-function family(def: Omit<KeyFamily, 'matches'> & { rest: (prefix: string) => string }): KeyFamily {
+export function family(def: Omit<KeyFamily, 'matches'> & { rest: (prefix: string) => string }): KeyFamily {
   const { rest, ...fields } = def;
   return { ...fields, matches: (prefix, key) => new RegExp(`^${re(prefix)}:${rest(prefix)}$`).test(key) };
 }
@@ -323,63 +323,6 @@ export const MAPPING_RELOADS = {
   key: (prefix: string) => `${prefix}:mappings:reloads`,
 };
 
-// --------------------------------------------------------------------------- virtual wing
-
-export const OEM_CODE = {
-  ...family({
-    name: 'virtual.oem-code',
-    owner: 'src/virtual/oem/codes.ts',
-    tag: 'none: one key per command',
-    erasure: { by: 'vin', in: 'sealed-value', pattern: (prefix) => `${globLiteral(prefix)}:oem:*:code:*`, vins: (code) => [code.vin] },
-    rest: () => 'oem:[^:]+:code:[^:]+',
-  }),
-  key: (prefix: string, realm: string, codeHash: string) => `${prefix}:oem:${realm}:code:${codeHash}`,
-};
-
-export const OEM_FAULT = {
-  ...family({
-    name: 'virtual.oem-fault',
-    owner: 'src/virtual/oem/fault.ts',
-    tag: 'none: one key',
-    erasure: { by: 'none', reason: 'a simulated manufacturer\'s fault mode' },
-    rest: () => 'oem:[^:]+:fault',
-  }),
-  key: (prefix: string, realm: string) => `${prefix}:oem:${realm}:fault`,
-};
-
-export const KESTREL_API_FAULTS = {
-  ...family({
-    name: 'virtual.api-faults',
-    owner: 'src/virtual/kestrel/api-faults.ts',
-    tag: 'none: one key per command',
-    erasure: { by: 'none', reason: 'a simulated API\'s fault counts' },
-    rest: () => 'oem:[^:]+:api-faults',
-  }),
-  key: (prefix: string, id: string) => `${prefix}:oem:${id}:api-faults`,
-};
-
-export const KESTREL_API_RATE = {
-  ...family({
-    name: 'virtual.api-rate',
-    owner: 'src/virtual/kestrel/routes.ts',
-    tag: 'none: one key per transaction',
-    erasure: { by: 'none', reason: 'a simulated API\'s requests per second' },
-    rest: () => 'oem:[^:]+:api-rate:\\d+',
-  }),
-  key: (prefix: string, id: string, second: number) => `${prefix}:oem:${id}:api-rate:${second}`,
-};
-
-export const KESTREL_REQUEST_LOG = {
-  ...family({
-    name: 'virtual.api-request-log',
-    owner: 'src/virtual/kestrel/request-log.ts',
-    tag: 'none: one key per transaction',
-    erasure: { by: 'vin', in: 'list-entries', pattern: (prefix) => `${globLiteral(prefix)}:oem:*:api-log`, vins: (entry) => [entry.vin] },
-    rest: () => 'oem:[^:]+:api-log',
-  }),
-  key: (prefix: string, id: string) => `${prefix}:oem:${id}:api-log`,
-};
-
 // --------------------------------------------------------------------------- pub/sub channels
 
 /**
@@ -427,7 +370,7 @@ export const MAPPING_RELOAD_CHANNEL = {
   channel: (prefix: string) => `${prefix}:mappings:reload`,
 };
 
-/** Every family, in one list: the erasure walks it, the tests check keys against it. */
+/** The service's own families, in one list ({@link keyFamilies} adds those a loaded part registered). */
 export const KEY_FAMILIES: readonly KeyFamily[] = [
   HARMONIZE_QUEUE_KEYS,
   PUSH_QUEUE_KEYS,
@@ -451,17 +394,33 @@ export const KEY_FAMILIES: readonly KeyFamily[] = [
   CONSOLE_REPROCESS_RUN,
   MQTT_SHARE_MEMBERS,
   MAPPING_RELOADS,
-  OEM_CODE,
-  OEM_FAULT,
-  KESTREL_API_FAULTS,
-  KESTREL_API_RATE,
-  KESTREL_REQUEST_LOG,
   INVALIDATION_BROADCAST,
   INVALIDATION_DATA,
   MAPPING_RELOAD_CHANNEL,
 ];
 
+/**
+ * Families of a part that this process loaded on demand (the virtual wing, when SIMULATOR=on):
+ * declared by that part, registered by the composition root when it loads it (src/main/wing.ts).
+ */
+const registered: KeyFamily[] = [];
+
+/** Adds a loaded part's families; the same family again is ignored, another under a taken name refused. */
+export function registerKeyFamilies(families: readonly KeyFamily[]): void {
+  for (const f of families) {
+    const taken = [...KEY_FAMILIES, ...registered].find((g) => g.name === f.name);
+    if (taken === f) continue;
+    if (taken) throw new Error(`key family ${f.name} is declared twice (${taken.owner}, ${f.owner})`);
+    registered.push(f);
+  }
+}
+
+/** Every family this process knows, in one list: the erasure walks it, the tests check keys against it. */
+export function keyFamilies(): readonly KeyFamily[] {
+  return [...KEY_FAMILIES, ...registered];
+}
+
 /** The family a key of the installation belongs to, or undefined: built outside the registry. */
 export function familyOf(prefix: string, key: string): KeyFamily | undefined {
-  return KEY_FAMILIES.find((f) => f.matches(prefix, key));
+  return keyFamilies().find((f) => f.matches(prefix, key));
 }

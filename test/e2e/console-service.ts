@@ -13,7 +13,6 @@ import { startPushWorkers } from '../../src/push/start.ts';
 import { freePort } from '../helpers/free-port.ts';
 import type { Running } from '../../src/running.ts';
 import { defaultPaths } from '../../src/paths.ts';
-import { startSimulator } from '../../simulator/src/start.ts';
 import type { LiveApp } from '../consent/harness.ts';
 import { createTestServices } from '../helpers/services.ts';
 import { pipelineContext } from '../../src/main/contexts.ts';
@@ -63,7 +62,7 @@ export async function startConsoleService(): Promise<ConsoleService> {
       MQTT_PORT: '0',
     },
   });
-  const app = await buildServiceApp(ts.services);
+  const app = await buildServiceApp(ts.services, { wing: ts.wing });
   await app.listen({ port, host: '127.0.0.1' });
   const t: LiveApp = {
     ...ts,
@@ -87,7 +86,7 @@ export async function startConsoleService(): Promise<ConsoleService> {
     ...(await startActivationWorkers(ts.services)),
     ...(await startPushWorkers(ts.services)),
   ];
-  running.push(...(await startSimulator(ts.services, broker.url)));
+  running.push(...(await ts.wing!.simulatorRole!(ts.services, broker.url)));
   return {
     t,
     incidentMapping,

@@ -4,7 +4,6 @@ import { ManualClock } from '../../src/clock.ts';
 import { startActivationWorkers } from '../../src/management/start.ts';
 import { startHarmonizeWorker } from '../../src/pipeline/worker.ts';
 import type { Running } from '../../src/running.ts';
-import { startSimulator } from '../../simulator/src/start.ts';
 import { Browser, consumerWith, runFlow, startLiveApp, type LiveApp } from '../consent/harness.ts';
 import type { TestConsumer } from '../helpers/app.ts';
 import { consumerCall, waitFor } from './live-calls.ts';
@@ -77,7 +76,7 @@ describe('end to end: simulator → pipeline → activation → consent → deli
     running.push(broker);
     running.push(startHarmonizeWorker(pipelineContext(t.services), {}));
     running.push(...(await startActivationWorkers(t.services)));
-    running.push(...(await startSimulator(t.services, broker.url)));
+    running.push(...(await t.wing!.simulatorRole!(t.services, broker.url)));
     a = await consumerWith(t, { dataItems: ITEMS });
     b = await consumerWith(t, { dataItems: ITEMS });
   }, 60_000);

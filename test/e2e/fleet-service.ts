@@ -7,7 +7,6 @@ import { startPushWorkers } from '../../src/push/start.ts';
 import sandboxRoutes from '../../src/virtual/sandbox/index.ts';
 import type { Running } from '../../src/running.ts';
 import { loadScenarios } from '../../simulator/src/scenario-load.ts';
-import { startSimulator } from '../../simulator/src/start.ts';
 import { startLiveApp, type LiveApp } from '../consent/harness.ts';
 import type { TestConsumer } from '../helpers/app.ts';
 import { consumerCall, waitFor } from './live-calls.ts';
@@ -51,7 +50,7 @@ export async function startFleetService(clock: Clock, env: Record<string, string
   return {
     t,
     async startFleet() {
-      running.push(...(await startSimulator(t.services, broker.url)));
+      running.push(...(await t.wing!.simulatorRole!(t.services, broker.url)));
     },
     async close() {
       for (const r of [...running].reverse()) await r.close();

@@ -6,7 +6,6 @@ import { startActivationWorkers } from '../../src/management/start.ts';
 import { startHarmonizeWorker } from '../../src/pipeline/worker.ts';
 import { startPushWorkers } from '../../src/push/start.ts';
 import type { Running } from '../../src/running.ts';
-import { startSimulator } from '../../simulator/src/start.ts';
 import { Browser, consumerWith, REDIRECT, runFlow, startLiveApp, type LiveApp } from '../consent/harness.ts';
 import type { TestConsumer } from '../helpers/app.ts';
 import { startReceiver, type Receiver } from '../push/helpers.ts';
@@ -74,7 +73,7 @@ describe('end to end: simulator crash → MQTT → pipeline → push → signed 
     expect((await api(consumers.deactivated, 'PUT', '/management/v1/vehicles', { action: 'deactivate', vins: [S08] })).status).toBe(202);
     await waitFor(async () => (await api(consumers.deactivated, 'GET', `/management/v1/vehicles/${S08}`)).body.status === 'DEACTIVATED', 'deactivated');
 
-    running.push(...(await startSimulator(t.services, broker.url)));
+    running.push(...(await t.wing!.simulatorRole!(t.services, broker.url)));
   }, 60_000);
 
   afterAll(async () => {

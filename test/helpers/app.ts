@@ -16,14 +16,16 @@ export interface TestAppOptions {
   env?: Record<string, string>;
   clock?: Clock;
   paths?: Paths;
-  /** Registers what the composition root adds to the app (e.g. the sandbox), before it is ready. */
+  /** Mounts the wing's sandbox, as an api process with a broker does. */
+  sandbox?: boolean;
+  /** Registers what the composition root adds to the app, before it is ready. */
   mount?: (app: FastifyInstance, services: Services) => Promise<void>;
 }
 
 /** The whole HTTP app on real services; call it with `app.inject()`. */
 export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
   const t = await createTestServices(opts);
-  const app = await buildServiceApp(t.services);
+  const app = await buildServiceApp(t.services, { wing: t.wing, ...(opts.sandbox ? { brokerUrl: () => 'mqtt://127.0.0.1:1' } : {}) });
   await opts.mount?.(app, t.services);
   await app.ready();
   return {

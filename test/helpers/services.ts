@@ -8,6 +8,8 @@ import { ManualClock, type Clock } from '../../src/clock.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { closeServices, createServices } from '../../src/main/create-services.ts';
+import { loadWing, type Wing } from '../../src/main/wing.ts';
+import { defaultPaths } from '../../src/paths.ts';
 import type { Paths } from '../../src/paths.ts';
 import type { Services } from '../../src/services.ts';
 import type { Store } from '../../src/store/contract.ts';
@@ -17,6 +19,8 @@ import { redisEnv } from './redis-env.ts';
 
 export interface TestServices {
   services: Services;
+  /** The virtual wing, loaded as the service loads it (SIMULATOR=on, the default here); null with SIMULATOR=off. */
+  wing: Wing | null;
   /** Every log line written so far (JSON), for asserting what must never be logged. */
   logs: string[];
   dataDir: string;
@@ -39,14 +43,16 @@ export async function createTestServices(
   } = {},
 ): Promise<TestServices> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cvd-test-'));
-  const config: Config = loadConfig({
+  const env: NodeJS.ProcessEnv = {
     DATA_DIR: dataDir,
     // The suite's Redis, unless the test brings its own (a private one, or REDIS_URL in `env`).
     ...(opts.privateRedisUrl !== undefined ? { REDIS_URL: '' } : opts.env?.REDIS_URL ? { REDIS_CLUSTER_NODES: '' } : redisEnv(inject('redisUrl'))),
     QUEUE_PREFIX: `t${randomUUID().slice(0, 8)}`,
     ADMIN_TOKEN: 'test-admin-token',
     LOG_LEVEL: 'debug',
-    SIMULATOR: 'off',
+    // The virtual wing is loaded, as in the try-out: the simulated authorization servers and
+    // the virtual manufacturer's own vehicles (its simulator runs only where a test starts it).
+    SIMULATOR: 'on',
     DEMO_SEED: 'false',
     PORT: '0',
     // Tests send hundreds of portal requests from 127.0.0.1 without moving the clock; the
@@ -60,7 +66,9 @@ export async function createTestServices(
     // (test/pipeline/future-time.test.ts).
     INGEST_MAX_FUTURE_S: '315360000',
     ...opts.env,
-  });
+  };
+  const config: Config = loadConfig(env);
+  const wing = await loadWing(config, { env, paths: opts.paths ?? defaultPaths() });
   const logs: string[] = [];
   const destination = new Writable({
     write(chunk, _enc, cb) {
@@ -71,6 +79,7 @@ export async function createTestServices(
   const logger = createLogger({ level: config.LOG_LEVEL, pretty: false, destination });
   const services = await createServices(config, logger, opts.privateRedisUrl ?? redisAddressOf(config)!, {
     clock: opts.clock ?? new ManualClock(),
+    wing,
     ...(opts.paths ? { paths: opts.paths } : {}),
     ...(opts.wrapStore ? { store: opts.wrapStore(await openStore(config)) } : {}),
   });
@@ -79,6 +88,7 @@ export async function createTestServices(
   if (opts.privateRedisUrl === undefined && !opts.env?.REDIS_URL) await services.redis.ping();
   return {
     services,
+    wing,
     logs,
     dataDir,
     async cleanup() {

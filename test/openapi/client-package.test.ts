@@ -88,7 +88,7 @@ describe('the client package, packed and installed into a fresh project', () => 
       fleet = await startFleetService(systemClock, { SIM_CLOCK: 'scaled:60@2026-11-25T08:10:00Z', DEMO_SEED: 'true' });
       const { t } = fleet;
       let block = '';
-      const seed = (await seedDemo(t.services, (s) => (block += s)))!;
+      const seed = (await seedDemo(t.services, (s) => (block += s), { wing: t.wing }))!;
       // Step 1 of the demo block: the variables the README's journey reads.
       const exported = /export CVD_URL='([^']+)' CVD_API_KEY='([^']+)' CVD_SUBSCRIPTION_ID='([^']+)'/.exec(block)!;
       env = { CVD_URL: exported[1]!, CVD_API_KEY: exported[2]!, CVD_SUBSCRIPTION_ID: exported[3]! };

@@ -4,7 +4,7 @@ import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../helpers/free-port.ts';
-import { addConsumer, type TestConsumer } from '../helpers/app.ts';
+import { addConsumer, createTestApp, type TestConsumer } from '../helpers/app.ts';
 import { createTestServices, type TestServices } from '../helpers/services.ts';
 import { deployment, type Deployment } from './service-env.ts';
 import { ROOT, startService, waitForHttp, type ServiceProcess } from './service-process.ts';
@@ -19,10 +19,23 @@ function filesBelow(dir: string): string[] {
     .map((d) => relative(dir, join(d.parentPath, d.name)));
 }
 
+/** The virtual wing's routes: the simulated authorization servers and polled API, their admin routes, the demo page, the sandbox. */
+const WING_ROUTES: [method: string, path: string][] = [
+  ['GET', '/oem/virtual/authorize'],
+  ['POST', '/oem/virtual/token'],
+  ['POST', '/oem/kestrel/token'],
+  ['PUT', '/admin/v1/oem/virtual/fault'],
+  ['GET', '/admin/v1/oem/kestrel/api-requests'],
+  ['GET', '/demo/callback'],
+  ['POST', `/sandbox/v1/vehicles/${VIN}/events`],
+];
+
 /*
  * The production build (`npm run build`: tsc to dist/) run by plain node, with no TypeScript
  * loader, next to the try-out's `tsx src/server.ts`: both serve the same answers from one store.
  * The build goes to a folder of its own under .tmp/ so that it never touches a developer's dist/.
+ * It holds no file of the virtual wing, and its process (SIMULATOR=off, as in the production
+ * image) runs without it.
  */
 describe('the compiled build', () => {
   const outDir = join(ROOT, '.tmp', `build-${process.pid}`);
@@ -91,6 +104,45 @@ describe('the compiled build', () => {
     const compiled = await call(origins.compiled);
     expect(compiled.status).toBeLessThan(500);
     expect(compiled).toEqual(tsx);
+  });
+
+  it('holds no file of the virtual wing (src/virtual/, simulator/), only the loader that would look for it', () => {
+    const files = filesBelow(outDir);
+    expect(files.filter((f) => f.startsWith(join('src', 'virtual')) || f.startsWith('simulator'))).toEqual([]);
+    expect(files).toContain(join('src', 'main', 'wing.js'));
+  });
+
+  it('its process (SIMULATOR=off) is ready and answers 404 where the wing would answer', async () => {
+    expect((await fetch(`${origins.compiled}/ready`)).status).toBe(200);
+    // The repository's manufacturers name hosted authorization servers: the process says they have no consent flow here.
+    const warning = procs[0]!.lines.find((l) => l.includes('hosts only with the virtual wing'));
+    expect(warning).toBeDefined();
+    expect(JSON.parse(warning!).manufacturers).toEqual(expect.arrayContaining(['virtual', 'kestrel', 'borealis']));
+    const adminAndConsumer = { authorization: 'Bearer ops-admin-token-0001', ...consumer.headers, 'content-type': 'application/json' };
+    for (const [method, path] of WING_ROUTES) {
+      const res = await fetch(`${origins.compiled}${path}`, { method, headers: adminAndConsumer, ...(method === 'GET' ? {} : { body: '{}' }) });
+      expect(res.status, `${method} ${path}`).toBe(404);
+    }
+    // The same paths are the wing's, and answered, where it is loaded (the test app loads it).
+    const withWing = await createTestApp({ sandbox: true });
+    try {
+      for (const [method, path] of WING_ROUTES) {
+        const res = await withWing.app.inject({ method: method as 'GET', url: path, headers: { authorization: 'Bearer test-admin-token' }, ...(method === 'GET' ? {} : { payload: {} }) });
+        expect(res.statusCode, `${method} ${path} with the wing`).not.toBe(404);
+      }
+    } finally {
+      await withWing.cleanup();
+    }
+  });
+
+  it('with SIMULATOR=on it stops at once (78), saying that this build has no virtual wing', async () => {
+    const started = run(process.execPath, [join(outDir, 'src', 'server.js')], { cwd: ROOT, env: { ...process.env, ...d.env({ ROLES: 'api', PORT: String(await freePort()), SIMULATOR: 'on' }), ENV_FILE: '' } });
+    const failed = await started.then(
+      () => null,
+      (err: { code?: number; stderr?: string }) => err,
+    );
+    expect(failed?.code).toBe(78);
+    expect(failed?.stderr).toMatch(/SIMULATOR is on, but this build has no virtual wing/);
   });
 
   it('runs the CLI compiled too (its commands are found as .js files)', async () => {

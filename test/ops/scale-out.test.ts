@@ -85,7 +85,10 @@ describe('scaled out: two API processes, two worker processes, the simulator', (
       INGEST_SECRET_BOREALIS: BOREALIS_SECRET,
       LOG_LEVEL: 'warn',
       DEMO_SEED: 'false',
-      SIMULATOR: 'off',
+      // Every process loads the virtual wing, as docker-compose.yml's do: the APIs serve the virtual
+      // manufacturer's (simulated) authorization server, the workers know which VINs it has; only
+      // the simulator process (below) runs the simulator role.
+      SIMULATOR: 'on',
       PUSH_ALLOW_PRIVATE_TARGETS: 'true',
       VIRTUAL_ACTIVATION_DELAY_MS: '200',
       RATE_LIMIT_SUBSCRIPTION_MAX: String(RATE_MAX),
@@ -106,7 +109,7 @@ describe('scaled out: two API processes, two worker processes, the simulator', (
     procs.push(
       startService('simulator', {
         script: 'start:simulator',
-        env: { ...base, SIMULATOR: 'on', SIM_CLOCK: 'fixed:2026-11-25T02:30:00Z', SIM_MAX_CATCHUP_MINUTES: '2', SIM_TICK_MS: '500', PROBE_PORT: String(probes[2]) },
+        env: { ...base, SIM_CLOCK: 'fixed:2026-11-25T02:30:00Z', SIM_MAX_CATCHUP_MINUTES: '2', SIM_TICK_MS: '500', PROBE_PORT: String(probes[2]) },
       }),
     );
     await waitForHttp(`http://127.0.0.1:${probes[2]}/ready`, 200, 45_000, procs.at(-1));

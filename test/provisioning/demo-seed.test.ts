@@ -13,7 +13,7 @@ describe('demo seed', () => {
 
   it('on an empty store: a demo consumer subscribed to every catalog item, printed once, never logged', async () => {
     let printed = '';
-    const seed = await seedDemo(t.services, (s) => (printed += s));
+    const seed = await seedDemo(t.services, (s) => (printed += s), { wing: t.wing });
     expect(seed).not.toBeNull();
     const { consumerId, apiKey, subscriptionId } = seed!;
 
@@ -37,8 +37,8 @@ describe('demo seed', () => {
     expect(printed).toContain('curl -sS -X POST "$CVD_URL/delivery/v1/in-vehicle"');
     expect(printed).toContain('npm run try:receiver');
     expect(printed).toContain('curl -sS -X POST "$CVD_URL/push/v1/webhook/test"');
-    // SIMULATOR=off in these services: no sandbox, so no crash command.
-    expect(printed).not.toContain('/sandbox/v1/');
+    // The wing is loaded (SIMULATOR=on), so the api process runs the sandbox: step 5 crashes the first vehicle.
+    expect(printed).toContain('"$CVD_URL/sandbox/v1/vehicles/V1RTUALV1N0000001/events"');
     expect(printed).toContain(`http://localhost:8080/provision?consumerId=${consumerId}&subscriptionId=${subscriptionId}`);
 
     // The key went to stdout only: the logs hold the ids, never the key.
@@ -48,7 +48,7 @@ describe('demo seed', () => {
 
     // Second start: the store is not empty any more, nothing is created or printed.
     let again = '';
-    expect(await seedDemo(t.services, (s) => (again += s))).toBeNull();
+    expect(await seedDemo(t.services, (s) => (again += s), { wing: t.wing })).toBeNull();
     expect(again).toBe('');
     expect(await t.services.store.consumers.count()).toBe(1);
   });
@@ -56,16 +56,17 @@ describe('demo seed', () => {
   it('does nothing when consumers exist already', async () => {
     await createConsumer(t.services, 'Real customer');
     let printed = '';
-    expect(await seedDemo(t.services, (s) => (printed += s))).toBeNull();
+    expect(await seedDemo(t.services, (s) => (printed += s), { wing: t.wing })).toBeNull();
     expect(printed).toBe('');
     expect(await t.services.store.subscriptions.list()).toEqual([]);
   });
 
   it('the printed curl commands work in a POSIX shell: the JSON bodies are single-quoted intact', async () => {
     let printed = '';
-    await seedDemo(t.services, (s) => (printed += s));
+    await seedDemo(t.services, (s) => (printed += s), { wing: t.wing });
     const bodies = [...printed.matchAll(/-d '([^']+)'/g)].map((m) => JSON.parse(m[1]!));
-    expect(bodies).toHaveLength(2);
+    expect(bodies).toHaveLength(3);
+    expect(bodies[2]).toEqual({ type: 'accidentautomatic', severity: 4 });
     expect(bodies[0]).toEqual({ action: 'activate', vins: expect.arrayContaining(['V1RTUALV1N0000001', 'V1RTUALV1N0000S13']) });
     expect(bodies[1]).toMatchObject({ version: '1.0', vehicles: [{ identifier: { type: 'VIN', value: 'V1RTUALV1N0000001' } }] });
     for (const item of bodies[1].dataItems) expect(t.services.catalog.get(item)).toBeDefined();
@@ -77,11 +78,26 @@ describe('demo seed', () => {
   });
 });
 
+describe('demo seed without the virtual wing', () => {
+  it('without the virtual wing (SIMULATOR=off) it still seeds, with no vehicles to try and no sandbox step', async () => {
+    const t = await createTestServices({ env: { SIMULATOR: 'off' } });
+    try {
+      let printed = '';
+      expect(await seedDemo(t.services, (s) => (printed += s), { wing: t.wing })).not.toBeNull();
+      expect(printed).toContain('DEMO CONSUMER CREATED');
+      expect(printed).not.toContain('/sandbox/v1/');
+    } finally {
+      await t.cleanup();
+    }
+  });
+
+});
+
 describe('demo seed behind a plain-http public URL', () => {
   it('leaves the redirect whitelist empty (https only) instead of failing the start', async () => {
     const t = await createTestServices({ env: { PUBLIC_URL: 'http://demo.example.com' } });
     try {
-      const seed = await seedDemo(t.services, () => {});
+      const seed = await seedDemo(t.services, () => {}, { wing: t.wing });
       expect(seed?.allowedRedirectUrls).toEqual([]);
     } finally {
       await t.cleanup();

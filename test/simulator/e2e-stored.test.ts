@@ -6,7 +6,6 @@ import { ManualClock } from '../../src/clock.ts';
 import type { Running } from '../../src/running.ts';
 import { defaultPaths } from '../../src/paths.ts';
 import type { DataPoint } from '../../src/store/contract.ts';
-import { startSimulator } from '../../simulator/src/start.ts';
 import { startHarness, waitFor, type Harness } from '../pipeline/harness.ts';
 import { customScenario, SCENARIOS_DIR } from './fixtures.ts';
 
@@ -62,7 +61,7 @@ beforeAll(async () => {
     paths: { ...defaultPaths(), scenarios: dir },
     env: { SIM_CLOCK: `scaled:60@${DAY}T00:00:00Z`, SIM_TICK_MS: '10', SIM_MAX_CATCHUP_MINUTES: '2', PIPELINE_BATCH_MAX_WAIT_MS: '2' },
   });
-  sim = await startSimulator(h.services, h.brokerUrl!);
+  sim = await h.wing!.simulatorRole!(h.services, h.brokerUrl!);
   const stored = async (minute: number) => {
     for (const vin of VINS) {
       const page = await h.services.store.dataPoints.history({ vin, item: 'mileage', fromMs: T0 + minute * 60_000, toMs: T0 + minute * 60_000 + 1, limit: 1 });

@@ -16,6 +16,7 @@ import { defaultPaths } from '../../src/paths.ts';
 import { BoundedPublisher } from '../../simulator/src/bounded-publisher.ts';
 import type { EventMessage, TelemetryMessage } from '../../simulator/src/raw-format.ts';
 import { startSimulator } from '../../simulator/src/start.ts';
+import { loadSimSettings } from '../../simulator/src/settings.ts';
 import { startPrivateBroker, until, type PrivateBroker } from './private-broker.ts';
 import { customScenario, SCENARIOS_DIR } from './fixtures.ts';
 
@@ -41,7 +42,8 @@ async function run(env: Record<string, string>, opts: { extraScenarios?: Record<
   const logger = createLogger({ level: 'debug', pretty: false, destination: new Writable({ write: (c, _e, cb) => (logs.push(c.toString()), cb()) }) });
   const config = loadConfig({ SECRET_KEY: 'simulator-test-secret-key-0123456789abcdef', SIM_TICK_MS: '20', ...env });
   const wall = new ManualClock('2031-05-05T12:00:00Z');
-  const running: Running[] = await startSimulator({ config, logger, clock: wall, paths: { ...paths, scenarios: dir }, adapters }, broker.url);
+  const simEnv = { SIM_TICK_MS: '20', ...env };
+  const running: Running[] = await startSimulator({ config, logger, clock: wall, paths: { ...paths, scenarios: dir }, adapters }, loadSimSettings(simEnv), broker.url);
   cleanups.push(async () => {
     for (const r of running) await r.close();
   });
@@ -156,7 +158,8 @@ describe('an unreachable broker', () => {
     const logs: string[] = [];
     const logger = createLogger({ level: 'debug', pretty: false, destination: new Writable({ write: (c, _e, cb) => (logs.push(c.toString()), cb()) }) });
     const config = loadConfig({ SECRET_KEY: 'simulator-test-secret-key-0123456789abcdef', SIM_TICK_MS: '20', SIM_MAX_INFLIGHT: '8', SIM_CLOCK: 'fixed:2026-11-25T02:30:00Z' });
-    const running = await startSimulator({ config, logger, clock: new ManualClock(), paths, adapters }, `mqtt://127.0.0.1:${port}`);
+    const sim = loadSimSettings({ SIM_TICK_MS: '20', SIM_MAX_INFLIGHT: '8', SIM_CLOCK: 'fixed:2026-11-25T02:30:00Z' });
+    const running = await startSimulator({ config, logger, clock: new ManualClock(), paths, adapters }, sim, `mqtt://127.0.0.1:${port}`);
     await new Promise((r) => setTimeout(r, 500));
     const started = Date.now();
     for (const r of running) await r.close();

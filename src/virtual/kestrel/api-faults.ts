@@ -1,4 +1,4 @@
-import { KESTREL_API_FAULTS } from '../../queues/keys.ts';
+import { KESTREL_API_FAULTS } from '../keys.ts';
 import type { RedisClient } from '../../queues/redis.ts';
 
 /**

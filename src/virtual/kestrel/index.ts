@@ -5,6 +5,7 @@ import type { Services } from '../../services.ts';
 import pollApiAdminRoutes from './admin-routes.ts';
 import { loadSimulatedFleet } from './fleet.ts';
 import pollApiRoutes from './routes.ts';
+import type { SimSettings } from '../../../simulator/src/settings.ts';
 
 /**
  * The simulated polled APIs of the virtual wing: one for every poll manifest whose API and token
@@ -12,13 +13,13 @@ import pollApiRoutes from './routes.ts';
  * folder lists in `simulated-fleet.json` (Kestrel's four; ./fleet.ts); one without that file (a
  * fresh scaffold) serves none, answering 404 for every VIN. Plus their admin routes under /admin/v1.
  */
-export default async function simulatedPollApis(app: FastifyInstance, opts: { services: Services }): Promise<void> {
-  const { services } = opts;
+export default async function simulatedPollApis(app: FastifyInstance, opts: { services: Services; sim: SimSettings }): Promise<void> {
+  const { services, sim } = opts;
   const hosted = hostedPollApis(services.adapters.list());
   if (hosted.length === 0) return;
   for (const adapter of hosted) {
     const fleet = loadSimulatedFleet(adapter.dir, services.paths.scenarios, adapter.manifest.vinPrefixes);
-    await app.register(pollApiRoutes, { services, adapter, fleet });
+    await app.register(pollApiRoutes, { services, sim, adapter, fleet });
   }
   await app.register(
     async (admin) => {

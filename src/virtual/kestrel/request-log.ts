@@ -1,4 +1,4 @@
-import { KESTREL_REQUEST_LOG } from '../../queues/keys.ts';
+import { KESTREL_REQUEST_LOG } from '../keys.ts';
 import type { RedisClient } from '../../queues/redis.ts';
 
 /** One line of the simulated API's request log. */
@@ -26,7 +26,7 @@ const key = KESTREL_REQUEST_LOG.key;
  * support would see them: which cursor was asked for, by which request id. Shared by every
  * process through Redis; GET /admin/v1/oem/<id>/api-requests reads it. Entries name the VIN
  * in clear, as a manufacturer's own log would: a GDPR erasure removes the VIN's entries
- * (src/queues/keys.ts).
+ * (../keys.ts).
  */
 export async function logRequest(redis: RedisClient, prefix: string, id: string, entry: LoggedRequest): Promise<void> {
   await redis.multi().lpush(key(prefix, id), JSON.stringify(entry)).ltrim(key(prefix, id), 0, KEEP - 1).expire(key(prefix, id), TTL_S).exec();

@@ -5,14 +5,17 @@ import type { Services } from '../../services.ts';
 import { createSimClock } from '../../../simulator/src/sim-clock.ts';
 import { gridPoint } from '../../../simulator/src/time-grid.ts';
 import type { Vehicle } from '../../../simulator/src/vehicle.ts';
+import type { SimSettings } from '../../../simulator/src/settings.ts';
 import { takeFault, getApiFaults } from './api-faults.ts';
 import { isClient, isValidApiToken, issueApiToken, TOKEN_TTL_S } from './api-token.ts';
 import { decodeCursor, encodeCursor, readPage } from './pages.ts';
 import { logRequest } from './request-log.ts';
-import { KESTREL_API_RATE } from '../../queues/keys.ts';
+import { KESTREL_API_RATE } from '../keys.ts';
 
 export interface PollApiOptions {
   services: Services;
+  /** The wing's settings: the simulated clock and the API's share of errors and slow answers (SIM_*). */
+  sim: SimSettings;
   adapter: Adapter;
   /** The vehicles this API serves; any other VIN is answered 404 (not shared with us). */
   fleet: ReadonlyMap<string, Vehicle>;
@@ -26,13 +29,13 @@ export interface PollApiOptions {
  * a test orders (./api-faults.ts). Pages come from the simulator's engine (./pages.ts).
  */
 export default async function pollApiRoutes(app: FastifyInstance, opts: PollApiOptions): Promise<void> {
-  const { services, adapter, fleet } = opts;
+  const { services, sim, adapter, fleet } = opts;
   const { config, redis } = services;
   const t = adapter.manifest.transport as PollTransport;
   const id = adapter.manifest.id;
   const prefix = config.QUEUE_PREFIX;
-  const simClock = createSimClock(config.SIM_CLOCK, services.clock);
-  const zone = { utcOffsetMinutes: config.SIM_UTC_OFFSET_MINUTES };
+  const simClock = createSimClock(sim.SIM_CLOCK, services.clock);
+  const zone = { utcOffsetMinutes: sim.SIM_UTC_OFFSET_MINUTES };
   const perSecond = Math.max(1, Math.ceil(2 * (t.maxRequestsPerS ?? 5)));
   const secret = () => adapterSecret(config, adapter);
 
@@ -94,18 +97,18 @@ export default async function pollApiRoutes(app: FastifyInstance, opts: PollApiO
       logRequest(redis, prefix, id, { ...entry, at: services.clock.now().toISOString(), phase: 'answered', status, ...extra });
 
     if (await takeFault(redis, prefix, id, 'slow')) await hold((await getApiFaults(redis, prefix, id)).slowMs);
-    else if (Math.random() < config.SIM_POLL_SLOW_RATE) await hold(config.SIM_POLL_SLOW_MS);
+    else if (Math.random() < sim.SIM_POLL_SLOW_RATE) await hold(sim.SIM_POLL_SLOW_MS);
     if (await takeFault(redis, prefix, id, 'rateLimited')) {
       await answered(429);
       return reply.code(429).header('retry-after', String((await getApiFaults(redis, prefix, id)).retryAfterS)).send({ error: 'rate_limited' });
     }
-    if ((await takeFault(redis, prefix, id, 'serverErrors')) || Math.random() < config.SIM_POLL_ERROR_RATE) {
+    if ((await takeFault(redis, prefix, id, 'serverErrors')) || Math.random() < sim.SIM_POLL_ERROR_RATE) {
       await answered(503);
       return reply.code(503).send({ error: 'temporarily_unavailable' });
     }
 
     const nowMinute = gridPoint(simClock.now(), zone.utcOffsetMinutes).minute;
-    const start = from ?? { minute: nowMinute - config.SIM_POLL_BACKFILL_MINUTES + 1, index: 0 };
+    const start = from ?? { minute: nowMinute - sim.SIM_POLL_BACKFILL_MINUTES + 1, index: 0 };
     const page = readPage(vehicle, start, limit, nowMinute, zone);
     const nextCursor = encodeCursor(page.next);
     await answered(200, { nextCursor, signals: page.signals.length });

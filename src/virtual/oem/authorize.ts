@@ -1,4 +1,4 @@
-import { VERIFY_SCOPE } from '../../consent/scope.ts';
+import { VERIFY_SCOPE } from '../../consent/index.ts';
 import type { Realm, RegisteredClient } from './realm.ts';
 
 /** A checked authorization request of the simulated server. */

@@ -1,5 +1,5 @@
 import { randomToken, sha256Hex, type SecretBox } from '../../crypto.ts';
-import { OEM_CODE } from '../../queues/keys.ts';
+import { OEM_CODE } from '../keys.ts';
 import type { RedisClient } from '../../queues/redis.ts';
 import { openSealedJson } from '../../queues/sealed-job.ts';
 

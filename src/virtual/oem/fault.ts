@@ -1,4 +1,4 @@
-import { OEM_FAULT } from '../../queues/keys.ts';
+import { OEM_FAULT } from '../keys.ts';
 import type { RedisClient } from '../../queues/redis.ts';
 
 /**

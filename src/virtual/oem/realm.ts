@@ -1,4 +1,4 @@
-import { callbackUri, oauthClientSecret, resolveEndpoint } from '../../consent/manufacturer-auth.ts';
+import { callbackUri, oauthClientSecret, resolveEndpoint } from '../../consent/index.ts';
 import type { Services } from '../../services.ts';
 
 /**

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Socket } from 'node:net';
 import { pageHeaders } from '../../http/pages/headers.ts';
-import { VERIFY_SCOPE } from '../../consent/scope.ts';
+import { VERIFY_SCOPE } from '../../consent/index.ts';
 import { renderMessagePage } from '../../http/pages/message-page.ts';
 import { renderAuthorizePage, type AuthorizeView } from './authorize-page.ts';
 import { checkAuthorizeRequest, clientRedirect, type AuthorizeRequest } from './authorize.ts';

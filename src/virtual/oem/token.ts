@@ -1,6 +1,6 @@
 import type { RedisClient } from '../../queues/redis.ts';
 import { randomToken, type SecretBox } from '../../crypto.ts';
-import { s256, safeEqual } from '../../consent/secrets.ts';
+import { s256, safeEqual } from '../../consent/index.ts';
 import { redeemCode } from './codes.ts';
 import type { Realm } from './realm.ts';
 

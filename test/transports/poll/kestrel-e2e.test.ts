@@ -46,6 +46,8 @@ describe('kestrel, polled by two worker processes', () => {
     origin = `http://127.0.0.1:${port}`;
     d = deployment(inject('redisUrl'), {
       PUBLIC_URL: origin,
+      // The virtual wing: Kestrel's simulated authorization server and polled API, on the api process.
+      SIMULATOR: 'on',
       SIM_CLOCK: `fixed:${end.toISOString()}`,
       SIM_POLL_BACKFILL_MINUTES: String(MINUTES),
       SIM_POLL_ERROR_RATE: '0',

@@ -31,7 +31,7 @@ describe('one poll of a Kestrel vehicle', () => {
       clock: systemClock,
       env: { PUBLIC_URL: `http://127.0.0.1:${port}`, SIM_CLOCK: 'fixed:2026-11-25T02:30:00Z', SIM_POLL_BACKFILL_MINUTES: '3', SIM_POLL_ERROR_RATE: '0', SIM_POLL_SLOW_RATE: '0' },
     });
-    app = await buildServiceApp(t.services);
+    app = await buildServiceApp(t.services, { wing: t.wing });
     await app.listen({ port, host: '127.0.0.1' });
     const { services } = t;
     const limiter = createApiRateLimiter({ redis: services.redis, clock: services.clock, prefix: services.config.QUEUE_PREFIX, manufacturer: 'kestrel', maxRequestsPerS: 5 });
