@@ -1,7 +1,8 @@
 import type Database from 'better-sqlite3';
 import type { DataPoint, DataPointRepo, LatestPayloadJson } from '../contract.ts';
 import { checkHistoryLimit, decodeHistoryCursor, encodeHistoryCursor } from '../history-cursor.ts';
-import { BUCKET_SPAN_MS, bucketKeys, encodeBucket, type BucketPoint } from './history-bucket.ts';
+import { BUCKET_SPAN_MS, bucketKeys } from './history-bucket.ts';
+import { createBucketWriter, type PointToWrite } from './history-write.ts';
 import { createHistoryDictionary } from './history-dictionary.ts';
 import { decodeLatestRow, encodeLatestRow, latestEntry, latestPayloadJson, latestSummary, type LatestEntry } from './latest-row.ts';
 import { readHistoryPage } from './history-page.ts';
@@ -80,10 +81,6 @@ export function createSqliteDataPointRepo(db: Database.Database, busyTimeoutMs: 
     `SELECT min_ts, body FROM history_buckets
      WHERE vin = ? AND shape_id = ? AND max_ts >= ? AND max_ts <= ? AND min_ts <= ?`,
   );
-  const insertBucket = db.prepare<[string, number, number, number, number, string, string, string, Buffer]>(
-    `INSERT INTO history_buckets (vin, shape_id, min_ts, max_ts, n_points, manufacturer, mapping_version, received_at, body)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
   const selectLatestRow = db.prepare<[string], Buffer>('SELECT body FROM latest_values WHERE vin = ?').pluck();
   const upsertLatestRow = db.prepare<[string, string, string, Buffer]>(
     `INSERT INTO latest_values (vin, manufacturer, received_at, body) VALUES (?, ?, ?, ?)
@@ -109,26 +106,10 @@ export function createSqliteDataPointRepo(db: Database.Database, busyTimeoutMs: 
     return keys;
   }
 
-  /** Writes one group's new points as buckets of at most BUCKET_SPAN_MS each. */
-  function writeBuckets(group: { point: DataPoint; json: string; itemId: number }[]): void {
-    group.sort((a, b) => a.point.timestampMs - b.point.timestampMs);
-    let start = 0;
-    while (start < group.length) {
-      const first = group[start]!.point.timestampMs;
-      let end = start + 1;
-      while (end < group.length && group[end]!.point.timestampMs - first <= BUCKET_SPAN_MS) end++;
-      const part = group.slice(start, end);
-      const points: BucketPoint[] = part.map((g) => ({ itemId: g.itemId, timestampMs: g.point.timestampMs, payloadJson: g.json }));
-      const shape = dict.shapeId([...new Set(points.map((p) => p.itemId))].sort((a, b) => a - b));
-      const p0 = part[0]!.point;
-      insertBucket.run(p0.vin, shape, first, part[part.length - 1]!.point.timestampMs, part.length, p0.manufacturer, p0.mappingVersion, p0.receivedAt, encodeBucket(points, first));
-      storeWrites.historyRows++;
-      start = end;
-    }
-  }
+  const writeBuckets = createBucketWriter(db, dict);
 
   /** Newer wins per item: one latest row write for the VIN, none when nothing moved forward. */
-  function moveLatest(vin: string, fresh: { point: DataPoint; json: string; itemId: number }[]): void {
+  function moveLatest(vin: string, fresh: PointToWrite[]): void {
     const current = selectLatestRow.get(vin);
     const entries = current ? decodeLatestRow(current) : new Map<number, LatestEntry>();
     let changed = false;

@@ -16,6 +16,7 @@ import { createSqliteSubscriptionRepo } from './subscriptions.ts';
 import { createSqliteVehicleRepo } from './vehicles.ts';
 import { createSqliteWebhookRepo } from './webhooks.ts';
 import { purgeErased } from './purge-erased.ts';
+import { checkSchemaVersion } from './schema-version.ts';
 
 /**
  * Opens (and creates) the embedded store. WAL lets several processes on one machine share the
@@ -36,6 +37,8 @@ export function openSqliteStore(file: string, opts: { busyTimeoutMs?: number; er
   // the unused space inside pages is cleared by purgeErased's VACUUM.
   db.pragma('secure_delete = ON');
   try {
+    // A store of the previous layout is refused until migrated (./migrate-store.ts); a new one is versioned.
+    checkSchemaVersion(db, file);
     const ping = db.prepare('SELECT 1');
     // Every repository's transient failures (busy, I/O) become StoreUnavailableError.
     const repos = guardRepos(
