@@ -8,6 +8,7 @@ import { decodeLatestRow, encodeLatestRow, latestEntry, latestPayloadJson, lates
 import { readHistoryPage } from './history-page.ts';
 import { purgeHistoryBefore } from './history-retention.ts';
 import { toJson, fromJson } from './json-column.ts';
+import { packPayload } from './payload-text.ts';
 import { storeWrites } from './store-writes.ts';
 import { createWriteLockWaiter } from './write-lock.ts';
 
@@ -51,7 +52,7 @@ interface BucketRow {
 /** The points one (VIN, provenance) group brings, ready for the write transaction. */
 interface Prepared {
   point: DataPoint;
-  json: string;
+  packed: Buffer;
   index: number;
 }
 
@@ -116,7 +117,7 @@ export function createSqliteDataPointRepo(db: Database.Database, busyTimeoutMs: 
     for (const f of fresh) {
       const had = entries.get(f.itemId);
       if (had && had.timestampMs >= f.point.timestampMs) continue;
-      entries.set(f.itemId, latestEntry(f.point, f.json));
+      entries.set(f.itemId, latestEntry(f.point, f.packed));
       changed = true;
     }
     if (!changed) return;
@@ -192,10 +193,10 @@ export function createSqliteDataPointRepo(db: Database.Database, busyTimeoutMs: 
   return {
     async insertMany(points) {
       if (points.length === 0) return [];
-      // Serialized before the write lock is taken: the other process writes meanwhile.
+      // Serialized and packed before the write lock is taken: the other process writes meanwhile.
       const byVin = new Map<string, Prepared[]>();
       for (const [index, point] of points.entries()) {
-        const prepared = { point, json: toJson(point.payload), index };
+        const prepared = { point, packed: packPayload(toJson(point.payload), point.timestampMs), index };
         const list = byVin.get(point.vin);
         if (list) list.push(prepared);
         else byVin.set(point.vin, [prepared]);

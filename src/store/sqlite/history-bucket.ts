@@ -17,22 +17,31 @@ export interface BucketPoint {
   payloadJson: string;
 }
 
+/** A point to encode: its payload already packed (./payload-text.ts). */
+export interface PackedPoint {
+  itemId: number;
+  timestampMs: number;
+  packed: Buffer;
+}
+
 /**
  * The body of one history bucket (one VIN, one message's provenance, at most a bucket span of
  * time): the points in timestamp order, each as varint item id, varint offset from the bucket's
  * first time, and the length-prefixed payload text (./payload-text.ts). A reader looking for
  * one item walks the small headers and decodes only that item's payloads.
  */
-export function encodeBucket(points: BucketPoint[], minTs: number): Buffer {
+export function encodeBucket(points: PackedPoint[], minTs: number): Buffer {
   const w = new ByteWriter();
   w.uint(points.length);
   for (const p of points) {
     w.uint(p.itemId);
     w.uint(p.timestampMs - minTs);
-    w.bytes(packPayload(p.payloadJson, p.timestampMs));
+    w.bytes(p.packed);
   }
   return w.done();
 }
+
+export const packPoint = (p: BucketPoint): PackedPoint => ({ itemId: p.itemId, timestampMs: p.timestampMs, packed: packPayload(p.payloadJson, p.timestampMs) });
 
 /** Every point of a bucket, or only those of one item. */
 export function decodeBucket(body: Buffer, minTs: number, onlyItemId?: number): BucketPoint[] {

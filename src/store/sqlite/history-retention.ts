@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { BUCKET_SPAN_MS, decodeBucket, encodeBucket } from './history-bucket.ts';
+import { BUCKET_SPAN_MS, decodeBucket, encodeBucket, packPoint } from './history-bucket.ts';
 import type { HistoryDictionary } from './history-dictionary.ts';
 
 /** Whole buckets deleted per transaction, so a large purge never holds the write lock for long. */
@@ -61,7 +61,7 @@ export async function purgeHistoryBefore(db: Database.Database, dict: HistoryDic
       const kept = points.filter((p) => p.timestampMs >= cutoffMs);
       const minTs = kept[0]!.timestampMs;
       const keptShape = dict.shapeId([...new Set(kept.map((p) => p.itemId))].sort((a, c) => a - c));
-      s.rewrite.run(keptShape, minTs, kept.length, encodeBucket(kept, minTs), b.id);
+      s.rewrite.run(keptShape, minTs, kept.length, encodeBucket(kept.map(packPoint), minTs), b.id);
       n += points.length - kept.length;
     }
     return { n, more: false };

@@ -1,13 +1,14 @@
 import type Database from 'better-sqlite3';
 import type { DataPoint } from '../contract.ts';
-import { BUCKET_SPAN_MS, encodeBucket, type BucketPoint } from './history-bucket.ts';
+import { BUCKET_SPAN_MS, encodeBucket, type PackedPoint } from './history-bucket.ts';
 import type { HistoryDictionary } from './history-dictionary.ts';
 import { storeWrites } from './store-writes.ts';
 
 /** A point about to be written: its payload already JSON text, its item already interned. */
 export interface PointToWrite {
   point: DataPoint;
-  json: string;
+  /** The payload's JSON text packed (./payload-text.ts), once for the bucket and the latest row. */
+  packed: Buffer;
   itemId: number;
 }
 
@@ -29,7 +30,7 @@ export function createBucketWriter(db: Database.Database, dict: HistoryDictionar
       let end = start + 1;
       while (end < group.length && group[end]!.point.timestampMs - first <= BUCKET_SPAN_MS) end++;
       const part = group.slice(start, end);
-      const points: BucketPoint[] = part.map((g) => ({ itemId: g.itemId, timestampMs: g.point.timestampMs, payloadJson: g.json }));
+      const points: PackedPoint[] = part.map((g) => ({ itemId: g.itemId, timestampMs: g.point.timestampMs, packed: g.packed }));
       const shape = dict.shapeId([...new Set(points.map((p) => p.itemId))].sort((a, b) => a - b));
       const p0 = part[0]!.point;
       insertBucket.run(p0.vin, shape, first, part[part.length - 1]!.point.timestampMs, part.length, p0.manufacturer, p0.mappingVersion, p0.receivedAt, encodeBucket(points, first));

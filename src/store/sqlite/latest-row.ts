@@ -1,4 +1,4 @@
-import { packPayload, unpackPayload } from './payload-text.ts';
+import { unpackPayload } from './payload-text.ts';
 import { ByteReader, ByteWriter } from './varint.ts';
 
 /** One item's latest value in a vehicle's latest row; the payload stays packed bytes. */
@@ -64,12 +64,12 @@ export function decodeLatestRow(body: Buffer, wanted?: (itemId: number) => boole
   return out;
 }
 
-export const latestEntry = (p: { timestampMs: number; manufacturer: string; mappingVersion: string; receivedAt: string }, payloadJson: string): LatestEntry => ({
+export const latestEntry = (p: { timestampMs: number; manufacturer: string; mappingVersion: string; receivedAt: string }, packed: Buffer): LatestEntry => ({
   timestampMs: p.timestampMs,
   manufacturer: p.manufacturer,
   mappingVersion: p.mappingVersion,
   receivedAt: p.receivedAt,
-  payload: packPayload(payloadJson, p.timestampMs),
+  payload: packed,
 });
 
 export const latestPayloadJson = (e: LatestEntry): string => unpackPayload(e.payload, 0, e.payload.length, e.timestampMs);

@@ -5,6 +5,7 @@ import { DATA_POINTS_SCHEMA } from './data-points.ts';
 import { createHistoryDictionary } from './history-dictionary.ts';
 import { createBucketWriter, type PointToWrite } from './history-write.ts';
 import { encodeLatestRow, latestEntry, latestSummary, type LatestEntry } from './latest-row.ts';
+import { packPayload } from './payload-text.ts';
 import { STORE_SCHEMA_VERSION, schemaState } from './schema-version.ts';
 
 export interface MigrationProgress {
@@ -134,7 +135,7 @@ function build(file: string, target: string, chunkRows: number, log: NonNullable
           group = [];
         }
         key = k;
-        group.push({ point: toPoint(r), json: r.payload, itemId: dict.itemId(r.item) });
+        group.push({ point: toPoint(r), packed: packPayload(r.payload, r.timestamp_ms), itemId: dict.itemId(r.item) });
       }
       if (group.length > 0) writeBuckets(group);
       setProgress.run(rows[rows.length - 1]!.id);
@@ -199,7 +200,7 @@ function convertLatest(db: Database.Database, dict: ReturnType<typeof createHist
   db.transaction(() => {
     for (const vin of vins) {
       const entries = new Map<number, LatestEntry>();
-      for (const r of ofVin.all(vin)) entries.set(dict.itemId(r.item), latestEntry(toPoint(r), r.payload));
+      for (const r of ofVin.all(vin)) entries.set(dict.itemId(r.item), latestEntry(toPoint(r), packPayload(r.payload, r.timestamp_ms)));
       upsert.run(vin, ...latestSummary(entries), encodeLatestRow(entries));
     }
   })();

@@ -7,9 +7,15 @@
  */
 const MARK = '\u0001';
 
+// A message's points share their time: the last one's text is kept (toISOString is the main cost).
+let lastMs = Number.NaN;
+let lastText: string | null = null;
 const timestampText = (timestampMs: number): string | null => {
+  if (timestampMs === lastMs) return lastText;
   const d = new Date(timestampMs);
-  return Number.isNaN(d.getTime()) ? null : `"timestamp":"${d.toISOString()}"`;
+  lastMs = timestampMs;
+  lastText = Number.isNaN(d.getTime()) ? null : `"timestamp":"${d.toISOString()}"`;
+  return lastText;
 };
 
 export function packPayload(json: string, timestampMs: number): Buffer {
