@@ -1,0 +1,120 @@
+/**
+ * `npm run bench:store`: the store's two layouts side by side, on the files bench:store-build
+ * grew (BENCH_DATA, default /work/bench-data: store-old/ with the layout before history
+ * buckets, store-new/ with the service's), in the same run:
+ * - bytes on disk per stored item (file and WAL over items; per table from SQLite's dbstat);
+ * - history pages of 100 points (the history API's page) for a dense item (in every message)
+ *   and a sparse item (in every 10th message's time, a message of its own), at a random upper
+ *   bound within each vehicle's history: p50 and p99 of BENCH_PAGES pages (default 300) per
+ *   case, with the file in the page cache (warmed by a first pass), and with the file evicted
+ *   before every page: `dd iflag=nocache count=0` asks the kernel to drop the file's cached
+ *   pages (posix_fadvise DONTNEED), and `PRAGMA shrink_memory` empties SQLite's own cache.
+ * The machine is shared: the load average is printed with the figures.
+ */
+import Database from 'better-sqlite3';
+import { execFileSync } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import type { DataPointRepo } from '../src/store/contract.ts';
+import { createSqliteDataPointRepo } from '../src/store/sqlite/data-points.ts';
+import { createLegacySqliteDataPointRepo } from './legacy-sqlite-data-points.ts';
+import { BENCH_T0, storeFile } from './store-build.ts';
+import { DENSE_ITEM, MESSAGE_INTERVAL_MS, SPARSE_ITEM, storeBenchVin } from './store-points.ts';
+
+const PAGES = Number(process.env.BENCH_PAGES ?? 300);
+const VINS = Number(process.env.BENCH_VINS ?? 5000);
+const load = () => loadavg().map((l) => l.toFixed(1)).join(' ');
+
+interface Layout {
+  name: 'old' | 'new';
+  file: string;
+  db: Database.Database;
+  repo: DataPointRepo;
+  items: number;
+  rounds: number;
+}
+
+function openLayout(name: 'old' | 'new'): Layout | null {
+  const file = storeFile(name);
+  if (!existsSync(file)) return null;
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  const repo = name === 'old' ? createLegacySqliteDataPointRepo(db, 5000) : createSqliteDataPointRepo(db, 5000);
+  const items =
+    name === 'old'
+      ? (db.prepare('SELECT count(*) AS n FROM data_points').get() as { n: number }).n
+      : (db.prepare('SELECT coalesce(sum(n_points), 0) AS n FROM history_buckets INDEXED BY history_buckets_vin_shape_ts').get() as { n: number }).n;
+  const rounds = Number(existsSync(`${file}.progress`) ? execFileSync('cat', [`${file}.progress`]).toString() : '0');
+  return { name, file, db, repo, items, rounds };
+}
+
+function sizes(l: Layout): string {
+  const bytes = statSync(l.file).size + (existsSync(`${l.file}-wal`) ? statSync(`${l.file}-wal`).size : 0);
+  let tables = '';
+  try {
+    const rows = l.db.prepare<[], { name: string; bytes: number }>('SELECT name, sum(pgsize) AS bytes FROM dbstat GROUP BY name ORDER BY bytes DESC').all();
+    tables = rows
+      .filter((r) => r.bytes / l.items >= 0.5)
+      .map((r) => `${r.name} ${(r.bytes / l.items).toFixed(1)}`)
+      .join(', ');
+  } catch {
+    tables = '(dbstat not available)';
+  }
+  return `${l.name}: ${(l.items / 1e6).toFixed(2)} M items, ${(bytes / 1e9).toFixed(2)} GB, ${(bytes / l.items).toFixed(1)} bytes/item [${tables}]`;
+}
+
+function evict(l: Layout): void {
+  for (const f of [l.file, `${l.file}-wal`]) if (existsSync(f)) execFileSync('dd', [`if=${f}`, 'iflag=nocache', 'count=0', 'status=none']);
+  l.db.pragma('shrink_memory');
+}
+
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+
+async function pages(l: Layout, item: string, evicted: boolean, seed: number) {
+  // The same vehicles and bounds for both layouts (a simple deterministic sequence).
+  let x = seed;
+  const next = () => (x = (x * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const times: number[] = [];
+  let points = 0;
+  for (let i = 0; i < PAGES; i++) {
+    const v = Math.floor(next() * VINS);
+    const toMs = BENCH_T0 + Math.floor((0.3 + 0.7 * next()) * l.rounds) * MESSAGE_INTERVAL_MS + VINS;
+    if (evicted) evict(l);
+    const t0 = performance.now();
+    const page = await l.repo.history({ vin: storeBenchVin(v), item, toMs, limit: 100 });
+    times.push(performance.now() - t0);
+    points += page.items.length;
+  }
+  times.sort((a, b) => a - b);
+  return { p50: pct(times, 50), p99: pct(times, 99), avgPoints: points / PAGES };
+}
+
+async function main(): Promise<void> {
+  const wanted = (process.env.BENCH_LAYOUTS ?? 'old,new').split(',');
+  const layouts = (['old', 'new'] as const).filter((n) => wanted.includes(n)).map(openLayout).filter((l): l is Layout => l !== null);
+  if (layouts.length === 0) throw new Error('no store to measure: run npm run bench:store-build (LAYOUT=old and new) first');
+  console.log(`bench:store  load average ${load()} (2 cores, shared)`);
+  console.log('bytes on disk per stored item (file + WAL; per table/index in brackets):');
+  for (const l of layouts) console.log(`  ${sizes(l)}`);
+  const [old, neu] = [layouts.find((l) => l.name === 'old'), layouts.find((l) => l.name === 'new')];
+  if (old && neu) {
+    const per = (l: Layout) => (statSync(l.file).size + (existsSync(`${l.file}-wal`) ? statSync(`${l.file}-wal`).size : 0)) / l.items;
+    console.log(`  new / old: ${(per(neu) / per(old)).toFixed(3)} (target <= 0.333)`);
+  }
+  console.log(`history pages of 100 points, ${PAGES} pages per case, random vehicle and upper bound:`);
+  for (const evicted of [false, true]) {
+    for (const item of [DENSE_ITEM, SPARSE_ITEM]) {
+      for (const l of layouts) {
+        if (!evicted) await pages(l, item, false, 7); // warm the cache with the same pages
+        const r = await pages(l, item, evicted, 7);
+        console.log(
+          `  ${evicted ? 'evicted' : 'cached '}  ${item === DENSE_ITEM ? 'dense ' : 'sparse'} ${l.name}: p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  (${r.avgPoints.toFixed(0)} points per page)  load ${load()}`,
+        );
+      }
+    }
+  }
+  for (const l of layouts) l.db.close();
+}
+
+await main();
