@@ -9,17 +9,22 @@
  *   case, with the file in the page cache (warmed by a first pass), and with the file evicted
  *   before every page: `dd iflag=nocache count=0` asks the kernel to drop the file's cached
  *   pages (posix_fadvise DONTNEED), and `PRAGMA shrink_memory` empties SQLite's own cache.
+ * - the cost of writing into the full file: BENCH_WRITE_MESSAGES messages (default 4,000) of
+ *   30 items, as bench:store-build writes them (after its last round, so every point is new),
+ *   per message: wall time, CPU time (user and system) and bytes the process wrote to disk
+ *   (/proc/self/io write_bytes: the WAL and its checkpoints), so the layouts compare even on a
+ *   loaded machine. It grows the files a little.
  * The machine is shared: the load average is printed with the figures.
  */
 import Database from 'better-sqlite3';
 import { execFileSync } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import type { DataPointRepo } from '../src/store/contract.ts';
+import type { DataPoint, DataPointRepo } from '../src/store/contract.ts';
 import { createSqliteDataPointRepo } from '../src/store/sqlite/data-points.ts';
 import { createLegacySqliteDataPointRepo } from './legacy-sqlite-data-points.ts';
 import { BENCH_T0, storeFile } from './store-build.ts';
-import { DENSE_ITEM, MESSAGE_INTERVAL_MS, SPARSE_ITEM, storeBenchVin } from './store-points.ts';
+import { DENSE_ITEM, MESSAGE_INTERVAL_MS, SPARSE_ITEM, messagePoints, storeBenchVin, templatePoints } from './store-points.ts';
 
 const PAGES = Number(process.env.BENCH_PAGES ?? 300);
 const VINS = Number(process.env.BENCH_VINS ?? 5000);
@@ -90,6 +95,35 @@ async function pages(l: Layout, item: string, evicted: boolean, seed: number) {
   return { p50: pct(times, 50), p99: pct(times, 99), avgPoints: points / PAGES };
 }
 
+const WRITE_MESSAGES = Number(process.env.BENCH_WRITE_MESSAGES ?? 4000);
+
+function writtenBytes(): number {
+  const m = /write_bytes: (\d+)/.exec(readFileSync('/proc/self/io', 'utf8'));
+  return m ? Number(m[1]) : Number.NaN;
+}
+
+async function writeCost(l: Layout, template: DataPoint[]): Promise<string> {
+  // Times after the build's last round, a fresh range per run (the files keep what was written).
+  const base = BENCH_T0 + (l.rounds + 10) * MESSAGE_INTERVAL_MS + (Date.now() % 1e9) * 10;
+  const batches: DataPoint[][] = [];
+  for (let i = 0; i < WRITE_MESSAGES; i += 200) {
+    const batch: DataPoint[] = [];
+    for (let k = i; k < Math.min(WRITE_MESSAGES, i + 200); k++) batch.push(...messagePoints(template, storeBenchVin(k % VINS), base + Math.floor(k / VINS) * MESSAGE_INTERVAL_MS + (k % VINS), k));
+    batches.push(batch);
+  }
+  const io0 = writtenBytes();
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  let items = 0;
+  for (const b of batches) items += (await l.repo.insertMany(b)).length;
+  l.db.pragma('wal_checkpoint(PASSIVE)');
+  const wall = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  const io = writtenBytes() - io0;
+  const per = (x: number) => (x / WRITE_MESSAGES).toFixed(0);
+  return `${l.name}: ${items} items, ${((items / wall) * 1000).toFixed(0)} items/s wall; per message: ${per(wall * 1000)} µs wall, CPU ${per(cpu.user)} µs user + ${per(cpu.system)} µs system, ${(io / WRITE_MESSAGES / 1024).toFixed(1)} KB written (${(io / items).toFixed(0)} bytes per item)`;
+}
+
 async function main(): Promise<void> {
   const wanted = (process.env.BENCH_LAYOUTS ?? 'old,new').split(',');
   const layouts = (['old', 'new'] as const).filter((n) => wanted.includes(n)).map(openLayout).filter((l): l is Layout => l !== null);
@@ -114,6 +148,9 @@ async function main(): Promise<void> {
       }
     }
   }
+  console.log(`writing ${WRITE_MESSAGES} more 30-item messages into each full file (200 per insertMany), load ${load()}:`);
+  const template = await templatePoints();
+  for (const l of layouts) console.log(`  ${await writeCost(l, template)}  load ${load()}`);
   for (const l of layouts) l.db.close();
 }
 
