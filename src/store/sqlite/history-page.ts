@@ -13,6 +13,7 @@ interface Entry {
 }
 
 interface BucketBody {
+  id: number;
   min_ts: number;
   body: Buffer;
   manufacturer: string;
@@ -35,8 +36,9 @@ function prepare(db: Database.Database) {
        WHERE vin = ? AND shape_id = ? AND max_ts >= ? AND (max_ts, min_ts, n_points, id) < (?, ?, ?, ?)
        ORDER BY max_ts DESC, min_ts DESC, n_points DESC, id DESC LIMIT ?`,
     ),
-    body: db.prepare<[number], BucketBody>(
-      'SELECT min_ts, body, manufacturer, mapping_version, received_at FROM history_buckets WHERE id = ?',
+    // Several buckets in one statement: cheaper than one statement per bucket.
+    bodies: db.prepare<[string], BucketBody>(
+      'SELECT id, min_ts, body, manufacturer, mapping_version, received_at FROM history_buckets WHERE id IN (SELECT value FROM json_each(?))',
     ),
   };
 }
@@ -74,6 +76,13 @@ class ShapeEntries {
     this.last = e;
     return e;
   }
+
+  /** Ids of up to n entries from the one just taken on (those that may hold points below `below`). */
+  upcoming(n: number, below: number): number[] {
+    const ids: number[] = [];
+    for (let i = this.pos - 1; i < this.rows.length && ids.length < n; i++) if (this.rows[i]!.min_ts < below) ids.push(this.rows[i]!.id);
+    return ids;
+  }
 }
 
 /**
@@ -96,6 +105,7 @@ export function readHistoryPage(
   const chunk = Math.min(q.want + 16, 1024);
   const cursors = q.shapes.map((s) => new ShapeEntries(st, q.vin, s, q.fromMs, startBelow, chunk));
   const out: DataPoint[] = [];
+  const bodies = new Map<number, BucketBody>();
   let pending: DataPoint[] = [];
   const release = (olderThanOrEqual: number) => {
     // Points newer than every bucket not read yet are final.
@@ -119,7 +129,14 @@ export function readHistoryPage(
     if (out.length >= q.want) break;
     const e = best.take();
     if (e.min_ts >= q.belowMs) continue;
-    const b = st.body.get(e.id)!;
+    let b = bodies.get(e.id);
+    if (!b) {
+      // Every bucket of these shapes holds the item, so no more buckets than points still
+      // wanted are read ahead: none read for nothing (which matters with the file not cached).
+      const need = Math.max(1, q.want - out.length - pending.length);
+      for (const r of st.bodies.all(JSON.stringify(best.upcoming(need, q.belowMs)))) bodies.set(r.id, r);
+      b = bodies.get(e.id)!;
+    }
     for (const p of decodeBucket(b.body, b.min_ts, q.itemId)) {
       if (p.timestampMs < q.fromMs || p.timestampMs >= q.belowMs) continue;
       pending.push({
