@@ -111,6 +111,10 @@ async function writeCost(l: Layout, template: DataPoint[]): Promise<string> {
     for (let k = i; k < Math.min(WRITE_MESSAGES, i + 200); k++) batch.push(...messagePoints(template, storeBenchVin(k % VINS), base + Math.floor(k / VINS) * MESSAGE_INTERVAL_MS + (k % VINS), k));
     batches.push(batch);
   }
+  // The first fifth warms up (the JIT, the caches) and is not counted.
+  const warm = Math.ceil(batches.length / 5);
+  for (const b of batches.splice(0, warm)) await l.repo.insertMany(b);
+  const counted = batches.length * 200;
   const io0 = writtenBytes();
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
@@ -120,8 +124,8 @@ async function writeCost(l: Layout, template: DataPoint[]): Promise<string> {
   const wall = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
   const io = writtenBytes() - io0;
-  const per = (x: number) => (x / WRITE_MESSAGES).toFixed(0);
-  return `${l.name}: ${items} items, ${((items / wall) * 1000).toFixed(0)} items/s wall; per message: ${per(wall * 1000)} µs wall, CPU ${per(cpu.user)} µs user + ${per(cpu.system)} µs system, ${(io / WRITE_MESSAGES / 1024).toFixed(1)} KB written (${(io / items).toFixed(0)} bytes per item)`;
+  const per = (x: number) => (x / counted).toFixed(0);
+  return `${l.name}: ${items} items, ${((items / wall) * 1000).toFixed(0)} items/s wall; per message: ${per(wall * 1000)} µs wall, CPU ${per(cpu.user)} µs user + ${per(cpu.system)} µs system, ${(io / counted / 1024).toFixed(1)} KB written (${(io / items).toFixed(0)} bytes per item)`;
 }
 
 async function main(): Promise<void> {
