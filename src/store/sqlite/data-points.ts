@@ -97,12 +97,26 @@ export function createSqliteDataPointRepo(db: Database.Database, busyTimeoutMs: 
     .prepare<[], number>('SELECT coalesce(sum(n_points), 0) FROM history_buckets INDEXED BY history_buckets_vin_shape_ts')
     .pluck();
 
-  /** The (item id, time) keys already stored for this VIN among these items and times. */
-  function storedKeys(vin: string, itemIds: Set<number>, minTs: number, maxTs: number): Set<string> {
+  /**
+   * The (item id, time) keys already stored for this VIN among these items and times. The
+   * times are taken in runs (a gap longer than a bucket span starts a new one), so a batch
+   * holding a VIN's current message and one from yesterday reads the buckets around each, not
+   * the day between.
+   */
+  function storedKeys(vin: string, itemIds: Set<number>, times: number[]): Set<string> {
     const keys = new Set<string>();
+    const sorted = [...new Set(times)].sort((a, b) => a - b);
+    const runs: [number, number][] = [];
+    for (const t of sorted) {
+      const last = runs[runs.length - 1];
+      if (last && t - last[1] <= BUCKET_SPAN_MS) last[1] = t;
+      else runs.push([t, t]);
+    }
     for (const shape of shapesOf(vin)) {
       if (!dict.shapeItems(shape).some((id) => itemIds.has(id))) continue;
-      for (const row of overlapping.all(vin, shape, minTs, maxTs + BUCKET_SPAN_MS, maxTs)) bucketKeys(row.body, row.min_ts, keys);
+      for (const [from, to] of runs) {
+        for (const row of overlapping.all(vin, shape, from, to + BUCKET_SPAN_MS, to)) bucketKeys(row.body, row.min_ts, keys);
+      }
     }
     return keys;
   }
@@ -129,13 +143,7 @@ export function createSqliteDataPointRepo(db: Database.Database, busyTimeoutMs: 
     const dictionaryBefore = dict.added;
     for (const [vin, prepared] of byVin) {
       const withIds = prepared.map((p) => ({ ...p, itemId: dict.itemId(p.point.item) }));
-      let minTs = MAX_MS;
-      let maxTs = MIN_MS;
-      for (const p of withIds) {
-        minTs = Math.min(minTs, p.point.timestampMs);
-        maxTs = Math.max(maxTs, p.point.timestampMs);
-      }
-      const seen = storedKeys(vin, new Set(withIds.map((p) => p.itemId)), minTs, maxTs);
+      const seen = storedKeys(vin, new Set(withIds.map((p) => p.itemId)), withIds.map((p) => p.point.timestampMs));
       const fresh = withIds.filter((p) => {
         const key = `${p.itemId}:${p.point.timestampMs}`;
         if (seen.has(key)) return false;

@@ -113,6 +113,10 @@ const suite: ConformanceSuite = (open: StoreFactory) => {
       const batch = [...message(VIN, 10, DENSE), ...message(VIN, 15, DENSE), ...message(VIN2, 10, DENSE)];
       expect(await dataPoints.insertMany(batch)).toEqual(batch.slice(DENSE.length));
       expect(await dataPoints.count()).toBe(DENSE.length * 3 + 1);
+      // One batch with a VIN's message of an hour later and one seen before: only the later one is new.
+      const later = message(VIN, 3610, DENSE);
+      expect(await dataPoints.insertMany([...message(VIN, 15, DENSE), ...later, ...message(VIN, 10, ['extra'], 'm@2', 900)])).toEqual(later);
+      expect(await dataPoints.count()).toBe(DENSE.length * 4 + 1);
     });
 
     it('pages a sparse item (in one message of twenty) as fast to find as a dense one, with cursors and bounds', async () => {
