@@ -167,6 +167,25 @@ const suite: ConformanceSuite = (open: StoreFactory) => {
       expect(await dataPoints.deleteOlderThan(BASE + 1_000_000)).toBe(0);
     });
 
+    it('returns every payload exactly, whether or not it repeats its point’s time', async () => {
+      const { dataPoints } = ctx.store;
+      const ms = BASE + 5000;
+      const own = new Date(ms).toISOString();
+      const payloads = [
+        { timestamp: own, value: 1 },
+        { value: 2, timestamp: new Date(ms - 1).toISOString() },
+        { a: { timestamp: own }, timestamp: own, note: `"timestamp":"${own}"` },
+        { timestamp: own.replace('Z', '+00:00') },
+        { list: [own, { timestamp: own }] },
+      ];
+      const points = payloads.map((payload, i) => ({ ...message(VIN, 5, [`p${i}`])[0]!, payload }));
+      await dataPoints.insertMany(points);
+      for (const p of points) expect((await dataPoints.history({ vin: VIN, item: p.item, limit: 1 })).items).toEqual([p]);
+      expect((await dataPoints.latest([VIN], points.map((p) => p.item))).sort((a, b) => a.item.localeCompare(b.item))).toEqual(points);
+      const json = await dataPoints.latestPayloadsJson([VIN], points.map((p) => p.item));
+      expect(Object.fromEntries(json.map((r) => [r.item, r.payloadJson]))).toEqual(Object.fromEntries(points.map((p) => [p.item, JSON.stringify(p.payload)])));
+    });
+
     it('erases every point and the latest values of a VIN across all its messages, and nothing of another', async () => {
       const { dataPoints } = ctx.store;
       for (let s = 0; s < 300; s += 5) await dataPoints.insertMany([...message(VIN, s, DENSE), ...message(VIN2, s, DENSE.slice(0, 2))]);
