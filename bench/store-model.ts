@@ -9,6 +9,8 @@
  *   case, with the file in the page cache (warmed by a first pass), and with the file evicted
  *   before every page: `dd iflag=nocache count=0` asks the kernel to drop the file's cached
  *   pages (posix_fadvise DONTNEED), and `PRAGMA shrink_memory` empties SQLite's own cache.
+ * - delivery's store read: the latest payloads of 10 vehicles x 20 items (latestPayloadsJson,
+ *   what a delivery request reads when its answer is not cached), p50/p99 over BENCH_PAGES reads;
  * - the cost of writing into the full file: BENCH_WRITE_MESSAGES messages (default 4,000) of
  *   30 items, as bench:store-build writes them (after its last round, so every point is new),
  *   per message: wall time, CPU time (user and system) and bytes the process wrote to disk
@@ -128,6 +130,19 @@ async function writeCost(l: Layout, template: DataPoint[]): Promise<string> {
   return `${l.name}: ${items} items, ${((items / wall) * 1000).toFixed(0)} items/s wall; per message: ${per(wall * 1000)} µs wall, CPU ${per(cpu.user)} µs user + ${per(cpu.system)} µs system, ${(io / counted / 1024).toFixed(1)} KB written (${(io / items).toFixed(0)} bytes per item)`;
 }
 
+async function latestReads(l: Layout, items: string[]) {
+  const times: number[] = [];
+  let pairs = 0;
+  for (let i = 0; i < PAGES; i++) {
+    const vins = Array.from({ length: 10 }, (_, k) => storeBenchVin((i * 10 + k * 487) % VINS));
+    const t0 = performance.now();
+    pairs += (await l.repo.latestPayloadsJson(vins, items)).length;
+    times.push(performance.now() - t0);
+  }
+  times.sort((a, b) => a - b);
+  return `${l.name}: p50 ${pct(times, 50).toFixed(3)} ms  p99 ${pct(times, 99).toFixed(3)} ms  (${(pairs / PAGES).toFixed(0)} payloads per read)`;
+}
+
 async function main(): Promise<void> {
   const wanted = (process.env.BENCH_LAYOUTS ?? 'old,new').split(',');
   const layouts = (['old', 'new'] as const).filter((n) => wanted.includes(n)).map(openLayout).filter((l): l is Layout => l !== null);
@@ -152,8 +167,14 @@ async function main(): Promise<void> {
       }
     }
   }
-  console.log(`writing ${WRITE_MESSAGES} more 30-item messages into each full file (200 per insertMany), load ${load()}:`);
   const template = await templatePoints();
+  const items = template.slice(0, 20).map((p) => p.item);
+  console.log(`delivery's store read, latest payloads of 10 vehicles x 20 items, ${PAGES} reads (after a warm-up pass):`);
+  for (const l of layouts) {
+    await latestReads(l, items);
+    console.log(`  ${await latestReads(l, items)}  load ${load()}`);
+  }
+  console.log(`writing ${WRITE_MESSAGES} more 30-item messages into each full file (200 per insertMany), load ${load()}:`);
   for (const l of layouts) console.log(`  ${await writeCost(l, template)}  load ${load()}`);
   for (const l of layouts) l.db.close();
 }
