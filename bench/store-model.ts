@@ -8,7 +8,9 @@
  *   bound within each vehicle's history: p50 and p99 of BENCH_PAGES pages (default 300) per
  *   case, with the file in the page cache (warmed by a first pass), and with the file evicted
  *   before every page: `dd iflag=nocache count=0` asks the kernel to drop the file's cached
- *   pages (posix_fadvise DONTNEED), and `PRAGMA shrink_memory` empties SQLite's own cache.
+ *   pages (posix_fadvise DONTNEED), and `PRAGMA shrink_memory` empties SQLite's own cache;
+ *   then the cached cases again with the file memory-mapped (BENCH_MMAP_MB, default 8192: what
+ *   SQLITE_MMAP_MB sets in the service);
  * - delivery's store read: the latest payloads of 10 vehicles x 20 items (latestPayloadsJson,
  *   what a delivery request reads when its answer is not cached), p50/p99 over BENCH_PAGES reads;
  * - the cost of writing into the full file: BENCH_WRITE_MESSAGES messages (default 4,000) of
@@ -167,6 +169,19 @@ async function main(): Promise<void> {
       }
     }
   }
+  // The same cached pages with the file read through a memory mapping (SQLITE_MMAP_MB), both layouts.
+  const mmapMb = Number(process.env.BENCH_MMAP_MB ?? 8192);
+  for (const l of layouts) l.db.pragma(`mmap_size = ${mmapMb * 1024 * 1024}`);
+  for (const item of [DENSE_ITEM, SPARSE_ITEM]) {
+    for (const l of layouts) {
+      await pages(l, item, false, 7);
+      const r = await pages(l, item, false, 7);
+      console.log(
+        `  mmap    ${item === DENSE_ITEM ? 'dense ' : 'sparse'} ${l.name}: p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  (cached, SQLITE_MMAP_MB=${mmapMb})  load ${load()}`,
+      );
+    }
+  }
+  for (const l of layouts) l.db.pragma('mmap_size = 0');
   const template = await templatePoints();
   const items = template.slice(0, 20).map((p) => p.item);
   console.log(`delivery's store read, latest payloads of 10 vehicles x 20 items, ${PAGES} reads (after a warm-up pass):`);

@@ -12,7 +12,7 @@ import { openSqliteStore } from './sqlite/open.ts';
  * progress logged (src/store/sqlite/migrate-store.ts).
  */
 export async function openStore(
-  config: Pick<Config, 'MONGO_URL' | 'MONGO_DB' | 'DATA_DIR'> & Partial<Pick<Config, 'SQLITE_BUSY_TIMEOUT_MS' | 'SQLITE_ERASURE_VACUUM_MAX_MB'>>,
+  config: Pick<Config, 'MONGO_URL' | 'MONGO_DB' | 'DATA_DIR'> & Partial<Pick<Config, 'SQLITE_BUSY_TIMEOUT_MS' | 'SQLITE_ERASURE_VACUUM_MAX_MB' | 'SQLITE_MMAP_MB'>>,
   logger?: Pick<Logger, 'info'>,
 ): Promise<Store> {
   if (config.MONGO_URL) {
@@ -24,5 +24,6 @@ export async function openStore(
   return openSqliteStore(file, {
     ...(config.SQLITE_BUSY_TIMEOUT_MS === undefined ? {} : { busyTimeoutMs: config.SQLITE_BUSY_TIMEOUT_MS }),
     ...(config.SQLITE_ERASURE_VACUUM_MAX_MB === undefined ? {} : { erasureVacuumMaxBytes: config.SQLITE_ERASURE_VACUUM_MAX_MB * 1024 * 1024 }),
+    ...(config.SQLITE_MMAP_MB ? { mmapBytes: config.SQLITE_MMAP_MB * 1024 * 1024 } : {}),
   });
 }

@@ -26,7 +26,7 @@ import { checkSchemaVersion } from './schema-version.ts';
 /** Default of SQLITE_ERASURE_VACUUM_MAX_MB (src/config.ts), for callers that open the file without the config. */
 const DEFAULT_ERASURE_VACUUM_MAX_BYTES = 256 * 1024 * 1024;
 
-export function openSqliteStore(file: string, opts: { busyTimeoutMs?: number; erasureVacuumMaxBytes?: number } = {}): Store {
+export function openSqliteStore(file: string, opts: { busyTimeoutMs?: number; erasureVacuumMaxBytes?: number; mmapBytes?: number } = {}): Store {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
@@ -36,6 +36,8 @@ export function openSqliteStore(file: string, opts: { busyTimeoutMs?: number; er
   // Deleted content is overwritten with zeros (GDPR erasure must not leave VINs in free pages);
   // the unused space inside pages is cleared by purgeErased's VACUUM.
   db.pragma('secure_delete = ON');
+  // SQLITE_MMAP_MB: reads through a memory mapping instead of read calls (history pages).
+  if (opts.mmapBytes) db.pragma(`mmap_size = ${Math.trunc(opts.mmapBytes)}`);
   try {
     // A store of the previous layout is refused until migrated (./migrate-store.ts); a new one is versioned.
     checkSchemaVersion(db, file);
