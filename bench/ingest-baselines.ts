@@ -64,22 +64,35 @@ export async function bullmqAloneRates(redisUrl: string, prefix: string, jobs: n
  * opens it, by `writers` processes at once (bench/ingest-store-writer.ts), as the harmonize
  * workers share the file. Data items per second over all writers, first start to last end.
  */
-export async function storeAloneRate(env: Record<string, string>, writers: number, messagesPerWriter: number): Promise<number> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'cvd-bench-store-'));
+export interface StoreAlone {
+  itemsPerS: number;
+  /** Row writes per telemetry message (src/store/sqlite/store-writes.ts), over all writers. */
+  writesPerMessage: { history: number; latest: number; dictionary: number };
+}
+
+export async function storeAloneRate(env: Record<string, string>, writers: number, messagesPerWriter: number, existingDir?: string): Promise<StoreAlone> {
+  // A store that already holds data (BENCH_STORE_DIR) is written into as it is, and kept.
+  const dataDir = existingDir ?? mkdtempSync(join(tmpdir(), 'cvd-bench-store-'));
   try {
     const childEnv = { ...env, DATA_DIR: dataDir, STORE_MESSAGES: String(messagesPerWriter) };
     // Created before the writers start, so they do not race to create the schema.
     await (await openStore(loadConfig(childEnv))).close();
     const children = await Promise.all(Array.from({ length: writers }, (_, i) => forkChild('ingest-store-writer.ts', { ...childEnv, WRITER_INDEX: String(i) })));
-    const done = (c: ChildProcess) => new Promise<{ items: number; startMs: number; endMs: number }>((resolve) => c.once('message', resolve));
+    type Done = { items: number; startMs: number; endMs: number; writes: { messages: number; historyRows: number; latestRows: number; dictionaryRows: number } };
+    const done = (c: ChildProcess) => new Promise<Done>((resolve) => c.once('message', resolve));
     const results = children.map(done);
     for (const c of children) c.send({ cmd: 'go' });
     const r = await Promise.all(results);
     const items = r.reduce((a, x) => a + x.items, 0);
     if (items !== writers * messagesPerWriter * ITEMS_PER_MESSAGE) throw new Error(`the store alone stored ${items} items, not ${writers * messagesPerWriter * ITEMS_PER_MESSAGE}`);
     const seconds = (Math.max(...r.map((x) => x.endMs)) - Math.min(...r.map((x) => x.startMs))) / 1000;
-    return items / seconds;
+    const sum = (k: keyof Done['writes']) => r.reduce((a, x) => a + x.writes[k], 0);
+    const messages = sum('messages');
+    return {
+      itemsPerS: items / seconds,
+      writesPerMessage: { history: sum('historyRows') / messages, latest: sum('latestRows') / messages, dictionary: sum('dictionaryRows') / messages },
+    };
   } finally {
-    rmSync(dataDir, { recursive: true, force: true });
+    if (!existingDir) rmSync(dataDir, { recursive: true, force: true });
   }
 }

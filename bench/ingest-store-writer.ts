@@ -15,6 +15,7 @@ import { defaultPaths } from '../src/paths.ts';
 import { analyse, toDataPoints } from '../src/pipeline/harmonize.ts';
 import type { DataPoint } from '../src/store/contract.ts';
 import { openStore } from '../src/store/open-store.ts';
+import { resetStoreWrites, storeWrites } from '../src/store/sqlite/store-writes.ts';
 import { benchMessage, benchVin } from './ingest-message.ts';
 
 const config = loadConfig(process.env);
@@ -57,10 +58,11 @@ process.on('message', (m: { cmd: string }) => {
   void (async () => {
     const t0 = Date.now();
     let items = 0;
+    resetStoreWrites();
     for (const b of batches) items += (await store.dataPoints.insertMany(b)).length;
     const t1 = Date.now();
     await store.close();
-    process.send?.({ items, startMs: t0, endMs: t1 }, () => process.exit(0));
+    process.send?.({ items, startMs: t0, endMs: t1, writes: { ...storeWrites } }, () => process.exit(0));
   })();
 });
 process.send?.({ ready: true });

@@ -15,11 +15,14 @@
  * (messages/s, default 250,500,1000,1500,2000,2500,3000,3500,4000), BENCH_WORKERS (default 2), BENCH_CONNECTIONS (MQTT
  * publisher connections, default 8), PIPELINE_CONCURRENCY (default 2), REDIS_URL (default: a
  * private redis-server), BENCH_PROFILE (a directory: CPU profiles of the child processes),
- * MAPPING_COMPILER (default on; off: the workers run the JSONata interpreter, for comparison).
+ * MAPPING_COMPILER (default on; off: the workers run the JSONata interpreter, for comparison),
+ * BENCH_STORE_DIR (a data folder whose store already holds data, e.g. /work/bench-data/store-new
+ * grown by `npm run bench:store-build` to 20 M items: the store-alone baseline and the end-to-end
+ * steps write into it, and it is kept; default: fresh files).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmbeddedBroker } from '../src/transports/mqtt/embedded-broker.ts';
 import { mqttCredentials } from '../src/adapters/secrets.ts';
@@ -30,6 +33,17 @@ import { closeServices, createServices } from '../src/main/create-services.ts';
 import { forkChild, takeCounts } from './bench-child.ts';
 import { bullmqAloneRates, mappingAloneRate, storeAloneRate } from './ingest-baselines.ts';
 import { ITEMS_PER_MESSAGE } from './ingest-message.ts';
+import { openStore } from '../src/store/open-store.ts';
+
+/** How many data points the store holds before the run. */
+async function storedItems(config: Parameters<typeof openStore>[0]): Promise<number> {
+  const store = await openStore(config);
+  try {
+    return await store.dataPoints.count();
+  } finally {
+    await store.close();
+  }
+}
 
 const STEP_S = Number(process.env.BENCH_STEP_S ?? 6);
 const RATES = (process.env.BENCH_RATES ?? '250,500,1000,1500,2000,2500,3000,3500,4000').split(',').map(Number);
@@ -49,7 +63,8 @@ const pct = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(so
 async function main(): Promise<void> {
   const redis = process.env.REDIS_URL ? null : await startPrivateRedis();
   const redisUrl = process.env.REDIS_URL ?? redis!.url;
-  const dataDir = mkdtempSync(join(tmpdir(), 'cvd-bench-ingest-'));
+  const existingStore = process.env.BENCH_STORE_DIR;
+  const dataDir = existingStore ?? mkdtempSync(join(tmpdir(), 'cvd-bench-ingest-'));
   const env = {
     DATA_DIR: dataDir,
     REDIS_URL: redisUrl,
@@ -78,11 +93,18 @@ async function main(): Promise<void> {
   console.log(`baseline  compiled / interpreter: ${(compiled / interpreted).toFixed(1)}x (target >= 10x); the service runs the telemetry mapping ${telemetry.engine}`);
   const bull = await bullmqAloneRates(redisUrl, env.QUEUE_PREFIX, 20_000);
   console.log(`baseline  BullMQ alone: addBulk ${bull.addsPerS.toFixed(0)} jobs/s, empty worker (concurrency 100) ${bull.processedPerS.toFixed(0)} jobs/s`);
-  const storeOne = await storeAloneRate(env, 1, STORE_MESSAGES);
-  const storeTwo = await storeAloneRate(env, 2, STORE_MESSAGES);
+  const held = existingStore ? await storedItems(config) : 0;
+  const alone1 = await storeAloneRate(env, 1, STORE_MESSAGES, existingStore);
+  const alone2 = await storeAloneRate(env, 2, STORE_MESSAGES, existingStore);
+  const [storeOne, storeTwo] = [alone1.itemsPerS, alone2.itemsPerS];
   const perS = (r: number) => `${r.toFixed(0)} items/s (${(r / ITEMS_PER_MESSAGE).toFixed(0)} msg/s)`;
+  const into = existingStore ? `into a file already holding ${(held / 1e6).toFixed(1)} M items` : 'into a fresh file';
   console.log(
-    `baseline  store alone (SQLite, insertMany of ${config.PIPELINE_BATCH_SIZE} messages, ${STORE_MESSAGES} messages per process into a fresh file): one process ${perS(storeOne)}, two processes at once ${perS(storeTwo)}`,
+    `baseline  store alone (SQLite, insertMany of ${config.PIPELINE_BATCH_SIZE} messages, ${STORE_MESSAGES} messages per process ${into}): one process ${perS(storeOne)}, two processes at once ${perS(storeTwo)}`,
+  );
+  const w = alone2.writesPerMessage;
+  console.log(
+    `baseline  store writes per telemetry message: ${(w.history + w.latest).toFixed(2)} (history ${w.history.toFixed(2)}, latest ${w.latest.toFixed(2)}; target <= 2), dictionary ${w.dictionary.toFixed(4)}; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`,
   );
   // The store alone as the pipeline writes: one process per worker, sharing the file.
   const store = WORKERS > 1 ? storeTwo : storeOne;
@@ -158,7 +180,7 @@ async function main(): Promise<void> {
   await broker.close();
   await closeServices(services);
   await redis?.stop();
-  rmSync(dataDir, { recursive: true, force: true });
+  if (!existingStore) rmSync(dataDir, { recursive: true, force: true });
   process.exit(0);
 }
 

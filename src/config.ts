@@ -261,6 +261,7 @@ export const DEFINITIONS = {
   MONGO_URL: def('', url(['mongodb:', 'mongodb+srv:']), 'Use MongoDB as the store. Default: embedded SQLite in DATA_DIR.'),
   MONGO_DB: def('cvd', str, 'MongoDB database name.'),
   SQLITE_BUSY_TIMEOUT_MS: def('5000', int(0, 60_000), 'How long a SQLite write waits for the write lock held by another process before the store reports itself unavailable (HTTP 503, workers retry).'),
+  SQLITE_MMAP_MB: def('0', int(0), 'How much of the SQLite file each process reads through memory mapping (PRAGMA mmap_size) instead of read calls: history pages of a store that does not fit in SQLite\'s own cache cost about 40 % less CPU with the file mapped (npm run bench:store). 0: none. The mapped pages count in the process\'s resident memory (shared, reclaimable file pages).'),
   SQLITE_ERASURE_VACUUM_MAX_MB: def('256', int(0), 'After a GDPR erasure the SQLite file is rewritten (VACUUM) so no byte of the erased rows stays in it, while it is at most this large: the rewrite holds the write lock about 40 ms per MB (docs/operations.md). A larger file is not rewritten; the erasure logs a warning and the deleted rows may stay in unused page space until an offline VACUUM.'),
   HISTORY_RETENTION_DAYS: def('90', int(1), 'Data points older than this are purged.'),
   HISTORY_PURGE_INTERVAL_S: def('3600', int(1), 'How often the pipeline role purges data points older than HISTORY_RETENTION_DAYS, push deliveries older than DELIVERY_LOG_RETENTION_DAYS, and sweeps consent processes.'),

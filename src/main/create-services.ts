@@ -45,7 +45,7 @@ export async function createServices(config: Config, logger: Logger, redisUrl: s
   const adapters = reloadableRegistry(await load(), { load, close: () => isolate.close() });
   logMappingEngines(adapters, logger);
   checkOutsideClientSecrets(adapters.list());
-  const rawStore = overrides.store ?? (await openStore(config));
+  const rawStore = overrides.store ?? (await openStore(config, logger));
   const redis = createRedisClient(redisUrl);
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis client error'));
   const clock = overrides.clock ?? systemClock;

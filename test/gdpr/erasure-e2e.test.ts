@@ -23,7 +23,7 @@ const X = 'BRLAU1EV0N1000001';
 const Y = 'BRLAU1EV0N1000002';
 const ADMIN = { authorization: 'Bearer test-admin-token' };
 /** The tables that hold VIN-linked data: Y must still be found in each after X is erased. */
-const VIN_TABLES = ['data_points', 'data_latest', 'quarantine', 'consents', 'deliveries', 'vehicles'];
+const VIN_TABLES = ['history_buckets', 'latest_values', 'quarantine', 'consents', 'deliveries', 'vehicles'];
 
 /**
  * Erasure from every store, end to end: VIN X and VIN Y go through the real pipeline (signed HTTP ingest,

@@ -1,181 +1,256 @@
 import type Database from 'better-sqlite3';
 import type { DataPoint, DataPointRepo, LatestPayloadJson } from '../contract.ts';
 import { checkHistoryLimit, decodeHistoryCursor, encodeHistoryCursor } from '../history-cursor.ts';
-import { deleteInChunks } from './delete-in-chunks.ts';
-import { fromJson, toJson } from './json-column.ts';
+import { BUCKET_SPAN_MS, bucketKeys } from './history-bucket.ts';
+import { createBucketWriter, type PointToWrite } from './history-write.ts';
+import { createHistoryDictionary } from './history-dictionary.ts';
+import { decodeLatestRow, encodeLatestRow, latestEntry, latestPayloadJson, latestSummary, type LatestEntry } from './latest-row.ts';
+import { readHistoryPage } from './history-page.ts';
+import { purgeHistoryBefore } from './history-retention.ts';
+import { toJson, fromJson } from './json-column.ts';
+import { packPayload } from './payload-text.ts';
+import { storeWrites } from './store-writes.ts';
 import { createWriteLockWaiter } from './write-lock.ts';
 
-interface PointRow {
-  vin: string;
-  item: string;
-  timestamp_ms: number;
-  payload: string;
-  manufacturer: string;
-  mapping_version: string;
-  received_at: string;
-}
-
-const COLUMNS = 'vin, item, timestamp_ms, payload, manufacturer, mapping_version, received_at';
-
-const SCHEMA = `
--- History. A plain rowid table: rows append in arrival order, which measured about 1.5x faster
--- to ingest than a clustered WITHOUT ROWID table keyed by (vin, item, timestamp_ms).
-CREATE TABLE IF NOT EXISTS data_points (
+export const DATA_POINTS_SCHEMA = `
+-- History in buckets: one row per VIN and message (the points one insertMany call brings for
+-- one VIN with one provenance, at most BUCKET_SPAN_MS apart), its points in one compact body
+-- (./history-bucket.ts). A rowid table: rows append in arrival order.
+CREATE TABLE IF NOT EXISTS history_buckets (
+  id              INTEGER PRIMARY KEY,
   vin             TEXT    NOT NULL,
-  item            TEXT    NOT NULL,
-  timestamp_ms    INTEGER NOT NULL,
-  payload         TEXT    NOT NULL,
-  manufacturer    TEXT    NOT NULL,
-  mapping_version TEXT    NOT NULL,
-  received_at     TEXT    NOT NULL
-);
--- The dedup key that makes ingestion idempotent; also serves history pages (newest first).
-CREATE UNIQUE INDEX IF NOT EXISTS data_points_vin_item_ts_uq ON data_points (vin, item, timestamp_ms);
--- Retention deletes by age across all VINs.
-CREATE INDEX IF NOT EXISTS data_points_timestamp_idx ON data_points (timestamp_ms);
--- The latest value per (vin, item): delivery reads only this small table.
-CREATE TABLE IF NOT EXISTS data_latest (
-  vin             TEXT    NOT NULL,
-  item            TEXT    NOT NULL,
-  timestamp_ms    INTEGER NOT NULL,
-  payload         TEXT    NOT NULL,
+  shape_id        INTEGER NOT NULL,
+  min_ts          INTEGER NOT NULL,
+  max_ts          INTEGER NOT NULL,
+  n_points        INTEGER NOT NULL,
   manufacturer    TEXT    NOT NULL,
   mapping_version TEXT    NOT NULL,
   received_at     TEXT    NOT NULL,
-  PRIMARY KEY (vin, item)
-) WITHOUT ROWID;
+  body            BLOB    NOT NULL
+);
+-- One entry per bucket, not per point: finds a VIN's buckets holding an item (by shape) in
+-- time order, serves the dedup check of a new message, retention's ranges and count().
+CREATE INDEX IF NOT EXISTS history_buckets_vin_shape_ts ON history_buckets (vin, shape_id, max_ts, min_ts, n_points);
+-- The latest values: one row per vehicle (./latest-row.ts), newer wins per item. The fleet
+-- report reads the vehicle's manufacturer and last reception (the greatest over its items).
+CREATE TABLE IF NOT EXISTS latest_values (
+  vin          TEXT NOT NULL PRIMARY KEY,
+  manufacturer TEXT NOT NULL,
+  received_at  TEXT NOT NULL,
+  body         BLOB NOT NULL
+);
 `;
 
 const MIN_MS = Number.MIN_SAFE_INTEGER;
-const ITEM_SEPARATOR = '\x1f';
-const PAIR_SEPARATOR = '\x1e';
 const MAX_MS = Number.MAX_SAFE_INTEGER;
-/** Retention deletes in chunks so a large purge never holds the write lock for long. */
-const PURGE_CHUNK = 5000;
 
-const toPoint = (r: PointRow): DataPoint => ({
-  vin: r.vin,
-  item: r.item,
-  timestampMs: r.timestamp_ms,
-  payload: fromJson<Record<string, unknown>>(r.payload, 'data_points.payload'),
-  manufacturer: r.manufacturer,
-  mappingVersion: r.mapping_version,
-  receivedAt: r.received_at,
-});
+interface BucketRow {
+  min_ts: number;
+  body: Buffer;
+}
 
-type PointParams = [string, string, number, string, string, string, string];
+/** The points one (VIN, provenance) group brings, ready for the write transaction. */
+interface Prepared {
+  point: DataPoint;
+  packed: Buffer;
+  index: number;
+}
 
 /**
  * SQLite engine of the DataPointRepo. Creates its own tables and indexes. `busyTimeoutMs` is
  * how long a write waits for another process's write lock (SQLITE_BUSY_TIMEOUT_MS).
+ *
+ * Storing one telemetry message costs two row writes: its bucket and the vehicle's latest row
+ * (store-writes.ts counts them). Idempotency per (vin, item, timestampMs) is checked inside the
+ * write transaction against the VIN's buckets that overlap the message in time.
  */
 export function createSqliteDataPointRepo(db: Database.Database, busyTimeoutMs: number): DataPointRepo {
-  db.exec(SCHEMA);
+  db.exec(DATA_POINTS_SCHEMA);
+  const dict = createHistoryDictionary(db);
   const whenWritable = createWriteLockWaiter(db, busyTimeoutMs);
-  // DO NOTHING only for the dedup key (unlike OR IGNORE, a NOT NULL violation still fails).
-  const insertHistory = db.prepare<PointParams>(
-    `INSERT INTO data_points (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)
-     ON CONFLICT (vin, item, timestamp_ms) DO NOTHING`,
-  );
-  // The WHERE makes the latest value move only forward in time, whatever order points arrive in.
-  const upsertLatest = db.prepare<PointParams>(
-    `INSERT INTO data_latest (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)
-     ON CONFLICT (vin, item) DO UPDATE SET
-       timestamp_ms = excluded.timestamp_ms, payload = excluded.payload,
-       manufacturer = excluded.manufacturer, mapping_version = excluded.mapping_version,
-       received_at = excluded.received_at
-     WHERE excluded.timestamp_ms > data_latest.timestamp_ms`,
-  );
-  const selectLatest = db.prepare<[string, string], PointRow>(
-    `SELECT ${COLUMNS} FROM data_latest
-     WHERE vin IN (SELECT value FROM json_each(?)) AND item IN (SELECT value FROM json_each(?))`,
-  );
-  // Three columns as arrays: materializing every provenance column as a row object cost about
-  // three times as much, and the payload stays the JSON text it is stored as.
-  // One row per VIN, its pairs joined with control characters that JSON text never holds raw
-  // (JSON.stringify escapes U+001E and U+001F) and catalog item names never contain: building
-  // 10 strings instead of 200 row arrays made this read about 40 % cheaper (bench/delivery.ts).
-  const selectLatestPayloads = db
-    .prepare<[string, string], [string, string]>(
-      `SELECT vin, group_concat(item || char(31) || payload, char(30)) FROM data_latest
-       WHERE vin IN (SELECT value FROM json_each(?)) AND item IN (SELECT value FROM json_each(?))
-       GROUP BY vin`,
-    )
-    .raw(true);
-  const selectHistory = db.prepare<[string, string, number, number, number], PointRow>(
-    `SELECT ${COLUMNS} FROM data_points
-     WHERE vin = ? AND item = ? AND timestamp_ms >= ? AND timestamp_ms < ?
-     ORDER BY timestamp_ms DESC LIMIT ?`,
-  );
-  const deleteHistoryOfVin = db.prepare<[string]>('DELETE FROM data_points WHERE vin = ?');
-  const deleteLatestOfVin = db.prepare<[string]>('DELETE FROM data_latest WHERE vin = ?');
-  const purgeChunk = db.prepare<[number, number]>(
-    'DELETE FROM data_points WHERE rowid IN (SELECT rowid FROM data_points WHERE timestamp_ms < ? LIMIT ?)',
-  );
-  const countHistory = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM data_points');
 
-  const insertTx = db.transaction((points: DataPoint[], rows: PointParams[]): DataPoint[] => {
-    const fresh: DataPoint[] = [];
-    // Only the newest new point per (vin, item) can move latest: one upsert per pair, not per point.
-    const newest = new Map<string, PointParams>();
-    for (const [i, p] of points.entries()) {
-      const row = rows[i]!;
-      // A point already in history was already offered to latest when it first arrived.
-      if (insertHistory.run(...row).changes === 0) continue;
-      fresh.push(p);
-      const pair = `${p.vin}\u0000${p.item}`;
-      const seen = newest.get(pair);
-      if (!seen || p.timestampMs > seen[2]) newest.set(pair, row);
+  // The distinct shapes of a VIN's buckets, one index seek each (a skip scan).
+  const nextShape = db
+    .prepare<[string, number], number>('SELECT shape_id FROM history_buckets WHERE vin = ? AND shape_id > ? ORDER BY shape_id LIMIT 1')
+    .pluck();
+  const shapesOf = (vin: string): number[] => {
+    const out: number[] = [];
+    for (let s = nextShape.get(vin, -1); s !== undefined; s = nextShape.get(vin, s)) out.push(s);
+    return out;
+  };
+  const overlapping = db.prepare<[string, number, number, number, number], BucketRow>(
+    `SELECT min_ts, body FROM history_buckets
+     WHERE vin = ? AND shape_id = ? AND max_ts >= ? AND max_ts <= ? AND min_ts <= ?`,
+  );
+  const selectLatestRow = db.prepare<[string], Buffer>('SELECT body FROM latest_values WHERE vin = ?').pluck();
+  const upsertLatestRow = db.prepare<[string, string, string, Buffer]>(
+    `INSERT INTO latest_values (vin, manufacturer, received_at, body) VALUES (?, ?, ?, ?)
+     ON CONFLICT (vin) DO UPDATE SET manufacturer = excluded.manufacturer, received_at = excluded.received_at, body = excluded.body`,
+  );
+  const selectLatestRows = db
+    .prepare<[string], [string, Buffer]>('SELECT vin, body FROM latest_values WHERE vin IN (SELECT value FROM json_each(?))')
+    .raw(true);
+  const countOfVin = db.prepare<[string], number>('SELECT coalesce(sum(n_points), 0) FROM history_buckets WHERE vin = ?').pluck();
+  const deleteBucketsOfVin = db.prepare<[string]>('DELETE FROM history_buckets WHERE vin = ?');
+  const deleteLatestOfVin = db.prepare<[string]>('DELETE FROM latest_values WHERE vin = ?');
+  const countAll = db
+    .prepare<[], number>('SELECT coalesce(sum(n_points), 0) FROM history_buckets INDEXED BY history_buckets_vin_shape_ts')
+    .pluck();
+
+  /**
+   * The (item id, time) keys already stored for this VIN among these items and times. The
+   * times are taken in runs (a gap longer than a bucket span starts a new one), so a batch
+   * holding a VIN's current message and one from yesterday reads the buckets around each, not
+   * the day between.
+   */
+  function storedKeys(vin: string, itemIds: Set<number>, times: number[]): Set<string> {
+    const keys = new Set<string>();
+    const sorted = [...new Set(times)].sort((a, b) => a - b);
+    const runs: [number, number][] = [];
+    for (const t of sorted) {
+      const last = runs[runs.length - 1];
+      if (last && t - last[1] <= BUCKET_SPAN_MS) last[1] = t;
+      else runs.push([t, t]);
     }
-    for (const row of newest.values()) upsertLatest.run(...row);
-    return fresh;
+    for (const shape of shapesOf(vin)) {
+      if (!dict.shapeItems(shape).some((id) => itemIds.has(id))) continue;
+      for (const [from, to] of runs) {
+        for (const row of overlapping.all(vin, shape, from, to + BUCKET_SPAN_MS, to)) bucketKeys(row.body, row.min_ts, keys);
+      }
+    }
+    return keys;
+  }
+
+  const writeBuckets = createBucketWriter(db, dict);
+
+  /** Newer wins per item: one latest row write for the VIN, none when nothing moved forward. */
+  function moveLatest(vin: string, fresh: PointToWrite[]): void {
+    const current = selectLatestRow.get(vin);
+    const entries = current ? decodeLatestRow(current) : new Map<number, LatestEntry>();
+    let changed = false;
+    for (const f of fresh) {
+      const had = entries.get(f.itemId);
+      if (had && had.timestampMs >= f.point.timestampMs) continue;
+      entries.set(f.itemId, latestEntry(f.point, f.packed));
+      changed = true;
+    }
+    if (!changed) return;
+    upsertLatestRow.run(vin, ...latestSummary(entries), encodeLatestRow(entries));
+    storeWrites.latestRows++;
+  }
+
+  const insertTx = db.transaction((byVin: Map<string, Prepared[]>, isNew: boolean[]): void => {
+    const dictionaryBefore = dict.added;
+    for (const [vin, prepared] of byVin) {
+      const withIds = prepared.map((p) => ({ ...p, itemId: dict.itemId(p.point.item) }));
+      const seen = storedKeys(vin, new Set(withIds.map((p) => p.itemId)), withIds.map((p) => p.point.timestampMs));
+      const fresh = withIds.filter((p) => {
+        const key = `${p.itemId}:${p.point.timestampMs}`;
+        if (seen.has(key)) return false;
+        seen.add(key);
+        return true;
+      });
+      // One bucket per provenance (a message's points share it), so each point keeps its own.
+      const groups = new Map<string, typeof fresh>();
+      for (const f of fresh) {
+        const key = `${f.point.manufacturer}\u0000${f.point.mappingVersion}\u0000${f.point.receivedAt}`;
+        const group = groups.get(key);
+        if (group) group.push(f);
+        else groups.set(key, [f]);
+      }
+      for (const group of groups.values()) writeBuckets(group);
+      storeWrites.messages += groups.size;
+      if (fresh.length > 0) moveLatest(vin, fresh);
+      for (const f of fresh) isNew[f.index] = true;
+    }
+    storeWrites.dictionaryRows += dict.added - dictionaryBefore;
   });
+
   const deleteVinTx = db.transaction((vin: string): number => {
+    const n = countOfVin.get(vin) ?? 0;
     deleteLatestOfVin.run(vin);
-    return deleteHistoryOfVin.run(vin).changes;
+    deleteBucketsOfVin.run(vin);
+    return n;
   });
+
+  const toPoint = (vin: string, item: string, e: LatestEntry): DataPoint => ({
+    vin,
+    item,
+    timestampMs: e.timestampMs,
+    payload: fromJson<Record<string, unknown>>(latestPayloadJson(e), 'latest_values.body'),
+    manufacturer: e.manufacturer,
+    mappingVersion: e.mappingVersion,
+    receivedAt: e.receivedAt,
+  });
+
+  /** The requested items' latest entries of the requested VINs, one row read per VIN. */
+  function readLatest(vins: string[], items: string[]): { vin: string; item: string; entry: LatestEntry }[] {
+    const ids = new Map<number, string>();
+    for (const item of items) {
+      const id = dict.findItemId(item);
+      if (id !== undefined) ids.set(id, item);
+    }
+    if (ids.size === 0) return [];
+    const out: { vin: string; item: string; entry: LatestEntry }[] = [];
+    for (const [vin, body] of selectLatestRows.all(JSON.stringify(vins))) {
+      for (const [id, entry] of decodeLatestRow(body, (itemId) => ids.has(itemId))) out.push({ vin, item: ids.get(id)!, entry });
+    }
+    return out;
+  }
 
   return {
     async insertMany(points) {
       if (points.length === 0) return [];
+      // Serialized and packed before the write lock is taken: the other process writes meanwhile.
+      const byVin = new Map<string, Prepared[]>();
+      for (const [index, point] of points.entries()) {
+        const prepared = { point, packed: packPayload(toJson(point.payload), point.timestampMs), index };
+        const list = byVin.get(point.vin);
+        if (list) list.push(prepared);
+        else byVin.set(point.vin, [prepared]);
+      }
+      const isNew: boolean[] = new Array<boolean>(points.length).fill(false);
       // IMMEDIATE takes the write lock up front, so a second process waits instead of failing
       // on a lock upgrade; it waits on the event loop, harmonizing meanwhile (./write-lock.ts).
-      // Serialized before the write lock is taken: the other process writes meanwhile.
-      const rows = points.map((p): PointParams => [p.vin, p.item, p.timestampMs, toJson(p.payload), p.manufacturer, p.mappingVersion, p.receivedAt]);
-      return whenWritable(() => insertTx.immediate(points, rows));
+      await whenWritable(() => {
+        isNew.fill(false);
+        try {
+          insertTx.immediate(byVin, isNew);
+        } catch (err) {
+          dict.forget();
+          throw err;
+        }
+      });
+      return points.filter((_, i) => isNew[i]);
     },
     async latest(vins, items) {
       if (vins.length === 0 || items.length === 0) return [];
-      return selectLatest.all(JSON.stringify(vins), JSON.stringify(items)).map(toPoint);
+      return readLatest(vins, items).map((r) => toPoint(r.vin, r.item, r.entry));
     },
     async latestPayloadsJson(vins, items) {
       if (vins.length === 0 || items.length === 0) return [];
-      const out: LatestPayloadJson[] = [];
-      for (const [vin, joined] of selectLatestPayloads.all(JSON.stringify(vins), JSON.stringify(items))) {
-        for (const pair of joined.split(PAIR_SEPARATOR)) {
-          const cut = pair.indexOf(ITEM_SEPARATOR);
-          out.push({ vin, item: pair.slice(0, cut), payloadJson: pair.slice(cut + 1) });
-        }
-      }
-      return out;
+      return readLatest(vins, items).map((r): LatestPayloadJson => ({ vin: r.vin, item: r.item, payloadJson: latestPayloadJson(r.entry) }));
     },
     async history(query) {
       checkHistoryLimit(query.limit);
       const below = Math.min(query.toMs ?? MAX_MS, query.cursor ? decodeHistoryCursor(query.cursor) : MAX_MS);
-      // One extra row tells whether another page exists without a second query.
-      const rows = selectHistory.all(query.vin, query.item, query.fromMs ?? MIN_MS, below, query.limit + 1);
-      const items = rows.slice(0, query.limit).map(toPoint);
-      const last = items[items.length - 1];
-      return { items, nextCursor: rows.length > query.limit && last ? encodeHistoryCursor(last.timestampMs) : null };
+      const itemId = dict.findItemId(query.item);
+      if (itemId === undefined) return { items: [], nextCursor: null };
+      const shapes = shapesOf(query.vin).filter((s) => dict.shapeItems(s).includes(itemId));
+      // One extra point tells whether another page exists.
+      const items = readHistoryPage(db, { vin: query.vin, item: query.item, itemId, shapes, fromMs: query.fromMs ?? MIN_MS, belowMs: below, want: query.limit + 1 });
+      const page = items.slice(0, query.limit);
+      const last = page[page.length - 1];
+      return { items: page, nextCursor: items.length > query.limit && last ? encodeHistoryCursor(last.timestampMs) : null };
     },
     async deleteByVin(vin) {
       return deleteVinTx.immediate(vin);
     },
     async deleteOlderThan(cutoffMs) {
-      return deleteInChunks((limit) => purgeChunk.run(cutoffMs, limit).changes, PURGE_CHUNK);
+      return purgeHistoryBefore(db, dict, whenWritable, cutoffMs);
     },
     async count() {
-      return countHistory.get()?.n ?? 0;
+      return countAll.get() ?? 0;
     },
   };
 }

@@ -16,6 +16,7 @@ import { createSqliteSubscriptionRepo } from './subscriptions.ts';
 import { createSqliteVehicleRepo } from './vehicles.ts';
 import { createSqliteWebhookRepo } from './webhooks.ts';
 import { purgeErased } from './purge-erased.ts';
+import { checkSchemaVersion } from './schema-version.ts';
 
 /**
  * Opens (and creates) the embedded store. WAL lets several processes on one machine share the
@@ -25,7 +26,7 @@ import { purgeErased } from './purge-erased.ts';
 /** Default of SQLITE_ERASURE_VACUUM_MAX_MB (src/config.ts), for callers that open the file without the config. */
 const DEFAULT_ERASURE_VACUUM_MAX_BYTES = 256 * 1024 * 1024;
 
-export function openSqliteStore(file: string, opts: { busyTimeoutMs?: number; erasureVacuumMaxBytes?: number } = {}): Store {
+export function openSqliteStore(file: string, opts: { busyTimeoutMs?: number; erasureVacuumMaxBytes?: number; mmapBytes?: number } = {}): Store {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
@@ -35,7 +36,11 @@ export function openSqliteStore(file: string, opts: { busyTimeoutMs?: number; er
   // Deleted content is overwritten with zeros (GDPR erasure must not leave VINs in free pages);
   // the unused space inside pages is cleared by purgeErased's VACUUM.
   db.pragma('secure_delete = ON');
+  // SQLITE_MMAP_MB: reads through a memory mapping instead of read calls (history pages).
+  if (opts.mmapBytes) db.pragma(`mmap_size = ${Math.trunc(opts.mmapBytes)}`);
   try {
+    // A store of the previous layout is refused until migrated (./migrate-store.ts); a new one is versioned.
+    checkSchemaVersion(db, file);
     const ping = db.prepare('SELECT 1');
     // Every repository's transient failures (busy, I/O) become StoreUnavailableError.
     const repos = guardRepos(

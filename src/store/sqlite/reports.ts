@@ -15,7 +15,7 @@ interface FunnelSqlRow {
 }
 
 /**
- * SQLite engine of the ReportsRepo. Needs the vehicles, data_latest and consents tables, so it
+ * SQLite engine of the ReportsRepo. Needs the vehicles, latest_values and consents tables, so it
  * is created after their repositories.
  */
 export function createSqliteReportsRepo(db: Database.Database): ReportsRepo {
@@ -27,15 +27,14 @@ export function createSqliteReportsRepo(db: Database.Database): ReportsRepo {
      GROUP BY manufacturer ORDER BY manufacturer IS NULL, manufacturer`,
   );
   const latestOf = db.prepare<[string], { vin: string; manufacturer: string; last: string }>(
-    `SELECT vin, max(manufacturer) AS manufacturer, max(received_at) AS last FROM data_latest
-     WHERE vin IN (SELECT value FROM json_each(?)) GROUP BY vin`,
+    `SELECT vin, manufacturer, received_at AS last FROM latest_values WHERE vin IN (SELECT value FROM json_each(?))`,
   );
   const claimedOf = db.prepare<[string], { vin: string; manufacturer: string | null }>(
     `SELECT vin, max(manufacturer) AS manufacturer FROM vehicles WHERE vin IN (SELECT value FROM json_each(?)) GROUP BY vin`,
   );
 
   /** The first `limit` distinct VINs of a table in the page's range (DISTINCT walks the vin index in order). */
-  function vinsOf(table: 'data_latest' | 'vehicles', q: Parameters<ReportsRepo['fleet']>[0], limit: number): string[] {
+  function vinsOf(table: 'latest_values' | 'vehicles', q: Parameters<ReportsRepo['fleet']>[0], limit: number): string[] {
     const b = fleetBounds(q);
     const where = [b.inclusive ? 'vin >= @from' : 'vin > @from', ...(b.hi ? ['vin < @hi'] : []), ...(q.manufacturer ? ['manufacturer = @m'] : [])];
     const sql = `SELECT DISTINCT vin FROM ${table} WHERE ${where.join(' AND ')} ORDER BY vin LIMIT @limit`;
@@ -51,7 +50,7 @@ export function createSqliteReportsRepo(db: Database.Database): ReportsRepo {
     let st = freshnessOf.get(n);
     if (!st) {
       const columns = Array.from({ length: n }, (_, i) => `, sum(last >= ?) AS s${i}`).join('');
-      st = db.prepare<string[], Record<string, number | null>>(`SELECT count(*) AS total${columns} FROM (SELECT max(received_at) AS last FROM data_latest GROUP BY vin)`);
+      st = db.prepare<string[], Record<string, number | null>>(`SELECT count(*) AS total${columns} FROM (SELECT received_at AS last FROM latest_values)`);
       freshnessOf.set(n, st);
     }
     return st;
@@ -63,7 +62,7 @@ export function createSqliteReportsRepo(db: Database.Database): ReportsRepo {
       return { total: Number(row.total ?? 0), seenSince: since.map((_, i) => Number(row[`s${i}`] ?? 0)) };
     },
     async fleet(q) {
-      const { vins, nextAfter } = mergeVins(vinsOf('data_latest', q, q.limit + 1), vinsOf('vehicles', q, q.limit + 1), q.limit);
+      const { vins, nextAfter } = mergeVins(vinsOf('latest_values', q, q.limit + 1), vinsOf('vehicles', q, q.limit + 1), q.limit);
       const json = JSON.stringify(vins);
       const latest = new Map(latestOf.all(json).map((r) => [r.vin, r]));
       const claimed = new Map(claimedOf.all(json).map((r) => [r.vin, r.manufacturer]));

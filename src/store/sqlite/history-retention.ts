@@ -1,0 +1,88 @@
+import type Database from 'better-sqlite3';
+import { BUCKET_SPAN_MS, decodeBucket, encodeBucket, packPoint } from './history-bucket.ts';
+import type { HistoryDictionary } from './history-dictionary.ts';
+
+/** Whole buckets deleted per transaction, so a large purge never holds the write lock for long. */
+const PURGE_CHUNK = 2000;
+
+type WhenWritable = <T>(write: () => T) => Promise<T>;
+
+const statements = new WeakMap<Database.Database, ReturnType<typeof prepare>>();
+
+function prepare(db: Database.Database) {
+  return {
+    // Every (vin, shape) of the index, one seek each (a skip scan).
+    firstPair: db.prepare<[], { vin: string; shape_id: number }>('SELECT vin, shape_id FROM history_buckets ORDER BY vin, shape_id LIMIT 1'),
+    nextPair: db.prepare<[string, number], { vin: string; shape_id: number }>(
+      'SELECT vin, shape_id FROM history_buckets WHERE (vin, shape_id) > (?, ?) ORDER BY vin, shape_id LIMIT 1',
+    ),
+    anyOld: db
+      .prepare<[string, number, number, number], number>(
+        'SELECT 1 FROM history_buckets WHERE vin = ? AND shape_id = ? AND max_ts < ? AND min_ts < ? LIMIT 1',
+      )
+      .pluck(),
+    wholeOld: db.prepare<[string, number, number, number], { id: number; n_points: number }>(
+      'SELECT id, n_points FROM history_buckets WHERE vin = ? AND shape_id = ? AND max_ts < ? LIMIT ?',
+    ),
+    deleteById: db.prepare<[number]>('DELETE FROM history_buckets WHERE id = ?'),
+    straddling: db.prepare<[string, number, number, number, number], { id: number; min_ts: number; body: Buffer }>(
+      'SELECT id, min_ts, body FROM history_buckets WHERE vin = ? AND shape_id = ? AND max_ts >= ? AND max_ts < ? AND min_ts < ?',
+    ),
+    rewrite: db.prepare<[number, number, number, Buffer, number]>(
+      'UPDATE history_buckets SET shape_id = ?, min_ts = ?, n_points = ?, body = ? WHERE id = ?',
+    ),
+  };
+}
+
+/**
+ * Retention: erases every point with a time before cutoffMs and returns how many.
+ *
+ * Buckets wholly older than the cutoff are deleted whole, by their index range per (VIN,
+ * shape). A bucket that straddles the cutoff (its first point before it, its last at or after
+ * it: only buckets whose last point lies within one bucket span of the cutoff) is rewritten
+ * without its older points, so no point outlives the retention period, not even by the span.
+ * Each (VIN, shape) is one short transaction, so other writers get in between.
+ */
+export async function purgeHistoryBefore(db: Database.Database, dict: HistoryDictionary, whenWritable: WhenWritable, cutoffMs: number): Promise<number> {
+  let st = statements.get(db);
+  if (!st) statements.set(db, (st = prepare(db)));
+  const s = st;
+  let deleted = 0;
+  const purgePair = (vin: string, shape: number): { n: number; more: boolean } => {
+    let n = 0;
+    const old = s.wholeOld.all(vin, shape, cutoffMs, PURGE_CHUNK);
+    for (const b of old) {
+      s.deleteById.run(b.id);
+      n += b.n_points;
+    }
+    if (old.length === PURGE_CHUNK) return { n, more: true };
+    for (const b of s.straddling.all(vin, shape, cutoffMs, cutoffMs + BUCKET_SPAN_MS, cutoffMs)) {
+      const points = decodeBucket(b.body, b.min_ts);
+      const kept = points.filter((p) => p.timestampMs >= cutoffMs);
+      const minTs = kept[0]!.timestampMs;
+      const keptShape = dict.shapeId([...new Set(kept.map((p) => p.itemId))].sort((a, c) => a - c));
+      s.rewrite.run(keptShape, minTs, kept.length, encodeBucket(kept.map(packPoint), minTs), b.id);
+      n += points.length - kept.length;
+    }
+    return { n, more: false };
+  };
+  const tx = db.transaction(purgePair);
+  for (let pair = s.firstPair.get(); pair; pair = s.nextPair.get(pair.vin, pair.shape_id)) {
+    const { vin, shape_id: shape } = pair;
+    if (s.anyOld.get(vin, shape, cutoffMs + BUCKET_SPAN_MS, cutoffMs) === undefined) continue;
+    for (;;) {
+      const r = await whenWritable(() => {
+        try {
+          return tx.immediate(vin, shape);
+        } catch (err) {
+          dict.forget();
+          throw err;
+        }
+      });
+      deleted += r.n;
+      if (!r.more) break;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+  return deleted;
+}

@@ -1,0 +1,43 @@
+import type Database from 'better-sqlite3';
+
+/**
+ * The SQLite store's schema version, kept in the file's `user_version`:
+ * - 0: no version (a new file, or one written before versions; the latter holds the per-item
+ *   history table `data_points`);
+ * - 2: history in buckets and latest values per vehicle (./data-points.ts).
+ * (1 is skipped so that "0 with data_points" and "2" can never be confused.)
+ */
+export const STORE_SCHEMA_VERSION = 2;
+
+export type SchemaState = 'empty' | 'previous' | 'current' | 'newer';
+
+export function schemaState(db: Database.Database): SchemaState {
+  const version = db.pragma('user_version', { simple: true }) as number;
+  if (version > STORE_SCHEMA_VERSION) return 'newer';
+  if (version === STORE_SCHEMA_VERSION) return 'current';
+  const legacy = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'data_points'").get();
+  return legacy ? 'previous' : 'empty';
+}
+
+/** Thrown by a process that meets a store it cannot use as it is. */
+export class StoreSchemaError extends Error {
+  override name = 'StoreSchemaError';
+}
+
+/**
+ * At open: a store of the previous layout must have been migrated (migrateSqliteStore, which
+ * the service runs at start); a new one gets the current version. Under the write lock, so
+ * processes opening a new file at once agree.
+ */
+export function checkSchemaVersion(db: Database.Database, file: string): void {
+  db.transaction(() => {
+    const state = schemaState(db);
+    if (state === 'previous') {
+      throw new StoreSchemaError(
+        `${file} holds the data-point layout of a previous version: start the service once (it migrates the store at start) or call migrateSqliteStore`,
+      );
+    }
+    if (state === 'newer') throw new StoreSchemaError(`${file} was written by a newer version of the service (schema ${String(db.pragma('user_version', { simple: true }))})`);
+    if (state === 'empty') db.pragma(`user_version = ${STORE_SCHEMA_VERSION}`);
+  }).immediate();
+}
