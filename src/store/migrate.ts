@@ -1,5 +1,7 @@
+import { join } from 'node:path';
 import type { Config } from '../config.ts';
 import { openStore } from './open-store.ts';
+import { migrateSqliteStore } from './sqlite/migrate-store.ts';
 
 /** What `store migrate` did, printed by the CLI as JSON. */
 export type MigrationReport =
@@ -20,9 +22,9 @@ type MigrateConfig = Pick<Config, 'MONGO_URL' | 'MONGO_DB' | 'DATA_DIR'> & Parti
  * - MongoDB (MONGO_URL): an explicit step, never done by a process at start. Builds every index
  *   of src/store/mongo/layout.ts (commitQuorum 'majority'), moves the previous schema's data,
  *   sets the schema version; with `--shard` (through a mongos) shards the collections first.
- * - SQLite (DATA_DIR): the store migrates itself when it is opened, so opening and closing it is
- *   the migration. The seam: once src/store/sqlite/ offers its migration as a function
- *   (`migrateSqliteStore`, with progress), call it here with `opts.note` instead of openStore.
+ * - SQLite (DATA_DIR): the same migration the service runs when it opens the file (a file of the
+ *   previous layout is rebuilt beside it, resumably, and renamed over it at the end), with its
+ *   progress printed; then the store is opened and closed once to check it.
  */
 export async function migrateStore(config: MigrateConfig, opts: MigrateOptions): Promise<MigrationReport> {
   if (config.MONGO_URL) {
@@ -30,6 +32,9 @@ export async function migrateStore(config: MigrateConfig, opts: MigrateOptions):
     return migrateMongoStore(config.MONGO_URL, config.MONGO_DB, opts);
   }
   if (opts.shard) throw new RangeError('--shard is for MongoDB (MONGO_URL naming a mongos); a SQLite store is one file');
+  await migrateSqliteStore(join(config.DATA_DIR, 'store.sqlite'), {
+    log: (message, progress) => opts.note(progress ? `${message} (${progress.rows} of ${progress.total} history rows)` : message),
+  });
   const store = await openStore(config);
   await store.close();
   opts.note(`SQLite store in ${config.DATA_DIR}: at this release's schema`);

@@ -34,7 +34,7 @@ export function checkSchemaVersion(db: Database.Database, file: string): void {
     const state = schemaState(db);
     if (state === 'previous') {
       throw new StoreSchemaError(
-        `${file} holds the data-point layout of a previous version: start the service once (it migrates the store at start) or call migrateSqliteStore`,
+        `${file} holds the data-point layout of a previous version: start the service once (it migrates the store at start) or run "npm run cli -- store migrate"`,
       );
     }
     if (state === 'newer') throw new StoreSchemaError(`${file} was written by a newer version of the service (schema ${String(db.pragma('user_version', { simple: true }))})`);
