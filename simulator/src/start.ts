@@ -1,5 +1,5 @@
 import type { Running } from '../../src/running.ts';
-import type { Services } from '../../src/services.ts';
+import type { WingContext } from '../../src/http/wing-contract.ts';
 import { BoundedPublisher, PublisherClosedError } from './bounded-publisher.ts';
 import { buildFleet } from './fleet.ts';
 import { PublishRounds } from './publish-round.ts';
@@ -9,7 +9,7 @@ import type { SimSettings } from './settings.ts';
 import { connectAsVirtual } from './virtual-mqtt.ts';
 
 /** What the simulator needs from the services: no store, no Redis, so it also runs alone. */
-export type SimulatorDeps = Pick<Services, 'config' | 'logger' | 'clock' | 'paths' | 'adapters'>;
+export type SimulatorDeps = Pick<WingContext, 'config' | 'logger' | 'clock' | 'paths' | 'adapters'>;
 
 /**
  * The simulator role: the virtual manufacturer's vehicles (every scenario file plus

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import mqtt, { type MqttClient } from 'mqtt';
 import { mqttCredentials } from '../../src/adapters/secrets.ts';
-import type { Services } from '../../src/services.ts';
+import type { WingContext } from '../../src/http/wing-contract.ts';
 import { withoutCredentials } from '../../src/transports/mqtt/broker-url.ts';
 
 /**
@@ -9,7 +9,7 @@ import { withoutCredentials } from '../../src/transports/mqtt/broker-url.ts';
  * simulator and the sandbox publish. mqtt.js lets credentials in the URL (MQTT_URL carries the
  * service's own `ingest` user) override the ones it is given, so the URL's are dropped.
  */
-export function connectAsVirtual(services: Pick<Services, 'config' | 'adapters'>, mqttUrl: string, name: string, connectTimeoutMs = 10_000): MqttClient {
+export function connectAsVirtual(services: Pick<WingContext, 'config' | 'adapters'>, mqttUrl: string, name: string, connectTimeoutMs = 10_000): MqttClient {
   const adapter = services.adapters.get('virtual');
   const credentials = adapter ? mqttCredentials(services.config, adapter) : undefined;
   return mqtt.connect(credentials ? withoutCredentials(mqttUrl) : mqttUrl, {

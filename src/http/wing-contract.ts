@@ -3,7 +3,16 @@ import type { Config } from '../config.ts';
 import type { Paths } from '../paths.ts';
 import type { KeyFamily } from '../queues/keys.ts';
 import type { Running } from '../running.ts';
-import type { Services } from '../services.ts';
+import type { AdapterRegistry } from '../adapters/registry.ts';
+import type { Catalog } from '../catalog/catalog.ts';
+import type { Clock } from '../clock.ts';
+import type { SecretBox } from '../crypto.ts';
+import type { Logger } from '../logger.ts';
+import type { RedisClient } from '../queues/redis.ts';
+import type { Store } from '../store/contract.ts';
+import type { AuthFailures } from '../rate-limit/auth-failures.ts';
+import type { ProcessLimits } from '../rate-limit/limits.ts';
+import type { ReadModel } from '../read-model/read-model.ts';
 
 /**
  * What the virtual wing (src/virtual/, simulator/) may add to a process, and the one door it
@@ -24,9 +33,32 @@ export interface SimulatedManufacturer {
   vins(): string[];
 }
 
+/**
+ * The parts of a process the wing uses, and no more: main hands it the process's own. The wing
+ * plays manufacturers (their servers, their vehicles), so it reads the store, the catalog, the
+ * adapters and the settings, and keeps its state in Redis; its admin and sandbox routes check
+ * the same tokens and keys, under the same limits, as the service's.
+ */
+export interface WingContext {
+  config: Config;
+  logger: Logger;
+  clock: Clock;
+  paths: Paths;
+  store: Store;
+  catalog: Catalog;
+  adapters: AdapterRegistry;
+  secrets: SecretBox;
+  redis: RedisClient;
+  redisUrl: string;
+  vehicleItems: (manufacturer: string, vin: string) => ReadonlySet<string> | null;
+  authFailures: AuthFailures;
+  rateLimits: ProcessLimits;
+  readModel: ReadModel;
+}
+
 /** What the wing's routes receive. */
 export interface WingRouteOptions {
-  services: Services;
+  services: WingContext;
   /**
    * The sandbox (a consumer's virtual vehicle crashes now, docs/sandbox.md) is mounted: the
    * process runs the api role with a broker to publish to.
@@ -35,7 +67,7 @@ export interface WingRouteOptions {
 }
 
 /** A role the wing runs in a process whose ROLES name it. */
-export type WingRole = (services: Services, brokerUrl: string) => Promise<Running[]>;
+export type WingRole = (services: WingContext, brokerUrl: string) => Promise<Running[]>;
 
 /** The calls the wing makes while it is loaded; each adds one contribution. */
 export interface WingRegistrar {

@@ -24,17 +24,6 @@ function takesTheBag(text: string): string[] {
 
 /** Where the whole services object belongs: the composition root, buildApp, and the type itself. */
 const ALLOWED = /^(src\/main\/|src\/app\.ts$|src\/server\.ts$|src\/services\.ts$)/;
-/**
- * The virtual wing, loaded by main beside the app, and the contract it is loaded through
- * (src/http/wing-contract.ts, a layer under the wing so that the wing can name it): a development
- * tool that receives the process's parts whole, within a ceiling.
- */
-const WING = /^(src\/virtual\/|simulator\/src\/|src\/routes\/route-options\.ts$|src\/http\/wing-contract\.ts$)/;
-/**
- * Places in the wing that still take the bag (10, and the 2 of the contract main loads it
- * through); lower it as the wing gets its context, never raise it.
- */
-const WING_CEILING = 12;
 
 /**
  * Each part of the service receives a context of its own, built in src/main/contexts.ts and
@@ -46,12 +35,9 @@ describe('the services bag stays in the composition root', () => {
   const sources = [...sourcesUnder('src'), ...sourcesUnder('simulator/src')].filter((s) => !ALLOWED.test(s.file));
   const found = sources.flatMap((s) => takesTheBag(s.text).map((use) => ({ file: s.file, use })));
 
-  it('no function of the service takes the whole services object or a pick of it', () => {
-    expect(found.filter((f) => !WING.test(f.file)).map((f) => `${f.file}: ${f.use}`)).toEqual([]);
-  });
-
-  it(`the virtual wing takes it in at most ${WING_CEILING} places`, () => {
-    expect(found.filter((f) => WING.test(f.file)).length).toBeLessThanOrEqual(WING_CEILING);
+  it('no function of the service or of the virtual wing takes the whole services object or a pick of it', () => {
+    // The wing receives its own context (WingContext, src/http/wing-contract.ts) like any part.
+    expect(found.map((f) => `${f.file}: ${f.use}`)).toEqual([]);
   });
 
   it('is counted: a helper taking the bag, or a pick of it, is found', () => {

@@ -3,13 +3,13 @@ import { pageHeaders } from '../../http/pages/headers.ts';
 import { renderMessagePage } from '../../http/pages/message-page.ts';
 import { ACTIVE_CONSENT_STATES } from '../../consent/index.ts';
 import { singleValues } from '../../http/single-value.ts';
-import type { Services } from '../../services.ts';
+import type { WingContext } from '../../http/wing-contract.ts';
 import { suppliedItems } from '../../delivery/capabilities.ts';
 import { VIRTUAL as SANDBOX_MANUFACTURER } from '../sandbox/index.ts';
 import { pullCommand } from '../../http/demo-commands.ts';
 
 /** What the demo page reads: the consent and its subscription, and what the vehicle supplies. */
-export type DemoDeps = Pick<Services, 'store' | 'adapters' | 'catalog' | 'vehicleItems'>;
+export type DemoDeps = Pick<WingContext, 'store' | 'adapters' | 'catalog' | 'vehicleItems'>;
 
 export interface DemoRouteOptions {
   deps: DemoDeps;

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Adapter } from '../../adapters/manifest.ts';
-import type { Services } from '../../services.ts';
+import type { WingContext } from '../../http/wing-contract.ts';
 import { getApiFaults, NO_FAULTS, setApiFaults, type ApiFaults } from './api-faults.ts';
 import { readRequestLog } from './request-log.ts';
 
@@ -18,7 +18,7 @@ const faultsSchema = {
  * Controls of a simulation for tests and demonstrations, not part of the service's API: left out
  * of the OpenAPI document (`hide`), documented in adapters/kestrel/README.md.
  */
-export default async function pollApiAdminRoutes(app: FastifyInstance, opts: { services: Services; adapters: readonly Adapter[] }): Promise<void> {
+export default async function pollApiAdminRoutes(app: FastifyInstance, opts: { services: WingContext; adapters: readonly Adapter[] }): Promise<void> {
   const { services } = opts;
   const prefix = services.config.QUEUE_PREFIX;
   const ids = opts.adapters.map((a) => a.manifest.id);

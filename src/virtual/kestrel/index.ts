@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Adapter } from '../../adapters/manifest.ts';
 import { requireAdmin } from '../../http/admin-auth.ts';
-import type { Services } from '../../services.ts';
+import type { WingContext } from '../../http/wing-contract.ts';
 import pollApiAdminRoutes from './admin-routes.ts';
 import { loadSimulatedFleet } from './fleet.ts';
 import pollApiRoutes from './routes.ts';
@@ -13,7 +13,7 @@ import type { SimSettings } from '../../../simulator/src/settings.ts';
  * folder lists in `simulated-fleet.json` (Kestrel's four; ./fleet.ts); one without that file (a
  * fresh scaffold) serves none, answering 404 for every VIN. Plus their admin routes under /admin/v1.
  */
-export default async function simulatedPollApis(app: FastifyInstance, opts: { services: Services; sim: SimSettings }): Promise<void> {
+export default async function simulatedPollApis(app: FastifyInstance, opts: { services: WingContext; sim: SimSettings }): Promise<void> {
   const { services, sim } = opts;
   const hosted = hostedPollApis(services.adapters.list());
   if (hosted.length === 0) return;

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { adapterSecret } from '../../adapters/secrets.ts';
 import type { Adapter, PollTransport } from '../../adapters/manifest.ts';
-import type { Services } from '../../services.ts';
+import type { WingContext } from '../../http/wing-contract.ts';
 import { createSimClock } from '../../../simulator/src/sim-clock.ts';
 import { gridPoint } from '../../../simulator/src/time-grid.ts';
 import type { Vehicle } from '../../../simulator/src/vehicle.ts';
@@ -13,7 +13,7 @@ import { logRequest } from './request-log.ts';
 import { KESTREL_API_RATE } from '../keys.ts';
 
 export interface PollApiOptions {
-  services: Services;
+  services: WingContext;
   /** The wing's settings: the simulated clock and the API's share of errors and slow answers (SIM_*). */
   sim: SimSettings;
   adapter: Adapter;

@@ -1,5 +1,5 @@
 import { callbackUri, oauthClientSecret, resolveEndpoint } from '../../consent/index.ts';
-import type { Services } from '../../services.ts';
+import type { WingContext } from '../../http/wing-contract.ts';
 
 /**
  * One simulated authorization server ("realm"), mounted at /oem/<realm>. The same code serves
@@ -30,7 +30,7 @@ export interface RegisteredClient {
  * manifests whose authorization issuer is this realm: that is how a real manufacturer would
  * have registered this service as a client, with our per-manufacturer callback URI.
  */
-export function realmAt(services: Pick<Services, 'adapters' | 'config'>, prefix: string): Realm {
+export function realmAt(services: Pick<WingContext, 'adapters' | 'config'>, prefix: string): Realm {
   const id = prefix.split('/').filter(Boolean).at(-1) ?? 'virtual';
   const issuer = `${services.config.publicUrl}${prefix}`;
   const adapters = services.adapters.list().filter((a) => resolveEndpoint(services.config, a.manifest.authorization.issuer) === issuer);

@@ -9,7 +9,7 @@ import { issueCode } from './codes.ts';
 import { getFault } from './fault.ts';
 import { realmAt, type Realm } from './realm.ts';
 import { exchange } from './token.ts';
-import type { Services } from '../../services.ts';
+import type { WingContext } from '../../http/wing-contract.ts';
 import type { RouteOptions } from '../../routes/route-options.ts';
 
 const VERIFY_LABEL = 'Confirm that you control this vehicle (no vehicle data is shared)';
@@ -121,7 +121,7 @@ function errorPage(reply: FastifyReply, status: number, message: string): Fastif
 }
 
 function authorizePage(
-  services: Pick<Services, 'catalog'>,
+  services: Pick<WingContext, 'catalog'>,
   reply: FastifyReply,
   realm: Realm,
   req: AuthorizeRequest,

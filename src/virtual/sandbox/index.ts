@@ -6,13 +6,13 @@ import { subscriptionLimit } from '../../http/rate-limit-hook.ts';
 import { analyse, toDataPoints } from '../../pipeline/harmonize.ts';
 import { createPushFanoutEnqueuer } from '../../push/fanout/fanout.ts';
 import { createRateLimits } from '../../rate-limit/limits.ts';
-import type { Services } from '../../services.ts';
+import type { WingContext } from '../../http/wing-contract.ts';
 import { eventTopic } from '../../../simulator/src/raw-format.ts';
 import { inputProblem, sandboxEventMessage, type SandboxEventInput } from './raw-event.ts';
 import { sandboxEventSchema } from './schemas.ts';
 
 export interface SandboxOptions {
-  services: Services;
+  services: WingContext;
 }
 
 /** The manufacturer whose vehicles the sandbox drives (adapters/virtual). */
