@@ -98,7 +98,8 @@ describe('pipeline processes on one shared subscription (Mosquitto)', () => {
       if (now !== last) {
         last = now;
         since = Date.now();
-      } else if (Date.now() - since >= 3_000) return now;
+      // Quiet for 5 s: on a busy host a batch can take seconds between two counts.
+      } else if (Date.now() - since >= 5_000) return now;
       await new Promise((r) => setTimeout(r, 250));
     }
   }
@@ -190,22 +191,21 @@ describe('pipeline processes on one shared subscription (Mosquitto)', () => {
     await eventually(async () => (await messagesStored()) === published, 'the stranded share stored', 120_000, 500);
 
     // Member 2 is killed too, and comes back only after its session expired: its share is lost.
-    let before = await messagesStored();
     published += await publisher!.publish(6_000, 3_000, {
       ratePerS: 800,
       onAcked(n) {
         if (n === 600) members[1]!.proc.signal('SIGKILL');
       },
     });
-    missing = published - (await settled());
-    expect(missing).toBeGreaterThanOrEqual(2_400 / 3 - 200);
-    before = await messagesStored();
+    // Its session expires 3 s after the kill; what the others stored by then is final.
     await new Promise((r) => setTimeout(r, 5_000));
+    const before = await settled();
+    missing = published - before;
+    expect(missing).toBeGreaterThanOrEqual(2_400 / 3 - 200);
     members[1] = await member(2, { MQTT_SESSION_EXPIRY_S: '3' });
     expect(members[1].proc.lines.some((l) => l.includes('"sessionPresent":false'))).toBe(true);
     await new Promise((r) => setTimeout(r, 3_000));
     expect(await messagesStored()).toBe(before);
-    expect(published - before).toBe(missing);
   }, 420_000);
 
   it('every member stopped: the last keeps its session and the broker queues up to max_queued_messages; past it the newest are dropped', async () => {
