@@ -16,7 +16,7 @@ export interface IssuedCode {
 /**
  * Codes live 2 minutes and are stored under their hash (RFC 6749 4.1.2 recommends short lives);
  * what a code stands for names the VIN, so it is sealed with the service key (Redis holds no VIN
- * in clear, reliability checklist K6).
+ * in clear: a copy of its data names no vehicle).
  */
 const CODE_TTL_S = 120;
 const key = (prefix: string, realm: string, code: string) => OEM_CODE.key(prefix, realm, sha256Hex(code));

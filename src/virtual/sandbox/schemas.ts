@@ -14,7 +14,7 @@ const rawEvent = {
   },
 } as const;
 
-/** POST /sandbox/v1/vehicles/{vin}/events (issue 23 item 4). */
+/** POST /sandbox/v1/vehicles/{vin}/events: a consumer makes its own virtual vehicle raise an event now. */
 export const sandboxEventSchema = {
   summary: 'Make a virtual vehicle raise an event now (sandbox)',
   description:
