@@ -35,6 +35,6 @@ export default defineConfig({
       'test/cluster/**/*.test.ts',
     ],
     exclude: [...configDefaults.exclude],
-    reporters: ['default', ['json', { outputFile: 'test-results/vitest-cluster.json' }]],
+    reporters: ['default', ['json', { outputFile: 'test-results/vitest-cluster.json' }], ['./test/reporters/retried.ts', { file: 'test-results/retried-cluster.txt' }]],
   },
 });

@@ -11,6 +11,9 @@ export default defineConfig({
     pool: 'forks',
     // Two cores: two test files at a time keeps Redis-heavy suites from starving each other.
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },
-    reporters: ['default', ['json', { outputFile: 'test-results/vitest.json' }]],
+    // CI sets TEST_RETRY=1: a test that fails is run once more, and the retried reporter names
+    // every test that passed only then. Locally a failure is a failure.
+    retry: Number(process.env.TEST_RETRY ?? 0),
+    reporters: ['default', ['json', { outputFile: 'test-results/vitest.json' }], ['./test/reporters/retried.ts', { file: 'test-results/retried.txt' }]],
   },
 });
