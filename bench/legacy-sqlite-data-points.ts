@@ -10,16 +10,9 @@ import { checkHistoryLimit, decodeHistoryCursor, encodeHistoryCursor } from '../
 import { deleteInChunks } from '../src/store/sqlite/delete-in-chunks.ts';
 import { fromJson, toJson } from '../src/store/sqlite/json-column.ts';
 import { createWriteLockWaiter } from '../src/store/sqlite/write-lock.ts';
+import type { LegacyPointRow } from '../src/store/sqlite/migrate-store.ts';
 
-interface PointRow {
-  vin: string;
-  item: string;
-  timestamp_ms: number;
-  payload: string;
-  manufacturer: string;
-  mapping_version: string;
-  received_at: string;
-}
+type PointRow = LegacyPointRow;
 
 const COLUMNS = 'vin, item, timestamp_ms, payload, manufacturer, mapping_version, received_at';
 

@@ -26,8 +26,8 @@ export interface MigrateOptions {
 
 const TABLES_REPLACED = new Set(['data_points', 'data_latest']);
 
-interface LegacyRow {
-  id: number;
+/** A history row of the previous layout (one row per item), as its table `data_points` holds it. */
+export interface LegacyPointRow {
   vin: string;
   item: string;
   timestamp_ms: number;
@@ -35,6 +35,10 @@ interface LegacyRow {
   manufacturer: string;
   mapping_version: string;
   received_at: string;
+}
+
+interface LegacyRow extends LegacyPointRow {
+  id: number;
 }
 
 /**
