@@ -46,9 +46,10 @@ describe('housekeeping with three worker processes', () => {
     const seconds = (Date.now() - started) / 1000;
     for (const job of JOBS) {
       const total = after[job]!.reduce((a, b) => a + b, 0) - before[job]!.reduce((a, b) => a + b, 0);
-      // Once a second among the three (each process on its own would make it three a second);
-      // a second either side for the edges of the window and a loaded machine.
-      expect(total, job).toBeGreaterThanOrEqual(Math.floor(seconds) - 2);
+      // Once a second among the three: never more (each process on its own would make it three
+      // a second), a second's slack for the edges of the window. At least half of them: a
+      // loaded machine delays a run past its slot, and a missed slot is skipped, not caught up.
+      expect(total, job).toBeGreaterThanOrEqual(Math.floor(seconds / 2));
       expect(total, job).toBeLessThanOrEqual(Math.ceil(seconds) + 1);
     }
   }, 60_000);

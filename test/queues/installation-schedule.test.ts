@@ -8,6 +8,15 @@ import { createRedisClient } from '../../src/queues/redis.ts';
 import type { Running } from '../../src/running.ts';
 import { keysOf } from '../helpers/redis-keys.ts';
 
+/** Waits for `done` (a loaded machine runs the schedule late), failing after `ms`. */
+async function until(done: () => boolean, what: string, ms = 15_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 /*
  * Housekeeping once per interval for the whole installation: three "processes" (three
  * schedulers and periodic jobs on one Redis and prefix) register the same job; each interval
@@ -40,8 +49,9 @@ describe('the installation-wide schedule', () => {
     const started = Date.now();
     await new Promise((r) => setTimeout(r, 6_000));
     const window = Date.now() - started;
-    // Per process it would be three times as many.
-    expect(runs.length).toBeGreaterThanOrEqual(Math.floor(window / interval) - 2);
+    // Per process it would be three times as many. At least half of the slots: a loaded
+    // machine delays a run past its slot, and a missed slot is skipped, not caught up.
+    expect(runs.length).toBeGreaterThanOrEqual(Math.floor(window / interval / 2));
     expect(runs.length).toBeLessThanOrEqual(Math.ceil(window / interval) + 1);
   }, 20_000);
 
@@ -57,11 +67,10 @@ describe('the installation-wide schedule', () => {
       await new Promise((r) => setTimeout(r, 1000));
       inRun--;
     });
-    await new Promise((r) => setTimeout(r, 3_500));
+    // Three runs of a second each, due every 200 ms: never two at once.
+    await until(() => runs >= 3, 'three runs');
     expect(most).toBe(1);
-    expect(runs).toBeGreaterThanOrEqual(2);
-    expect(runs).toBeLessThanOrEqual(4);
-  }, 20_000);
+  }, 30_000);
 
   it('gets its schedule back after Redis lost it', async () => {
     const prefix = `t${randomUUID().slice(0, 8)}`;
@@ -69,8 +78,7 @@ describe('the installation-wide schedule', () => {
     processes(prefix, 2, 400, async () => {
       runs++;
     });
-    await new Promise((r) => setTimeout(r, 1_000));
-    expect(runs).toBeGreaterThan(0);
+    await until(() => runs > 0, 'a first run');
     const redis = createRedisClient(inject('redisUrl'));
     try {
       // Every key of the queue: they share its hash tag, so one slot of a cluster.
@@ -81,7 +89,6 @@ describe('the installation-wide schedule', () => {
       redis.disconnect();
     }
     const before = runs;
-    await new Promise((r) => setTimeout(r, 2_000));
-    expect(runs).toBeGreaterThan(before);
-  }, 20_000);
+    await until(() => runs > before, 'a run after the schedule was lost');
+  }, 40_000);
 });
