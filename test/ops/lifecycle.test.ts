@@ -30,7 +30,8 @@ describe('stopping the parts of a process', () => {
     const started = Date.now();
     await stopRoles([part('broker', log), part('stuck', log, () => new Promise(() => {}))], { capMs: 50 });
     expect(log).toEqual(['closing stuck', 'closing broker', 'closed broker']);
-    expect(Date.now() - started).toBeLessThan(1000);
+    // Long before "never": a loaded machine may stall the loop for a moment.
+    expect(Date.now() - started).toBeLessThan(5000);
   });
 });
 

@@ -30,7 +30,7 @@ describe('push failures, retries, dead letters and replay', () => {
   it('a receiver answering 500 then 200 gets the event exactly once more: same webhook-id, new timestamp', async () => {
     h = await startPushHarness({ statuses: [500], env: { PUSH_RETRY_SCHEDULE_S: '2,2' } });
     const id = await send();
-    const [first, second] = await h.receiver.waitFor(2, 8000);
+    const [first, second] = await h.receiver.waitFor(2, 20_000);
     await waitStatus(id, 'DELIVERED');
     await new Promise((r) => setTimeout(r, 300));
     expect(h.receiver.requests).toHaveLength(2);
@@ -58,7 +58,7 @@ describe('push failures, retries, dead letters and replay', () => {
         return { status: 200 };
       };
       const queued = await send();
-      await h.receiver.waitFor(1, 5000);
+      await h.receiver.waitFor(1, 20_000);
       // Let the worker run into the outage more often than the schedule has attempts (3).
       await new Promise((r) => setTimeout(r, 3500));
       expect((await h.t.services.store.deliveries.get(queued))?.status).toBe('PENDING');

@@ -76,7 +76,7 @@ describe('webhook sender and SSRF guard at connection time', () => {
     const started = Date.now();
     const res = await postWebhook(agent(true, loopback), stub.url, {}, '{}', 300);
     expect(res).toMatchObject({ statusCode: null, error: 'timeout after 300 ms' });
-    expect(Date.now() - started).toBeLessThan(2000);
+    expect(Date.now() - started).toBeLessThan(5000);
   });
 
   it('times out a receiver that sends interim 1xx answers forever, counted from the start', async () => {
@@ -95,7 +95,7 @@ describe('webhook sender and SSRF guard at connection time', () => {
     const started = Date.now();
     const res = await postWebhook(agent(true, loopback), `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, {}, '{}', 300);
     expect(res).toMatchObject({ statusCode: null, error: 'timeout after 300 ms' });
-    expect(Date.now() - started).toBeLessThan(2000);
+    expect(Date.now() - started).toBeLessThan(5000);
   }, 5_000);
 
   it('gives a 2xx answer whose body trickles in byte by byte its result within about 2 s, not another whole timeout', async () => {

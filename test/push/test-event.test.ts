@@ -40,7 +40,7 @@ describe('POST /push/v1/webhook/test', () => {
     const answer = res.json();
     expect(answer).toMatchObject({ status: 202, error: null, bodyExcerpt: '{"accepted":true}' });
     expect(answer.durationMs).toBeGreaterThanOrEqual(0);
-    expect(answer.durationMs).toBeLessThan(1500);
+    expect(answer.durationMs).toBeLessThan(10_000);
 
     expect(receiver.requests).toHaveLength(1);
     const [req] = receiver.requests;

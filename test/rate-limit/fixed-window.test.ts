@@ -77,7 +77,7 @@ describe('fixed-window limiter in Redis', () => {
       const limiter = createFixedWindowLimiter(dead, clock, t.services.logger);
       const started = Date.now();
       expect(await limiter.hit([{ key: key(), limit: 1, windowS: 60 }])).toBeNull();
-      expect(Date.now() - started).toBeLessThan(2000);
+      expect(Date.now() - started).toBeLessThan(5000);
       expect(t.logs.some((l) => l.includes('rate limiter unavailable'))).toBe(true);
     } finally {
       dead.disconnect();
