@@ -33,8 +33,8 @@ const RETRY_MS = 2000;
  * process: each job is a BullMQ job scheduler with a fixed id (the job's name) on the role's
  * queue `<role>-housekeeping`, and every process of the role runs a worker of that queue.
  * BullMQ hands each due job to one worker, so among N processes exactly one runs it; the next
- * one is scheduled when that one starts. A run that finds the previous one still running in
- * another process is skipped, so a long run is never doubled.
+ * one is scheduled when that one starts. A run that finds another run of the job active (in
+ * any process) is skipped, so a long run is never doubled.
  *
  * Every process sets the schedule again every interval: setting it again keeps the job already
  * due, and gives the job back after Redis lost its data (then it runs at once). No data, no
@@ -56,8 +56,11 @@ export function createInstallationSchedule(
   async function process(job: Job): Promise<string> {
     const tick = ticks.get(job.name);
     if (!tick) return 'not registered here';
+    // Any other active job of the same name, whatever its creation time: jobs are created by
+    // several processes whose clocks are read at different moments, so "earlier" is no order.
+    // Two that look at once both skip (a slot lost); a run never goes on beside another.
     const active = await queue.getActive();
-    if (active.some((j) => j.name === job.name && j.id !== job.id && j.timestamp < job.timestamp)) return 'skipped: the previous run is still going';
+    if (active.some((j) => j.name === job.name && j.id !== job.id)) return 'skipped: another run is still going';
     logger.debug({ job: job.name }, 'housekeeping job runs');
     await tick();
     return 'ran';
