@@ -30,30 +30,20 @@ export function createHistoryDictionary(db: Database.Database) {
   const shapeItems = new Map<number, number[]>();
   const addItem = db.prepare<[string]>('INSERT OR IGNORE INTO history_items (name) VALUES (?)');
   const findItem = db.prepare<[string], { id: number }>('SELECT id FROM history_items WHERE name = ?');
-  const itemsAbove = db.prepare<[number], { id: number; name: string }>('SELECT id, name FROM history_items WHERE id > ?');
+  const itemById = db.prepare<[number], { name: string }>('SELECT name FROM history_items WHERE id = ?');
   const addShape = db.prepare<[string]>('INSERT OR IGNORE INTO history_shapes (items) VALUES (?)');
   const findShape = db.prepare<[string], { id: number }>('SELECT id FROM history_shapes WHERE items = ?');
-  const shapesAbove = db.prepare<[number], { id: number; items: string }>('SELECT id, items FROM history_shapes WHERE id > ?');
-  let maxItem = 0;
-  let maxShape = 0;
+  const shapeById = db.prepare<[number], { items: string }>('SELECT items FROM history_shapes WHERE id = ?');
   /** Counts the dictionary rows this process added (rare: a new item or message shape). */
   let added = 0;
 
   const learnItem = (id: number, name: string) => {
     itemIds.set(name, id);
     itemNames.set(id, name);
-    maxItem = Math.max(maxItem, id);
   };
   const learnShape = (id: number, items: string) => {
     shapeIds.set(items, id);
     shapeItems.set(id, items === '' ? [] : items.split(',').map(Number));
-    maxShape = Math.max(maxShape, id);
-  };
-  const refreshItems = () => {
-    for (const r of itemsAbove.all(maxItem)) learnItem(r.id, r.name);
-  };
-  const refreshShapes = () => {
-    for (const r of shapesAbove.all(maxShape)) learnShape(r.id, r.items);
   };
 
   return {
@@ -66,7 +56,6 @@ export function createHistoryDictionary(db: Database.Database) {
       itemNames.clear();
       shapeIds.clear();
       shapeItems.clear();
-      maxItem = maxShape = 0;
     },
     get added() {
       return added;
@@ -91,8 +80,10 @@ export function createHistoryDictionary(db: Database.Database) {
     itemName(id: number): string {
       let name = itemNames.get(id);
       if (name === undefined) {
-        refreshItems();
-        name = itemNames.get(id);
+        // Looked up by id, not "above the highest known": another process may have added
+        // this id before one this process learned.
+        name = itemById.get(id)?.name;
+        if (name !== undefined) learnItem(id, name);
       }
       if (name === undefined) throw new Error(`corrupt store: unknown item id ${id}`);
       return name;
@@ -110,7 +101,9 @@ export function createHistoryDictionary(db: Database.Database) {
     shapeItems(id: number): number[] {
       let items = shapeItems.get(id);
       if (items === undefined) {
-        refreshShapes();
+        // By id, as for items: ids another process added come in any order.
+        const row = shapeById.get(id);
+        if (row) learnShape(id, row.items);
         items = shapeItems.get(id);
       }
       if (items === undefined) throw new Error(`corrupt store: unknown shape id ${id}`);
