@@ -7,15 +7,10 @@ import { bullQueueName, globLiteral, QUEUE_NAMES } from '../../src/queues/keys.t
 import { createRedisClient } from '../../src/queues/redis.ts';
 import type { Running } from '../../src/running.ts';
 import { keysOf } from '../helpers/redis-keys.ts';
+import { eventually } from '../ops/service-process.ts';
 
-/** Waits for `done` (a loaded machine runs the schedule late), failing after `ms`. */
-async function until(done: () => boolean, what: string, ms = 15_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+/** Waits for `done`: a loaded machine runs the schedule late. */
+const until = (done: () => boolean, what: string) => eventually(done, what, 15_000, 50);
 
 /*
  * Housekeeping once per interval for the whole installation: three "processes" (three
