@@ -23,16 +23,35 @@ import { checkSchemaVersion } from './schema-version.ts';
  * file: readers never block the writer, and busy_timeout makes concurrent writers wait instead
  * of failing.
  */
+/**
+ * Switches the file to WAL. While another process is switching a new file, SQLite answers
+ * SQLITE_BUSY at once, without its busy handler: processes starting together on a new file
+ * retry until the busy timeout instead of failing.
+ */
+function useWal(db: Database.Database, timeoutMs: number): void {
+  const until = Date.now() + timeoutMs;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    try {
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() >= until) throw err;
+      Atomics.wait(pause, 0, 0, 10);
+    }
+  }
+}
+
 /** Default of SQLITE_ERASURE_VACUUM_MAX_MB (src/config.ts), for callers that open the file without the config. */
 const DEFAULT_ERASURE_VACUUM_MAX_BYTES = 256 * 1024 * 1024;
 
 export function openSqliteStore(file: string, opts: { busyTimeoutMs?: number; erasureVacuumMaxBytes?: number; mmapBytes?: number } = {}): Store {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file);
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
   const busyTimeoutMs = opts.busyTimeoutMs ?? 5000;
   db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+  useWal(db, busyTimeoutMs);
+  db.pragma('synchronous = NORMAL');
   // Deleted content is overwritten with zeros (GDPR erasure must not leave VINs in free pages);
   // the unused space inside pages is cleared by purgeErased's VACUUM.
   db.pragma('secure_delete = ON');
