@@ -46,13 +46,13 @@ const MAX_MS = Number.MAX_SAFE_INTEGER;
 
 interface BucketRow {
   min_ts: number;
-  body: Buffer;
+  body: Buffer | string;
 }
 
 /** The points one (VIN, provenance) group brings, ready for the write transaction. */
 interface Prepared {
   point: DataPoint;
-  packed: Buffer;
+  packed: string;
   index: number;
 }
 

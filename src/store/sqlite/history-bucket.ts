@@ -1,5 +1,5 @@
-import { packPayload, unpackPayload } from './payload-text.ts';
-import { ByteReader, ByteWriter } from './varint.ts';
+import { packPayload, unpackPayload, unpackPayloadBytes } from './payload-text.ts';
+import { ByteReader } from './varint.ts';
 
 /**
  * The longest time a bucket spans (its last point minus its first). A message's points are
@@ -21,30 +21,82 @@ export interface BucketPoint {
 export interface PackedPoint {
   itemId: number;
   timestampMs: number;
-  packed: Buffer;
+  packed: string;
 }
 
 /**
  * The body of one history bucket (one VIN, one message's provenance, at most a bucket span of
- * time): the points in timestamp order, each as varint item id, varint offset from the bucket's
- * first time, and the length-prefixed payload text (./payload-text.ts). A reader looking for
- * one item walks the small headers and decodes only that item's payloads.
+ * time), as text: a header holding `;<item id>,<time - first time>,<payload end>` per point in
+ * timestamp order (decimal; the end is the offset after the point's payload among the
+ * payloads), a newline, then the packed payload texts one after another (./payload-text.ts).
+ * A reader looking for one item finds `;<id>,` in the header and slices out only its payloads.
+ * Text, not bytes: the SQLite driver hands a text column over as a string several times faster
+ * than a blob as a Buffer, and a history page reads a whole bucket for each point of a dense
+ * item. JSON text holds no raw newline, and the header only digits, commas and semicolons.
  */
-export function encodeBucket(points: PackedPoint[], minTs: number): Buffer {
-  const w = new ByteWriter();
-  w.uint(points.length);
+export function encodeBucket(points: PackedPoint[], minTs: number): string {
+  let head = '';
+  let payloads = '';
   for (const p of points) {
-    w.uint(p.itemId);
-    w.uint(p.timestampMs - minTs);
-    w.bytes(p.packed);
+    payloads += p.packed;
+    head += `;${p.itemId},${p.timestampMs - minTs},${payloads.length}`;
   }
-  return w.done();
+  return `${head}\n${payloads}`;
 }
 
 export const packPoint = (p: BucketPoint): PackedPoint => ({ itemId: p.itemId, timestampMs: p.timestampMs, packed: packPayload(p.payloadJson, p.timestampMs) });
 
-/** Every point of a bucket, or only those of one item. */
-export function decodeBucket(body: Buffer, minTs: number, onlyItemId?: number): BucketPoint[] {
+// Where the last numberAt stopped: a module variable, so that reading a number allocates nothing.
+let after = 0;
+
+/** The decimal number at `pos`, ended by any non-digit; sets `after` to the position of that end. */
+function numberAt(text: string, pos: number): number {
+  let v = 0;
+  let c = text.charCodeAt(pos);
+  while (c >= 48 && c <= 57) {
+    v = v * 10 + (c - 48);
+    c = text.charCodeAt(++pos);
+  }
+  after = pos;
+  return v;
+}
+
+function textPoint(body: string, base: number, itemId: number, timestampMs: number, start: number, end: number): BucketPoint {
+  return { itemId, timestampMs, payloadJson: unpackPayload(body.slice(base + start, base + end), timestampMs) };
+}
+
+/**
+ * Every point of a bucket, or only those of one item. A body may also be bytes: buckets written
+ * under schema version 2 (the points in varints, each payload after its header, ./varint.ts)
+ * are read as they are.
+ */
+export function decodeBucket(body: string | Buffer, minTs: number, onlyItemId?: number): BucketPoint[] {
+  if (typeof body !== 'string') return decodeBytes(body, minTs, onlyItemId);
+  const base = body.indexOf('\n') + 1;
+  const out: BucketPoint[] = [];
+  if (onlyItemId === undefined) {
+    let start = 0;
+    for (let pos = 0; pos < base - 1; pos = after) {
+      const itemId = numberAt(body, pos + 1);
+      const dt = numberAt(body, after + 1);
+      const end = numberAt(body, after + 1);
+      out.push(textPoint(body, base, itemId, minTs + dt, start, end));
+      start = end;
+    }
+    return out;
+  }
+  const needle = `;${onlyItemId},`;
+  for (let at = body.indexOf(needle); at >= 0 && at < base; at = body.indexOf(needle, at + 1)) {
+    const dt = numberAt(body, at + needle.length);
+    const end = numberAt(body, after + 1);
+    // The payload starts where the entry before it ends (its last number), or at 0.
+    const start = at === 0 ? 0 : numberAt(body, body.lastIndexOf(',', at) + 1);
+    out.push(textPoint(body, base, onlyItemId, minTs + dt, start, end));
+  }
+  return out;
+}
+
+function decodeBytes(body: Buffer, minTs: number, onlyItemId?: number): BucketPoint[] {
   const r = new ByteReader(body);
   const n = r.uint();
   const out: BucketPoint[] = [];
@@ -53,19 +105,28 @@ export function decodeBucket(body: Buffer, minTs: number, onlyItemId?: number): 
     const timestampMs = minTs + r.uint();
     const [start, end] = r.span();
     if (onlyItemId !== undefined && itemId !== onlyItemId) continue;
-    out.push({ itemId, timestampMs, payloadJson: unpackPayload(body, start, end, timestampMs) });
+    out.push({ itemId, timestampMs, payloadJson: unpackPayloadBytes(body, start, end, timestampMs) });
   }
   return out;
 }
 
 /** The (item, time) keys of a bucket, for the dedup check, without decoding any payload. */
-export function bucketKeys(body: Buffer, minTs: number, into: Set<string>): void {
-  const r = new ByteReader(body);
-  const n = r.uint();
-  for (let i = 0; i < n; i++) {
-    const itemId = r.uint();
-    const timestampMs = minTs + r.uint();
-    r.span();
-    into.add(`${itemId}:${timestampMs}`);
+export function bucketKeys(body: string | Buffer, minTs: number, into: Set<string>): void {
+  if (typeof body !== 'string') {
+    const b = new ByteReader(body);
+    for (let i = b.uint(); i > 0; i--) {
+      const itemId = b.uint();
+      const timestampMs = minTs + b.uint();
+      b.span();
+      into.add(`${itemId}:${timestampMs}`);
+    }
+    return;
+  }
+  const base = body.indexOf('\n');
+  for (let pos = 0; pos < base; pos = after) {
+    const itemId = numberAt(body, pos + 1);
+    const dt = numberAt(body, after + 1);
+    numberAt(body, after + 1);
+    into.add(`${itemId}:${minTs + dt}`);
   }
 }

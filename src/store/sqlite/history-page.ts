@@ -15,7 +15,7 @@ interface Entry {
 interface BucketBody {
   id: number;
   min_ts: number;
-  body: Buffer;
+  body: Buffer | string;
   manufacturer: string;
   mapping_version: string;
   received_at: string;

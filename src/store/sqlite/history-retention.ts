@@ -25,10 +25,10 @@ function prepare(db: Database.Database) {
       'SELECT id, n_points FROM history_buckets WHERE vin = ? AND shape_id = ? AND max_ts < ? LIMIT ?',
     ),
     deleteById: db.prepare<[number]>('DELETE FROM history_buckets WHERE id = ?'),
-    straddling: db.prepare<[string, number, number, number, number], { id: number; min_ts: number; body: Buffer }>(
+    straddling: db.prepare<[string, number, number, number, number], { id: number; min_ts: number; body: Buffer | string }>(
       'SELECT id, min_ts, body FROM history_buckets WHERE vin = ? AND shape_id = ? AND max_ts >= ? AND max_ts < ? AND min_ts < ?',
     ),
-    rewrite: db.prepare<[number, number, number, Buffer, number]>(
+    rewrite: db.prepare<[number, number, number, string, number]>(
       'UPDATE history_buckets SET shape_id = ?, min_ts = ?, n_points = ?, body = ? WHERE id = ?',
     ),
   };

@@ -8,7 +8,7 @@ import { storeWrites } from './store-writes.ts';
 export interface PointToWrite {
   point: DataPoint;
   /** The payload's JSON text packed (./payload-text.ts), once for the bucket and the latest row. */
-  packed: Buffer;
+  packed: string;
   itemId: number;
 }
 
@@ -18,7 +18,7 @@ export interface PointToWrite {
  * migration from the per-item layout writes through it too.
  */
 export function createBucketWriter(db: Database.Database, dict: HistoryDictionary) {
-  const insertBucket = db.prepare<[string, number, number, number, number, string, string, string, Buffer]>(
+  const insertBucket = db.prepare<[string, number, number, number, number, string, string, string, string]>(
     `INSERT INTO history_buckets (vin, shape_id, min_ts, max_ts, n_points, manufacturer, mapping_version, received_at, body)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );

@@ -1,4 +1,4 @@
-import { unpackPayload } from './payload-text.ts';
+import { unpackPayloadBytes } from './payload-text.ts';
 import { ByteReader, ByteWriter } from './varint.ts';
 
 /** One item's latest value in a vehicle's latest row; the payload stays packed bytes. */
@@ -64,15 +64,15 @@ export function decodeLatestRow(body: Buffer, wanted?: (itemId: number) => boole
   return out;
 }
 
-export const latestEntry = (p: { timestampMs: number; manufacturer: string; mappingVersion: string; receivedAt: string }, packed: Buffer): LatestEntry => ({
+export const latestEntry = (p: { timestampMs: number; manufacturer: string; mappingVersion: string; receivedAt: string }, packed: string): LatestEntry => ({
   timestampMs: p.timestampMs,
   manufacturer: p.manufacturer,
   mappingVersion: p.mappingVersion,
   receivedAt: p.receivedAt,
-  payload: packed,
+  payload: Buffer.from(packed, 'utf8'),
 });
 
-export const latestPayloadJson = (e: LatestEntry): string => unpackPayload(e.payload, 0, e.payload.length, e.timestampMs);
+export const latestPayloadJson = (e: LatestEntry): string => unpackPayloadBytes(e.payload, 0, e.payload.length, e.timestampMs);
 
 /** The vehicle's manufacturer and last reception as the fleet report reads them: the greatest over its items. */
 export function latestSummary(entries: Map<number, LatestEntry>): [manufacturer: string, receivedAt: string] {

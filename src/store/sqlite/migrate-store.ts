@@ -6,7 +6,7 @@ import { createHistoryDictionary } from './history-dictionary.ts';
 import { createBucketWriter, type PointToWrite } from './history-write.ts';
 import { encodeLatestRow, latestEntry, latestSummary, type LatestEntry } from './latest-row.ts';
 import { packPayload } from './payload-text.ts';
-import { STORE_SCHEMA_VERSION, schemaState } from './schema-version.ts';
+import { STORE_SCHEMA_VERSION, isBucketVersion, schemaState } from './schema-version.ts';
 
 export interface MigrationProgress {
   /** History rows of the previous layout migrated so far (including earlier, interrupted runs). */
@@ -96,7 +96,7 @@ function finished(target: string): boolean {
   if (!existsSync(target)) return false;
   const db = new Database(target, { readonly: true, fileMustExist: true });
   try {
-    return (db.pragma('user_version', { simple: true }) as number) === STORE_SCHEMA_VERSION;
+    return isBucketVersion(db.pragma('user_version', { simple: true }) as number);
   } finally {
     db.close();
   }

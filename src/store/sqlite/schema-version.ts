@@ -4,17 +4,24 @@ import type Database from 'better-sqlite3';
  * The SQLite store's schema version, kept in the file's `user_version`:
  * - 0: no version (a new file, or one written before versions; the latter holds the per-item
  *   history table `data_points`);
- * - 2: history in buckets and latest values per vehicle (./data-points.ts).
+ * - 2: history in buckets and latest values per vehicle (./data-points.ts), bucket bodies as bytes;
+ * - 3: the same, bucket bodies written as text (./history-bucket.ts).
  * (1 is skipped so that "0 with data_points" and "2" can never be confused.)
+ * The reader takes both kinds of bucket body, so a version-2 file is used as it is and only its
+ * number is raised at open; a version-2 build meeting a version-3 file refuses it ('newer')
+ * instead of misreading its text bodies.
  */
-export const STORE_SCHEMA_VERSION = 2;
+export const STORE_SCHEMA_VERSION = 3;
+
+/** Versions this build reads as they are. */
+export const isBucketVersion = (version: number): boolean => version === 2 || version === STORE_SCHEMA_VERSION;
 
 export type SchemaState = 'empty' | 'previous' | 'current' | 'newer';
 
 export function schemaState(db: Database.Database): SchemaState {
   const version = db.pragma('user_version', { simple: true }) as number;
   if (version > STORE_SCHEMA_VERSION) return 'newer';
-  if (version === STORE_SCHEMA_VERSION) return 'current';
+  if (isBucketVersion(version)) return 'current';
   const legacy = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'data_points'").get();
   return legacy ? 'previous' : 'empty';
 }
@@ -38,6 +45,8 @@ export function checkSchemaVersion(db: Database.Database, file: string): void {
       );
     }
     if (state === 'newer') throw new StoreSchemaError(`${file} was written by a newer version of the service (schema ${String(db.pragma('user_version', { simple: true }))})`);
-    if (state === 'empty') db.pragma(`user_version = ${STORE_SCHEMA_VERSION}`);
+    if (state === 'empty' || (state === 'current' && db.pragma('user_version', { simple: true }) !== STORE_SCHEMA_VERSION)) {
+      db.pragma(`user_version = ${STORE_SCHEMA_VERSION}`);
+    }
   }).immediate();
 }
