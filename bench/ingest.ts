@@ -1,8 +1,9 @@
 /**
  * `npm run bench:ingest`: raw telemetry published over MQTT (QoS 1) to the embedded broker at
  * rising rates, harmonized by worker processes into the store; prints end-to-end messages/s,
- * data items/s and publish-to-stored p50/p99 latency, next to the BullMQ-alone and
- * mapping-alone baselines measured in the same run (reference/performance.md).
+ * data items/s and publish-to-stored p50/p99 latency, next to the BullMQ-alone, mapping-alone,
+ * store-alone and ingestion-door-alone (publisher and broker, no worker) baselines measured in
+ * the same run (reference/performance.md).
  *
  * The message is the virtual manufacturer's full telemetry message of an electric car
  * (30 catalog items). Topology, as a deployment on this 2-core machine would run it: this
@@ -18,7 +19,8 @@
  * MAPPING_COMPILER (default on; off: the workers run the JSONata interpreter, for comparison),
  * BENCH_STORE_DIR (a data folder whose store already holds data, e.g. /work/bench-data/store-new
  * grown by `npm run bench:store-build` to 20 M items: the store-alone baseline and the end-to-end
- * steps write into it, and it is kept; default: fresh files).
+ * steps write into it, and it is kept; default: fresh files), BENCH_DOOR_RATE (msg/s published in
+ * the ingestion-door-alone step, default 15,000: above what the door takes).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -164,6 +166,20 @@ async function main(): Promise<void> {
   console.log(`half of the maximum (${half} msg/s):`);
   const halfResult = await step(half, STEP_S);
 
+  // The ingestion door alone: publisher, broker, authentication and job creation, with the
+  // workers stopped (the jobs wait in Redis). Above what the door takes, so it is the door's
+  // own maximum on this machine: the part outside the store and the mapping.
+  for (const w of workers) w.send({ cmd: 'stop' });
+  const doorRate = Number(process.env.BENCH_DOOR_RATE ?? 15_000);
+  publisher.send({ cmd: 'rate', rate: doorRate });
+  await sleep(1500);
+  await takeCounts<PublisherTake>(publisher);
+  const d0 = performance.now();
+  await sleep(STEP_S * 1000);
+  const door = (await takeCounts<PublisherTake>(publisher)).acked / ((performance.now() - d0) / 1000);
+  publisher.send({ cmd: 'rate', rate: 0 });
+  console.log(`baseline  ingestion door alone (publisher, broker, job creation; no worker), published at ${doorRate} msg/s: acked ${door.toFixed(0)} msg/s = ${(door * ITEMS_PER_MESSAGE).toFixed(0)} items/s`);
+
   console.log('\nsummary');
   console.log(`  end to end max: ${best.msgs.toFixed(0)} msg/s = ${best.items.toFixed(0)} items/s (target ≥ 100000 items/s with compiled mappings)`);
   // The target: at least 50 % of the lower of the mapping alone and the store alone.
@@ -171,10 +187,10 @@ async function main(): Promise<void> {
   console.log(`  vs mapping alone on one core (${telemetry.engine}, as the service runs it): ${((best.msgs / mapping) * 100).toFixed(0)} %`);
   console.log(`  vs BullMQ alone: ${((best.msgs / bull.processedPerS) * 100).toFixed(0)} % of its jobs/s (one job carries up to ${config.PIPELINE_BATCH_SIZE} messages)`);
   console.log(`  vs the store alone (${WORKERS > 1 ? 'two processes' : 'one process'}): ${((best.items / store) * 100).toFixed(0)} % (target ≥ 50 % of the lower of the mapping alone and the store alone: here ${lower})`);
+  console.log(`  vs the ingestion door alone: ${((best.msgs / door) * 100).toFixed(0)} % (the door and the workers share the two cores)`);
   console.log(`  p99 at half the maximum: ${halfResult.p99} ms (target ≤ 100 ms), p50 ${halfResult.p50} ms`);
 
   publisher.send({ cmd: 'stop' });
-  for (const w of workers) w.send({ cmd: 'stop' });
   await sleep(500);
   await backlog.close();
   await broker.close();
