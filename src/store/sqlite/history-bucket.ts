@@ -39,7 +39,9 @@ export function encodeBucket(points: PackedPoint[], minTs: number): string {
   let payloads = '';
   for (const p of points) {
     payloads += p.packed;
-    head += `;${p.itemId},${p.timestampMs - minTs},${payloads.length}`;
+    // Times are whole milliseconds (Date.parse); a fraction would break the header, so it is
+    // cut, as version 2's varints cut it.
+    head += `;${p.itemId},${Math.floor(p.timestampMs - minTs)},${payloads.length}`;
   }
   return `${head}\n${payloads}`;
 }
