@@ -20,7 +20,7 @@
  * BENCH_STORE_DIR (a data folder whose store already holds data, e.g. /work/bench-data/store-new
  * grown by `npm run bench:store-build` to 20 M items: the store-alone baseline and the end-to-end
  * steps write into it, and it is kept; default: fresh files), BENCH_DOOR_RATE (msg/s published in
- * the ingestion-door-alone step, default 15,000: above what the door takes).
+ * the ingestion-door-alone step, default 30,000: above what the door takes).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -170,7 +170,7 @@ async function main(): Promise<void> {
   // workers stopped (the jobs wait in Redis). Above what the door takes, so it is the door's
   // own maximum on this machine: the part outside the store and the mapping.
   for (const w of workers) w.send({ cmd: 'stop' });
-  const doorRate = Number(process.env.BENCH_DOOR_RATE ?? 15_000);
+  const doorRate = Number(process.env.BENCH_DOOR_RATE ?? 30_000);
   publisher.send({ cmd: 'rate', rate: doorRate });
   await sleep(1500);
   await takeCounts<PublisherTake>(publisher);
