@@ -19,11 +19,6 @@ import { purgeErased } from './purge-erased.ts';
 import { checkSchemaVersion } from './schema-version.ts';
 
 /**
- * Opens (and creates) the embedded store. WAL lets several processes on one machine share the
- * file: readers never block the writer, and busy_timeout makes concurrent writers wait instead
- * of failing.
- */
-/**
  * Switches the file to WAL. While another process is switching a new file, SQLite answers
  * SQLITE_BUSY at once, without its busy handler: processes starting together on a new file
  * retry until the busy timeout instead of failing.
@@ -45,6 +40,11 @@ function useWal(db: Database.Database, timeoutMs: number): void {
 /** Default of SQLITE_ERASURE_VACUUM_MAX_MB (src/config.ts), for callers that open the file without the config. */
 const DEFAULT_ERASURE_VACUUM_MAX_BYTES = 256 * 1024 * 1024;
 
+/**
+ * Opens (and creates) the embedded store. WAL lets several processes on one machine share the
+ * file: readers never block the writer, and busy_timeout makes concurrent writers wait instead
+ * of failing.
+ */
 export function openSqliteStore(file: string, opts: { busyTimeoutMs?: number; erasureVacuumMaxBytes?: number; mmapBytes?: number } = {}): Store {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file);
