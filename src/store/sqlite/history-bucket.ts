@@ -63,72 +63,62 @@ function numberAt(text: string, pos: number): number {
   return v;
 }
 
-function textPoint(body: string, base: number, itemId: number, timestampMs: number, start: number, end: number): BucketPoint {
-  return { itemId, timestampMs, payloadJson: unpackPayload(body.slice(base + start, base + end), timestampMs) };
+/** Called per point of a bucket, in order: its item, its time, and its payload's span in the body. */
+type EntryVisitor = (itemId: number, timestampMs: number, start: number, end: number) => void;
+
+/** Walks a bucket's header, text or (schema version 2) bytes, without decoding any payload. */
+function forEachEntry(body: string | Buffer, minTs: number, visit: EntryVisitor): void {
+  if (typeof body !== 'string') {
+    const r = new ByteReader(body);
+    for (let i = r.uint(); i > 0; i--) {
+      const itemId = r.uint();
+      const timestampMs = minTs + r.uint();
+      const [start, end] = r.span();
+      visit(itemId, timestampMs, start, end);
+    }
+    return;
+  }
+  const base = body.indexOf('\n') + 1;
+  let start = 0;
+  for (let pos = 0; pos < base - 1; ) {
+    const itemId = numberAt(body, pos + 1);
+    const dt = numberAt(body, after + 1);
+    const end = numberAt(body, after + 1);
+    pos = after;
+    visit(itemId, minTs + dt, base + start, base + end);
+    start = end;
+  }
 }
+
+const unpackAt = (body: string | Buffer, start: number, end: number, timestampMs: number): string =>
+  typeof body === 'string' ? unpackPayload(body.slice(start, end), timestampMs) : unpackPayloadBytes(body, start, end, timestampMs);
 
 /**
  * Every point of a bucket, or only those of one item. A body may also be bytes: buckets written
  * under schema version 2 (the points in varints, each payload after its header, ./varint.ts)
- * are read as they are.
+ * are read as they are. One item of a text body is found in the header by `;<id>,` alone.
  */
 export function decodeBucket(body: string | Buffer, minTs: number, onlyItemId?: number): BucketPoint[] {
-  if (typeof body !== 'string') return decodeBytes(body, minTs, onlyItemId);
-  const base = body.indexOf('\n') + 1;
   const out: BucketPoint[] = [];
-  if (onlyItemId === undefined) {
-    let start = 0;
-    for (let pos = 0; pos < base - 1; pos = after) {
-      const itemId = numberAt(body, pos + 1);
-      const dt = numberAt(body, after + 1);
-      const end = numberAt(body, after + 1);
-      out.push(textPoint(body, base, itemId, minTs + dt, start, end));
-      start = end;
-    }
+  if (typeof body !== 'string' || onlyItemId === undefined) {
+    forEachEntry(body, minTs, (itemId, timestampMs, start, end) => {
+      if (onlyItemId === undefined || itemId === onlyItemId) out.push({ itemId, timestampMs, payloadJson: unpackAt(body, start, end, timestampMs) });
+    });
     return out;
   }
+  const base = body.indexOf('\n') + 1;
   const needle = `;${onlyItemId},`;
   for (let at = body.indexOf(needle); at >= 0 && at < base; at = body.indexOf(needle, at + 1)) {
     const dt = numberAt(body, at + needle.length);
     const end = numberAt(body, after + 1);
     // The payload starts where the entry before it ends (its last number), or at 0.
     const start = at === 0 ? 0 : numberAt(body, body.lastIndexOf(',', at) + 1);
-    out.push(textPoint(body, base, onlyItemId, minTs + dt, start, end));
-  }
-  return out;
-}
-
-function decodeBytes(body: Buffer, minTs: number, onlyItemId?: number): BucketPoint[] {
-  const r = new ByteReader(body);
-  const n = r.uint();
-  const out: BucketPoint[] = [];
-  for (let i = 0; i < n; i++) {
-    const itemId = r.uint();
-    const timestampMs = minTs + r.uint();
-    const [start, end] = r.span();
-    if (onlyItemId !== undefined && itemId !== onlyItemId) continue;
-    out.push({ itemId, timestampMs, payloadJson: unpackPayloadBytes(body, start, end, timestampMs) });
+    out.push({ itemId: onlyItemId, timestampMs: minTs + dt, payloadJson: unpackAt(body, base + start, base + end, minTs + dt) });
   }
   return out;
 }
 
 /** The (item, time) keys of a bucket, for the dedup check, without decoding any payload. */
 export function bucketKeys(body: string | Buffer, minTs: number, into: Set<string>): void {
-  if (typeof body !== 'string') {
-    const b = new ByteReader(body);
-    for (let i = b.uint(); i > 0; i--) {
-      const itemId = b.uint();
-      const timestampMs = minTs + b.uint();
-      b.span();
-      into.add(`${itemId}:${timestampMs}`);
-    }
-    return;
-  }
-  const base = body.indexOf('\n');
-  for (let pos = 0; pos < base; pos = after) {
-    const itemId = numberAt(body, pos + 1);
-    const dt = numberAt(body, after + 1);
-    numberAt(body, after + 1);
-    into.add(`${itemId}:${minTs + dt}`);
-  }
+  forEachEntry(body, minTs, (itemId, timestampMs) => into.add(`${itemId}:${timestampMs}`));
 }

@@ -24,14 +24,14 @@ import { checkSchemaVersion } from './schema-version.ts';
  * retry until the busy timeout instead of failing.
  */
 function useWal(db: Database.Database, timeoutMs: number): void {
-  const until = Date.now() + timeoutMs;
+  const until = performance.now() + timeoutMs;
   const pause = new Int32Array(new SharedArrayBuffer(4));
   for (;;) {
     try {
       db.pragma('journal_mode = WAL');
       return;
     } catch (err) {
-      if ((err as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() >= until) throw err;
+      if ((err as { code?: string }).code !== 'SQLITE_BUSY' || performance.now() >= until) throw err;
       Atomics.wait(pause, 0, 0, 10);
     }
   }
