@@ -1,3 +1,5 @@
+import { isoText } from '../domain/iso-text.ts';
+
 /**
  * The date strings accepted: ISO 8601 date and time with its zone, `Z` or a ±hh:mm offset.
  * Without a zone Date.parse reads the time in the server's local time zone (TZ=America/New_York
@@ -26,6 +28,5 @@ export function isoTime(value: unknown): string | undefined {
   else if (typeof value === 'string' && ZONED_DATE_TIME.test(value) && isCalendarDate(value)) ms = Date.parse(value);
   else return undefined;
   if (!Number.isFinite(ms)) return undefined;
-  const d = new Date(ms);
-  return Number.isNaN(d.getTime()) ? undefined : d.toISOString();
+  return isoText(ms) ?? undefined;
 }

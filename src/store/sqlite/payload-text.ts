@@ -1,4 +1,4 @@
-import { isoTime } from './iso-time.ts';
+import { isoText } from '../../domain/iso-text.ts';
 
 /**
  * A payload's JSON text as the history buckets and latest rows hold it. Most catalog payloads
@@ -14,7 +14,7 @@ let lastMs = Number.NaN;
 let lastText: string | null = null;
 const timestampText = (timestampMs: number): string | null => {
   if (timestampMs === lastMs) return lastText;
-  const iso = isoTime(timestampMs);
+  const iso = isoText(timestampMs);
   lastMs = timestampMs;
   lastText = iso === null ? null : `"timestamp":"${iso}"`;
   return lastText;

@@ -1,8 +1,9 @@
 /**
  * `new Date(ms).toISOString()`, about five times faster for the times of one day: the date part
  * is kept from the last call, the time of day is computed. A history page puts back one
- * payload timestamp per point (./payload-text.ts), each a different millisecond, and
- * toISOString was a measurable share of the page. Anything but an integer in Date's range (and
+ * payload timestamp per point (src/store/sqlite/payload-text.ts), each a different millisecond,
+ * and the mappings normalise every message time (src/mapping/iso-time.ts); toISOString was a
+ * measurable share of both. Anything but an integer in Date's range (and
  * so a fractional or invalid time) goes to toISOString itself, or gives null when invalid.
  */
 const DAY_MS = 86_400_000;
@@ -14,7 +15,7 @@ let datePart = '';
 const two = (n: number): string => (n < 10 ? `0${n}` : `${n}`);
 const three = (n: number): string => (n < 10 ? `00${n}` : n < 100 ? `0${n}` : `${n}`);
 
-export function isoTime(ms: number): string | null {
+export function isoText(ms: number): string | null {
   if (!Number.isInteger(ms) || Math.abs(ms) > MAX_MS) {
     const d = new Date(ms);
     return Number.isNaN(d.getTime()) ? null : d.toISOString();
