@@ -176,5 +176,9 @@ export function createLegacySqliteDataPointRepo(db: Database.Database, busyTimeo
     async count() {
       return countHistory.get()?.n ?? 0;
     },
+    async clusterHistory() {
+      // The per-item layout had no such step.
+      return 0;
+    },
   };
 }

@@ -17,7 +17,9 @@
  *   30 items, as bench:store-build writes them (after its last round, so every point is new),
  *   per message: wall time, CPU time (user and system) and bytes the process wrote to disk
  *   (/proc/self/io write_bytes: the WAL and its checkpoints), so the layouts compare even on a
- *   loaded machine. It grows the files a little.
+ *   loaded machine, and (new layout) what laying those messages out next to their vehicles'
+ *   earlier history costs per bucket (clusterHistory, the service's housekeeping). It grows the
+ *   files a little.
  * The machine is shared: the load average is printed with the figures.
  */
 import Database from 'better-sqlite3';
@@ -132,6 +134,20 @@ async function writeCost(l: Layout, template: DataPoint[]): Promise<string> {
   return `${l.name}: ${items} items, ${((items / wall) * 1000).toFixed(0)} items/s wall; per message: ${per(wall * 1000)} µs wall, CPU ${per(cpu.user)} µs user + ${per(cpu.system)} µs system, ${(io / counted / 1024).toFixed(1)} KB written (${(io / items).toFixed(0)} bytes per item)`;
 }
 
+/** The housekeeping's cost of laying out what writeCost just wrote (and what the build left unclustered). */
+async function clusterCost(l: Layout): Promise<string> {
+  const io0 = writtenBytes();
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  const moved = await l.repo.clusterHistory();
+  l.db.pragma('wal_checkpoint(PASSIVE)');
+  const wall = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  const io = writtenBytes() - io0;
+  const per = (x: number) => (moved > 0 ? (x / moved).toFixed(0) : '-');
+  return `${l.name}, then laying out (clusterHistory) ${moved} buckets: per bucket ${per(wall * 1000)} µs wall, CPU ${per(cpu.user)} µs user + ${per(cpu.system)} µs system, ${moved > 0 ? (io / moved / 1024).toFixed(1) : '-'} KB written`;
+}
+
 async function latestReads(l: Layout, items: string[]) {
   const times: number[] = [];
   let pairs = 0;
@@ -191,6 +207,7 @@ async function main(): Promise<void> {
   }
   console.log(`writing ${WRITE_MESSAGES} more 30-item messages into each full file (200 per insertMany), load ${load()}:`);
   for (const l of layouts) console.log(`  ${await writeCost(l, template)}  load ${load()}`);
+  if (neu) console.log(`  ${await clusterCost(neu)}  load ${load()}`);
   for (const l of layouts) l.db.close();
 }
 

@@ -3,6 +3,7 @@ import { startEmbeddedBroker } from '../transports/mqtt/embedded-broker.ts';
 import { subscribes } from '../transports/mqtt/subscriber-identity.ts';
 import { startPollWorkers } from '../transports/poll/start.ts';
 import { startRetention } from '../gdpr/retention.ts';
+import { startHistoryClustering } from '../pipeline/history-clustering.ts';
 import { startActivationWorkers } from '../management/start.ts';
 import { startPipeline } from '../pipeline/start.ts';
 import { startPushWorkers } from '../push/start.ts';
@@ -90,6 +91,9 @@ export async function startRoles(services: Services, opts: StartRolesOptions = {
     add(...(await startPollWorkers(ingestContext(services), { scheduler: housekeeping })));
     // History retention (GDPR storage limitation) belongs to the pipeline role.
     add(startRetention(gdprContext(services), { scheduler: housekeeping }));
+    // The history's layout for fast pages too (HISTORY_CLUSTER_INTERVAL_S; 0: never).
+    const clustering = startHistoryClustering(services, { scheduler: housekeeping });
+    if (clustering) add(clustering);
   }
   if (roles.has('push')) {
     const housekeeping = createInstallationSchedule(queueHome(services), 'push', logger, jobRetention);

@@ -93,6 +93,8 @@ const dataPointEffects: Effects<DataPointRepo> = {
   // Retention deletes history only; the latest values stay (src/store/*/data-points.ts).
   deleteOlderThan: null,
   count: null,
+  // Moves buckets, changes no answer.
+  clusterHistory: null,
 };
 
 function wrap<R extends object>(repo: R, effects: Effects<R>, publish: (inv: Invalidation) => Promise<void>): R {

@@ -63,4 +63,10 @@ export interface DataPointRepo {
   /** Retention: erases history rows with timestampMs < cutoff (latest values stay). */
   deleteOlderThan(cutoffMs: number): Promise<number>;
   count(): Promise<number>;
+  /**
+   * Housekeeping, once per interval for the installation: lays out the history written since
+   * the last call so that history pages read fewer storage pages. Answers do not change.
+   * Returns how many buckets moved; an engine whose layout needs no such step returns 0.
+   */
+  clusterHistory(): Promise<number>;
 }

@@ -5,6 +5,7 @@ import { BUCKET_SPAN_MS, bucketKeys } from './history-bucket.ts';
 import { createBucketWriter, type PointToWrite } from './history-write.ts';
 import { createHistoryDictionary } from './history-dictionary.ts';
 import { decodeLatestRow, encodeLatestRow, latestEntry, latestPayloadJson, latestSummary, type LatestEntry } from './latest-row.ts';
+import { addClusteringSchema, clusterHistory } from './history-cluster.ts';
 import { readHistoryPage } from './history-page.ts';
 import { purgeHistoryBefore } from './history-retention.ts';
 import { toJson, fromJson } from './json-column.ts';
@@ -15,7 +16,8 @@ import { createWriteLockWaiter } from './write-lock.ts';
 export const DATA_POINTS_SCHEMA = `
 -- History in buckets: one row per VIN and message (the points one insertMany call brings for
 -- one VIN with one provenance, at most BUCKET_SPAN_MS apart), its points in one compact body
--- (./history-bucket.ts). A rowid table: rows append in arrival order.
+-- (./history-bucket.ts). A rowid table: rows append in arrival order, unclustered (clustered 0);
+-- housekeeping later moves them next to their vehicle's earlier buckets (./history-cluster.ts).
 CREATE TABLE IF NOT EXISTS history_buckets (
   id              INTEGER PRIMARY KEY,
   vin             TEXT    NOT NULL,
@@ -26,7 +28,8 @@ CREATE TABLE IF NOT EXISTS history_buckets (
   manufacturer    TEXT    NOT NULL,
   mapping_version TEXT    NOT NULL,
   received_at     TEXT    NOT NULL,
-  body            BLOB    NOT NULL
+  body            BLOB    NOT NULL,
+  clustered       INTEGER NOT NULL DEFAULT 1
 );
 -- One entry per bucket, not per point: finds a VIN's buckets holding an item (by shape) in
 -- time order, serves the dedup check of a new message, retention's ranges and count().
@@ -66,6 +69,7 @@ interface Prepared {
  */
 export function createSqliteDataPointRepo(db: Database.Database, busyTimeoutMs: number): DataPointRepo {
   db.exec(DATA_POINTS_SCHEMA);
+  addClusteringSchema(db);
   const dict = createHistoryDictionary(db);
   const whenWritable = createWriteLockWaiter(db, busyTimeoutMs);
 
@@ -122,6 +126,13 @@ export function createSqliteDataPointRepo(db: Database.Database, busyTimeoutMs: 
   }
 
   const writeBuckets = createBucketWriter(db, dict);
+
+  // One read transaction: the index entries and bodies of a page come from one snapshot, even
+  // while clustering moves buckets (./history-cluster.ts) or retention rewrites them.
+  const readPage = db.transaction((q: Omit<Parameters<typeof readHistoryPage>[1], 'shapes'>): DataPoint[] => {
+    const shapes = shapesOf(q.vin).filter((s) => dict.shapeItems(s).includes(q.itemId));
+    return readHistoryPage(db, { ...q, shapes });
+  });
 
   /** Newer wins per item: one latest row write for the VIN, none when nothing moved forward. */
   function moveLatest(vin: string, fresh: PointToWrite[]): void {
@@ -236,9 +247,8 @@ export function createSqliteDataPointRepo(db: Database.Database, busyTimeoutMs: 
       const below = Math.min(query.toMs ?? MAX_MS, query.cursor ? decodeHistoryCursor(query.cursor) : MAX_MS);
       const itemId = dict.findItemId(query.item);
       if (itemId === undefined) return { items: [], nextCursor: null };
-      const shapes = shapesOf(query.vin).filter((s) => dict.shapeItems(s).includes(itemId));
       // One extra point tells whether another page exists.
-      const items = readHistoryPage(db, { vin: query.vin, item: query.item, itemId, shapes, fromMs: query.fromMs ?? MIN_MS, belowMs: below, want: query.limit + 1 });
+      const items = readPage({ vin: query.vin, item: query.item, itemId, fromMs: query.fromMs ?? MIN_MS, belowMs: below, want: query.limit + 1 });
       const page = items.slice(0, query.limit);
       const last = page[page.length - 1];
       return { items: page, nextCursor: items.length > query.limit && last ? encodeHistoryCursor(last.timestampMs) : null };
@@ -251,6 +261,9 @@ export function createSqliteDataPointRepo(db: Database.Database, busyTimeoutMs: 
     },
     async count() {
       return countAll.get() ?? 0;
+    },
+    async clusterHistory() {
+      return clusterHistory(db, whenWritable);
     },
   };
 }

@@ -15,12 +15,13 @@ export interface PointToWrite {
 /**
  * Writes one group of points sharing VIN and provenance as buckets of at most BUCKET_SPAN_MS
  * each (one bucket for a message at one time). Inside the caller's write transaction; the
- * migration from the per-item layout writes through it too.
+ * migration from the per-item layout writes through it too. New buckets are unclustered: they
+ * sit where they arrived, among other vehicles' buckets, until ./history-cluster.ts moves them.
  */
 export function createBucketWriter(db: Database.Database, dict: HistoryDictionary) {
   const insertBucket = db.prepare<[string, number, number, number, number, string, string, string, string]>(
-    `INSERT INTO history_buckets (vin, shape_id, min_ts, max_ts, n_points, manufacturer, mapping_version, received_at, body)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO history_buckets (vin, shape_id, min_ts, max_ts, n_points, manufacturer, mapping_version, received_at, body, clustered)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0)`,
   );
   return function writeBuckets(group: PointToWrite[]): void {
     group.sort((a, b) => a.point.timestampMs - b.point.timestampMs);
