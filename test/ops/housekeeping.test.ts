@@ -6,10 +6,10 @@ import { startService, waitForHttp, type ServiceProcess } from './service-proces
 /*
  * Housekeeping runs once per interval for the whole installation, not once per process: three
  * worker processes (pipeline and push) with one-second intervals; their /metrics count the
- * runs of history retention, the poll reconciler and the push reconciler each did. On the
+ * runs of history retention, history clustering, the poll reconciler and the push reconciler each did. On the
  * suite's Redis with a prefix of their own: a Redis Cluster in `npm run test:cluster`.
  */
-const JOBS = ['history-retention', 'poll-reconcile', 'push-reconciler'] as const;
+const JOBS = ['history-retention', 'history-clustering', 'poll-reconcile', 'push-reconciler'] as const;
 
 describe('housekeeping with three worker processes', () => {
   let d: Deployment;
@@ -17,7 +17,7 @@ describe('housekeeping with three worker processes', () => {
   const probes: number[] = [];
 
   beforeAll(async () => {
-    d = deployment(inject('redisUrl'), { HISTORY_PURGE_INTERVAL_S: '1', POLL_RECONCILE_INTERVAL_S: '1', PUSH_RECONCILE_INTERVAL_S: '1', LOG_LEVEL: 'warn' });
+    d = deployment(inject('redisUrl'), { HISTORY_PURGE_INTERVAL_S: '1', HISTORY_CLUSTER_INTERVAL_S: '1', POLL_RECONCILE_INTERVAL_S: '1', PUSH_RECONCILE_INTERVAL_S: '1', LOG_LEVEL: 'warn' });
     for (let i = 0; i < 3; i++) {
       const probe = await freePort();
       probes.push(probe);
@@ -38,7 +38,7 @@ describe('housekeeping with three worker processes', () => {
     );
   }
 
-  it('retention, the poll reconciler and the push reconciler each run once per interval, among all three', async () => {
+  it('retention, history clustering, the poll reconciler and the push reconciler each run once per interval, among all three', async () => {
     const before = await runs();
     const started = Date.now();
     await new Promise((r) => setTimeout(r, 12_000));

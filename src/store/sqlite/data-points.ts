@@ -9,6 +9,7 @@ import { addClusteringSchema, clusterHistory } from './history-cluster.ts';
 import { readHistoryPage } from './history-page.ts';
 import { purgeHistoryBefore } from './history-retention.ts';
 import { toJson, fromJson } from './json-column.ts';
+import { addVehicleShapesColumn, formatShapes, parseShapes, shapesFromIndex } from './vehicle-shapes.ts';
 import { packPayload } from './payload-text.ts';
 import { storeWrites } from './store-writes.ts';
 import { createWriteLockWaiter } from './write-lock.ts';
@@ -35,12 +36,14 @@ CREATE TABLE IF NOT EXISTS history_buckets (
 -- time order, serves the dedup check of a new message, retention's ranges and count().
 CREATE INDEX IF NOT EXISTS history_buckets_vin_shape_ts ON history_buckets (vin, shape_id, max_ts, min_ts, n_points);
 -- The latest values: one row per vehicle (./latest-row.ts), newer wins per item. The fleet
--- report reads the vehicle's manufacturer and last reception (the greatest over its items).
+-- report reads the vehicle's manufacturer and last reception (the greatest over its items);
+-- history reads the shapes of the vehicle's buckets (./vehicle-shapes.ts).
 CREATE TABLE IF NOT EXISTS latest_values (
   vin          TEXT NOT NULL PRIMARY KEY,
   manufacturer TEXT NOT NULL,
   received_at  TEXT NOT NULL,
-  body         BLOB NOT NULL
+  body         BLOB NOT NULL,
+  shapes       TEXT
 );
 `;
 
@@ -70,26 +73,23 @@ interface Prepared {
 export function createSqliteDataPointRepo(db: Database.Database, busyTimeoutMs: number): DataPointRepo {
   db.exec(DATA_POINTS_SCHEMA);
   addClusteringSchema(db);
+  addVehicleShapesColumn(db);
   const dict = createHistoryDictionary(db);
   const whenWritable = createWriteLockWaiter(db, busyTimeoutMs);
 
-  // The distinct shapes of a VIN's buckets, one index seek each (a skip scan).
-  const nextShape = db
-    .prepare<[string, number], number>('SELECT shape_id FROM history_buckets WHERE vin = ? AND shape_id > ? ORDER BY shape_id LIMIT 1')
-    .pluck();
-  const shapesOf = (vin: string): number[] => {
-    const out: number[] = [];
-    for (let s = nextShape.get(vin, -1); s !== undefined; s = nextShape.get(vin, s)) out.push(s);
-    return out;
-  };
+  const shapesInIndex = shapesFromIndex(db);
+  const selectShapes = db.prepare<[string], string | null>('SELECT shapes FROM latest_values WHERE vin = ?').pluck();
+  /** The shapes of a VIN's buckets: from its latest row, or from the index for a row written before they were kept. */
+  const shapesOf = (vin: string, kept: string | null | undefined = selectShapes.get(vin)): number[] =>
+    typeof kept === 'string' ? parseShapes(kept) : shapesInIndex(vin);
   const overlapping = db.prepare<[string, number, number, number, number], BucketRow>(
     `SELECT min_ts, body FROM history_buckets
      WHERE vin = ? AND shape_id = ? AND max_ts >= ? AND max_ts <= ? AND min_ts <= ?`,
   );
-  const selectLatestRow = db.prepare<[string], Buffer>('SELECT body FROM latest_values WHERE vin = ?').pluck();
-  const upsertLatestRow = db.prepare<[string, string, string, Buffer]>(
-    `INSERT INTO latest_values (vin, manufacturer, received_at, body) VALUES (?, ?, ?, ?)
-     ON CONFLICT (vin) DO UPDATE SET manufacturer = excluded.manufacturer, received_at = excluded.received_at, body = excluded.body`,
+  const selectLatestRow = db.prepare<[string], { body: Buffer; shapes: string | null }>('SELECT body, shapes FROM latest_values WHERE vin = ?');
+  const upsertLatestRow = db.prepare<[string, string, string, Buffer, string]>(
+    `INSERT INTO latest_values (vin, manufacturer, received_at, body, shapes) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (vin) DO UPDATE SET manufacturer = excluded.manufacturer, received_at = excluded.received_at, body = excluded.body, shapes = excluded.shapes`,
   );
   const selectLatestRows = db
     .prepare<[string], [string, Buffer]>('SELECT vin, body FROM latest_values WHERE vin IN (SELECT value FROM json_each(?))')
@@ -107,7 +107,7 @@ export function createSqliteDataPointRepo(db: Database.Database, busyTimeoutMs: 
    * holding a VIN's current message and one from yesterday reads the buckets around each, not
    * the day between.
    */
-  function storedKeys(vin: string, itemIds: Set<number>, times: number[]): Set<string> {
+  function storedKeys(vin: string, shapes: number[], itemIds: Set<number>, times: number[]): Set<string> {
     const keys = new Set<string>();
     const sorted = [...new Set(times)].sort((a, b) => a - b);
     const runs: [number, number][] = [];
@@ -116,7 +116,7 @@ export function createSqliteDataPointRepo(db: Database.Database, busyTimeoutMs: 
       if (last && t - last[1] <= BUCKET_SPAN_MS) last[1] = t;
       else runs.push([t, t]);
     }
-    for (const shape of shapesOf(vin)) {
+    for (const shape of shapes) {
       if (!dict.shapeItems(shape).some((id) => itemIds.has(id))) continue;
       for (const [from, to] of runs) {
         for (const row of overlapping.all(vin, shape, from, to + BUCKET_SPAN_MS, to)) bucketKeys(row.body, row.min_ts, keys);
@@ -134,19 +134,21 @@ export function createSqliteDataPointRepo(db: Database.Database, busyTimeoutMs: 
     return readHistoryPage(db, { ...q, shapes });
   });
 
-  /** Newer wins per item: one latest row write for the VIN, none when nothing moved forward. */
-  function moveLatest(vin: string, fresh: PointToWrite[]): void {
-    const current = selectLatestRow.get(vin);
-    const entries = current ? decodeLatestRow(current) : new Map<number, LatestEntry>();
-    let changed = false;
+  /**
+   * Newer wins per item: one latest row write for the VIN, none when nothing moved forward and
+   * its buckets' shapes are those the row keeps already.
+   */
+  function moveLatest(vin: string, current: { body: Buffer; shapes: string | null } | undefined, fresh: PointToWrite[], shapes: string): void {
+    const entries = current ? decodeLatestRow(current.body) : new Map<number, LatestEntry>();
+    let changed = current?.shapes !== shapes;
     for (const f of fresh) {
       const had = entries.get(f.itemId);
       if (had && had.timestampMs >= f.point.timestampMs) continue;
       entries.set(f.itemId, latestEntry(f.point, f.packed));
       changed = true;
     }
-    if (!changed) return;
-    upsertLatestRow.run(vin, ...latestSummary(entries), encodeLatestRow(entries));
+    if (!changed || entries.size === 0) return;
+    upsertLatestRow.run(vin, ...latestSummary(entries), encodeLatestRow(entries), shapes);
     storeWrites.latestRows++;
   }
 
@@ -154,7 +156,9 @@ export function createSqliteDataPointRepo(db: Database.Database, busyTimeoutMs: 
     const dictionaryBefore = dict.added;
     for (const [vin, prepared] of byVin) {
       const withIds = prepared.map((p) => ({ ...p, itemId: dict.itemId(p.point.item) }));
-      const seen = storedKeys(vin, new Set(withIds.map((p) => p.itemId)), withIds.map((p) => p.point.timestampMs));
+      const current = selectLatestRow.get(vin);
+      const shapes = new Set(shapesOf(vin, current?.shapes));
+      const seen = storedKeys(vin, [...shapes], new Set(withIds.map((p) => p.itemId)), withIds.map((p) => p.point.timestampMs));
       const fresh = withIds.filter((p) => {
         const key = `${p.itemId}:${p.point.timestampMs}`;
         if (seen.has(key)) return false;
@@ -169,9 +173,9 @@ export function createSqliteDataPointRepo(db: Database.Database, busyTimeoutMs: 
         if (group) group.push(f);
         else groups.set(key, [f]);
       }
-      for (const group of groups.values()) writeBuckets(group);
+      for (const group of groups.values()) writeBuckets(group, shapes);
       storeWrites.messages += groups.size;
-      if (fresh.length > 0) moveLatest(vin, fresh);
+      if (fresh.length > 0) moveLatest(vin, current, fresh, formatShapes(shapes));
       for (const f of fresh) isNew[f.index] = true;
     }
     storeWrites.dictionaryRows += dict.added - dictionaryBefore;

@@ -31,6 +31,9 @@ function prepare(db: Database.Database) {
     rewrite: db.prepare<[number, number, number, string, number]>(
       'UPDATE history_buckets SET shape_id = ?, min_ts = ?, n_points = ?, body = ? WHERE id = ?',
     ),
+    // The vehicle's kept shapes (./vehicle-shapes.ts) no longer hold a rewritten bucket's new
+    // shape: read from the index until its next write keeps them again.
+    forgetShapes: db.prepare<[string]>('UPDATE latest_values SET shapes = NULL WHERE vin = ? AND shapes IS NOT NULL'),
   };
 }
 
@@ -62,6 +65,7 @@ export async function purgeHistoryBefore(db: Database.Database, dict: HistoryDic
       const minTs = kept[0]!.timestampMs;
       const keptShape = dict.shapeId([...new Set(kept.map((p) => p.itemId))].sort((a, c) => a - c));
       s.rewrite.run(keptShape, minTs, kept.length, encodeBucket(kept.map(packPoint), minTs), b.id);
+      if (keptShape !== shape) s.forgetShapes.run(vin);
       n += points.length - kept.length;
     }
     return { n, more: false };

@@ -23,7 +23,8 @@ export function createBucketWriter(db: Database.Database, dict: HistoryDictionar
     `INSERT INTO history_buckets (vin, shape_id, min_ts, max_ts, n_points, manufacturer, mapping_version, received_at, body, clustered)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0)`,
   );
-  return function writeBuckets(group: PointToWrite[]): void {
+  /** Adds the shape of every bucket it writes to `shapes`, when given. */
+  return function writeBuckets(group: PointToWrite[], shapes?: Set<number>): void {
     group.sort((a, b) => a.point.timestampMs - b.point.timestampMs);
     let start = 0;
     while (start < group.length) {
@@ -34,6 +35,7 @@ export function createBucketWriter(db: Database.Database, dict: HistoryDictionar
       const points: PackedPoint[] = part.map((g) => ({ itemId: g.itemId, timestampMs: g.point.timestampMs, packed: g.packed }));
       const shape = dict.shapeId([...new Set(points.map((p) => p.itemId))].sort((a, b) => a - b));
       const p0 = part[0]!.point;
+      shapes?.add(shape);
       insertBucket.run(p0.vin, shape, first, part[part.length - 1]!.point.timestampMs, part.length, p0.manufacturer, p0.mappingVersion, p0.receivedAt, encodeBucket(points, first));
       storeWrites.historyRows++;
       start = end;

@@ -125,6 +125,16 @@ const suite: ConformanceSuite = (open: StoreFactory) => {
       expect(await dataPoints.clusterHistory()).toBe(0);
     });
 
+    it('finds a late message that moves no latest value, whatever items it carries', async () => {
+      const { dataPoints } = ctx.store;
+      await dataPoints.insertMany(message(VIN, 100, ['mileage', 'speed']));
+      // Older than both latest values, and with a set of items the VIN never sent before.
+      const late = message(VIN, 50, ['mileage']);
+      expect(await dataPoints.insertMany(late)).toEqual(late);
+      expect(times((await allPages(dataPoints, VIN, 'mileage', 1)).points)).toEqual([100, 50]);
+      expect((await dataPoints.latest([VIN], ['mileage']))[0]?.timestampMs).toBe(BASE + 100_000);
+    });
+
     it('stores a message seen again as nothing, and keeps the first of two messages with an item at the same time', async () => {
       const { dataPoints } = ctx.store;
       const first = message(VIN, 10, DENSE, 'm@1');
@@ -176,10 +186,14 @@ const suite: ConformanceSuite = (open: StoreFactory) => {
       // One message holding points before and after the cutoff.
       const straddling = [...message(VIN, 48, ['speed']), ...message(VIN, 52, ['speed', 'crash'])].map((p) => ({ ...p, receivedAt: new Date(BASE + 60_000).toISOString() }));
       await dataPoints.insertMany(straddling);
+      // And one whose only point after the cutoff is of an item no other message of the VIN carries.
+      const tyre = [...message(VIN, 47, ['mileage']), ...message(VIN, 53, ['tyre'])].map((p) => ({ ...p, receivedAt: new Date(BASE + 61_000).toISOString() }));
+      await dataPoints.insertMany(tyre);
       const before = await dataPoints.count();
       const removed = await dataPoints.deleteOlderThan(BASE + 50_000);
-      // VIN: 5 messages of 5 items before 50 s, and the straddling message's point at 48 s; VIN2: 1, 11, 21, 31, 41.
-      expect(removed).toBe(5 * DENSE.length + 1 + 5);
+      // VIN: 5 messages of 5 items before 50 s, the straddling messages' points at 48 s and 47 s; VIN2: 1, 11, 21, 31, 41.
+      expect(removed).toBe(5 * DENSE.length + 2 + 5);
+      expect((await dataPoints.history({ vin: VIN, item: 'tyre', limit: 5 })).items).toEqual([tyre[1]]);
       expect(await dataPoints.count()).toBe(before - removed);
       expect(times((await allPages(dataPoints, VIN, 'speed', 100)).points)).toEqual([90, 80, 70, 60, 52, 50]);
       expect((await dataPoints.history({ vin: VIN, item: 'crash', limit: 5 })).items).toEqual([straddling[2]]);

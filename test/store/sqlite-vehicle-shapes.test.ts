@@ -1,0 +1,83 @@
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import type { DataPoint, DataPointRepo } from '../../src/store/contract.ts';
+import { openSqliteStore } from '../../src/store/sqlite/open.ts';
+import { tempSqliteStores } from './temp-sqlite.ts';
+
+const VIN = 'WVWZZZ1JZXW000777';
+const T0 = Date.parse('2026-03-01T10:00:00.000Z');
+
+function message(s: number, items: string[]): DataPoint[] {
+  const ms = T0 + s * 1000;
+  return items.map((item, k) => ({
+    vin: VIN,
+    item,
+    timestampMs: ms,
+    payload: { value: s * 10 + k, timestamp: new Date(ms).toISOString() },
+    manufacturer: 'virtual',
+    mappingVersion: '1.0.0',
+    receivedAt: new Date(ms + 50).toISOString(),
+  }));
+}
+
+const pages = async (repo: DataPointRepo) => ({
+  mileage: (await repo.history({ vin: VIN, item: 'mileage', limit: 10 })).items,
+  crash: (await repo.history({ vin: VIN, item: 'crash', limit: 10 })).items,
+});
+
+const keptShapes = (file: string): string | null => {
+  const db = new Database(file, { readonly: true });
+  const shapes = db.prepare('SELECT shapes FROM latest_values WHERE vin = ?').pluck().get(VIN) as string | null;
+  db.close();
+  return shapes;
+};
+
+describe("SQLite store: a vehicle's bucket shapes kept in its latest row", () => {
+  const temp = tempSqliteStores('cvd-shapes-');
+
+  it('are kept as the vehicle writes, and read from the index for a row that has none', async () => {
+    const { file, store } = temp.open();
+    const repo = store.dataPoints;
+    await repo.insertMany(message(0, ['mileage', 'speed']));
+    await repo.insertMany(message(5, ['mileage', 'speed', 'crash']));
+    await repo.insertMany(message(10, ['mileage', 'speed']));
+    expect(keptShapes(file)?.split(',')).toHaveLength(2);
+    const before = await pages(repo);
+    expect(before.mileage).toHaveLength(3);
+    expect(before.crash).toEqual([message(5, ['mileage', 'speed', 'crash'])[2]]);
+    await store.close();
+
+    // A row as a build before the column wrote it: the column exists, the value does not.
+    const db = new Database(file);
+    db.exec('UPDATE latest_values SET shapes = NULL');
+    db.close();
+    const reopened = openSqliteStore(file);
+    try {
+      expect(await pages(reopened.dataPoints)).toEqual(before);
+      // Duplicates are still found through the index, and the vehicle's next write keeps the shapes again.
+      expect(await reopened.dataPoints.insertMany(message(5, ['crash']))).toEqual([]);
+      await reopened.dataPoints.insertMany(message(15, ['mileage']));
+      expect(keptShapes(file)?.split(',')).toHaveLength(3);
+      expect((await reopened.dataPoints.history({ vin: VIN, item: 'mileage', limit: 10 })).items).toHaveLength(4);
+    } finally {
+      await reopened.close();
+    }
+  });
+
+  it('adds the column to a file written before it, at open', async () => {
+    const { file, store } = temp.open();
+    await store.dataPoints.insertMany(message(0, ['mileage']));
+    await store.close();
+    const db = new Database(file);
+    db.exec('ALTER TABLE latest_values DROP COLUMN shapes');
+    db.close();
+    const reopened = openSqliteStore(file);
+    try {
+      expect((await reopened.dataPoints.history({ vin: VIN, item: 'mileage', limit: 10 })).items).toEqual(message(0, ['mileage']));
+      await reopened.dataPoints.insertMany(message(5, ['mileage']));
+      expect(keptShapes(file)).toMatch(/^\d+$/);
+    } finally {
+      await reopened.close();
+    }
+  });
+});
