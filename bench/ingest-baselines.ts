@@ -67,7 +67,7 @@ export async function bullmqAloneRates(redisUrl: string, prefix: string, jobs: n
 export interface StoreAlone {
   itemsPerS: number;
   /** Row writes per telemetry message (src/store/sqlite/store-writes.ts), over all writers. */
-  writesPerMessage: { history: number; latest: number; dictionary: number };
+  writesPerMessage: { history: number; latest: number; dictionary: number; shapes: number };
 }
 
 export async function storeAloneRate(env: Record<string, string>, writers: number, messagesPerWriter: number, existingDir?: string): Promise<StoreAlone> {
@@ -78,7 +78,7 @@ export async function storeAloneRate(env: Record<string, string>, writers: numbe
     // Created before the writers start, so they do not race to create the schema.
     await (await openStore(loadConfig(childEnv))).close();
     const children = await Promise.all(Array.from({ length: writers }, (_, i) => forkChild('ingest-store-writer.ts', { ...childEnv, WRITER_INDEX: String(i) })));
-    type Done = { items: number; startMs: number; endMs: number; writes: { messages: number; historyRows: number; latestRows: number; dictionaryRows: number } };
+    type Done = { items: number; startMs: number; endMs: number; writes: { messages: number; historyRows: number; latestRows: number; dictionaryRows: number; shapeRows: number } };
     const done = (c: ChildProcess) => new Promise<Done>((resolve) => c.once('message', resolve));
     const results = children.map(done);
     for (const c of children) c.send({ cmd: 'go' });
@@ -90,7 +90,7 @@ export async function storeAloneRate(env: Record<string, string>, writers: numbe
     const messages = sum('messages');
     return {
       itemsPerS: items / seconds,
-      writesPerMessage: { history: sum('historyRows') / messages, latest: sum('latestRows') / messages, dictionary: sum('dictionaryRows') / messages },
+      writesPerMessage: { history: sum('historyRows') / messages, latest: sum('latestRows') / messages, dictionary: sum('dictionaryRows') / messages, shapes: sum('shapeRows') / messages },
     };
   } finally {
     if (!existingDir) rmSync(dataDir, { recursive: true, force: true });

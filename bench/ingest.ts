@@ -8,7 +8,8 @@
  * The message is the virtual manufacturer's full telemetry message of an electric car
  * (30 catalog items). Topology, as a deployment on this 2-core machine would run it: this
  * process runs the broker (the `broker` role), BENCH_WORKERS worker processes (`npm run
- * worker`) harmonize, one more process publishes.
+ * worker`) harmonize, the first of them also running the history clustering housekeeping
+ * (HISTORY_CLUSTER_INTERVAL_S, at start and every 60 s by default), one more process publishes.
  *
  * Settings: BENCH_STORE_MESSAGES (messages each writer of the store-alone baseline writes,
  * default 20,000: about as many points as the end-to-end steps store, since the store's rate
@@ -106,14 +107,15 @@ async function main(): Promise<void> {
   );
   const w = alone2.writesPerMessage;
   console.log(
-    `baseline  store writes per telemetry message: ${(w.history + w.latest).toFixed(2)} (history ${w.history.toFixed(2)}, latest ${w.latest.toFixed(2)}; target <= 2), dictionary ${w.dictionary.toFixed(4)}; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`,
+    `baseline  store writes per telemetry message: ${(w.history + w.latest).toFixed(2)} (history ${w.history.toFixed(2)}, latest ${w.latest.toFixed(2)}; target <= 2), dictionary ${w.dictionary.toFixed(4)}, vehicle shapes ${w.shapes.toFixed(4)}; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`,
   );
   // The store alone as the pipeline writes: one process per worker, sharing the file.
   const store = WORKERS > 1 ? storeTwo : storeOne;
 
   const broker = await startEmbeddedBroker(services, { port: 0 });
   const creds = mqttCredentials(config, virtual);
-  const workers = await Promise.all(Array.from({ length: WORKERS }, () => forkChild('ingest-worker.ts', env, PROFILE)));
+  // The first worker also runs the history clustering housekeeping, as one pipeline process of a deployment does.
+  const workers = await Promise.all(Array.from({ length: WORKERS }, (_, i) => forkChild('ingest-worker.ts', { ...env, BENCH_HOUSEKEEPING: i === 0 ? 'on' : 'off' }, PROFILE)));
   const publisher = await forkChild('ingest-publisher.ts', { BROKER_URL: broker.url, MQTT_USERNAME: creds.username, MQTT_PASSWORD: creds.password, CONNECTIONS: String(CONNECTIONS) }, PROFILE);
 
   const waiting = async () => {

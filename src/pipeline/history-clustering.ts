@@ -22,9 +22,9 @@ export function startHistoryClustering(
     intervalMs: config.HISTORY_CLUSTER_INTERVAL_S * 1000,
     logger,
     failure: 'history clustering failed; retried at the next interval',
-    run: async () => {
+    run: async (closing) => {
       const started = performance.now();
-      const moved = await store.dataPoints.clusterHistory();
+      const moved = await store.dataPoints.clusterHistory(closing);
       if (moved > 0) logger.info({ moved, ms: Math.round(performance.now() - started) }, 'history clustering');
       return moved;
     },

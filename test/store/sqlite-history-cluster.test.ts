@@ -107,6 +107,16 @@ describe('SQLite store: history clustering', () => {
     expect((await repo.history({ vin: vinOf(5), item: 'speed', limit: 1 })).items).toEqual([during[1]]);
   });
 
+  it('stops after the transaction in progress when told the process is stopping; the next run moves the rest', async () => {
+    const { file, store } = temp.open();
+    await fleet(store.dataPoints, 100, 0, 60);
+    const moved = await store.dataPoints.clusterHistory(() => true);
+    expect(moved).toBeGreaterThan(0);
+    expect(moved).toBeLessThan(1200);
+    expect(unclustered(file)).toBe(1200 - moved);
+    expect(await store.dataPoints.clusterHistory()).toBe(1200 - moved);
+  });
+
   it('leaves a file written before clustering as it lies (its buckets count as laid out) and clusters what comes after', async () => {
     const { file, store } = temp.open();
     await fleet(store.dataPoints, 10, 0, 50);

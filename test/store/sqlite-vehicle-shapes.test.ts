@@ -25,57 +25,45 @@ const pages = async (repo: DataPointRepo) => ({
   crash: (await repo.history({ vin: VIN, item: 'crash', limit: 10 })).items,
 });
 
-const keptShapes = (file: string): string | null => {
+/** What the table keeps for the VIN: the number of shapes, or null without a row. */
+const keptShapes = (file: string): number | null => {
   const db = new Database(file, { readonly: true });
-  const shapes = db.prepare('SELECT shapes FROM latest_values WHERE vin = ?').pluck().get(VIN) as string | null;
+  const shapes = db.prepare('SELECT shapes FROM history_vehicle_shapes WHERE vin = ?').pluck().get(VIN) as string | undefined;
   db.close();
-  return shapes;
+  return shapes === undefined ? null : shapes.split(',').length;
 };
 
-describe("SQLite store: a vehicle's bucket shapes kept in its latest row", () => {
+describe("SQLite store: a vehicle's bucket shapes kept in their own table", () => {
   const temp = tempSqliteStores('cvd-shapes-');
 
-  it('are kept as the vehicle writes, and read from the index for a row that has none', async () => {
+  it('are kept as the vehicle writes, and read from the index for a vehicle without a row', async () => {
     const { file, store } = temp.open();
     const repo = store.dataPoints;
     await repo.insertMany(message(0, ['mileage', 'speed']));
     await repo.insertMany(message(5, ['mileage', 'speed', 'crash']));
     await repo.insertMany(message(10, ['mileage', 'speed']));
-    expect(keptShapes(file)?.split(',')).toHaveLength(2);
+    expect(keptShapes(file)).toBe(2);
     const before = await pages(repo);
     expect(before.mileage).toHaveLength(3);
     expect(before.crash).toEqual([message(5, ['mileage', 'speed', 'crash'])[2]]);
     await store.close();
 
-    // A row as a build before the column wrote it: the column exists, the value does not.
+    // As a build before the table left the file: the table exists (created at open), the row does not.
     const db = new Database(file);
-    db.exec('UPDATE latest_values SET shapes = NULL');
+    db.exec('DROP TABLE history_vehicle_shapes');
     db.close();
     const reopened = openSqliteStore(file);
     try {
+      expect(keptShapes(file)).toBeNull();
       expect(await pages(reopened.dataPoints)).toEqual(before);
       // Duplicates are still found through the index, and the vehicle's next write keeps the shapes again.
       expect(await reopened.dataPoints.insertMany(message(5, ['crash']))).toEqual([]);
       await reopened.dataPoints.insertMany(message(15, ['mileage']));
-      expect(keptShapes(file)?.split(',')).toHaveLength(3);
+      expect(keptShapes(file)).toBe(3);
       expect((await reopened.dataPoints.history({ vin: VIN, item: 'mileage', limit: 10 })).items).toHaveLength(4);
-    } finally {
-      await reopened.close();
-    }
-  });
-
-  it('adds the column to a file written before it, at open', async () => {
-    const { file, store } = temp.open();
-    await store.dataPoints.insertMany(message(0, ['mileage']));
-    await store.close();
-    const db = new Database(file);
-    db.exec('ALTER TABLE latest_values DROP COLUMN shapes');
-    db.close();
-    const reopened = openSqliteStore(file);
-    try {
-      expect((await reopened.dataPoints.history({ vin: VIN, item: 'mileage', limit: 10 })).items).toEqual(message(0, ['mileage']));
-      await reopened.dataPoints.insertMany(message(5, ['mileage']));
-      expect(keptShapes(file)).toMatch(/^\d+$/);
+      // Erasure takes the row with the rest of the VIN.
+      await reopened.dataPoints.deleteByVin(VIN);
+      expect(keptShapes(file)).toBeNull();
     } finally {
       await reopened.close();
     }

@@ -66,7 +66,8 @@ export interface DataPointRepo {
   /**
    * Housekeeping, once per interval for the installation: lays out the history written since
    * the last call so that history pages read fewer storage pages. Answers do not change.
-   * Returns how many buckets moved; an engine whose layout needs no such step returns 0.
+   * Returns how many buckets moved; an engine whose layout needs no such step returns 0. Stops
+   * between two of its steps once `stopping` answers true (the process is shutting down).
    */
-  clusterHistory(): Promise<number>;
+  clusterHistory(stopping?: () => boolean): Promise<number>;
 }

@@ -9,7 +9,7 @@ import { addClusteringSchema, clusterHistory } from './history-cluster.ts';
 import { readHistoryPage } from './history-page.ts';
 import { purgeHistoryBefore } from './history-retention.ts';
 import { toJson, fromJson } from './json-column.ts';
-import { addVehicleShapesColumn, formatShapes, parseShapes, shapesFromIndex } from './vehicle-shapes.ts';
+import { createVehicleShapes } from './vehicle-shapes.ts';
 import { packPayload } from './payload-text.ts';
 import { storeWrites } from './store-writes.ts';
 import { createWriteLockWaiter } from './write-lock.ts';
@@ -36,14 +36,12 @@ CREATE TABLE IF NOT EXISTS history_buckets (
 -- time order, serves the dedup check of a new message, retention's ranges and count().
 CREATE INDEX IF NOT EXISTS history_buckets_vin_shape_ts ON history_buckets (vin, shape_id, max_ts, min_ts, n_points);
 -- The latest values: one row per vehicle (./latest-row.ts), newer wins per item. The fleet
--- report reads the vehicle's manufacturer and last reception (the greatest over its items);
--- history reads the shapes of the vehicle's buckets (./vehicle-shapes.ts).
+-- report reads the vehicle's manufacturer and last reception (the greatest over its items).
 CREATE TABLE IF NOT EXISTS latest_values (
   vin          TEXT NOT NULL PRIMARY KEY,
   manufacturer TEXT NOT NULL,
   received_at  TEXT NOT NULL,
-  body         BLOB NOT NULL,
-  shapes       TEXT
+  body         BLOB NOT NULL
 );
 `;
 
@@ -73,23 +71,18 @@ interface Prepared {
 export function createSqliteDataPointRepo(db: Database.Database, busyTimeoutMs: number): DataPointRepo {
   db.exec(DATA_POINTS_SCHEMA);
   addClusteringSchema(db);
-  addVehicleShapesColumn(db);
   const dict = createHistoryDictionary(db);
   const whenWritable = createWriteLockWaiter(db, busyTimeoutMs);
 
-  const shapesInIndex = shapesFromIndex(db);
-  const selectShapes = db.prepare<[string], string | null>('SELECT shapes FROM latest_values WHERE vin = ?').pluck();
-  /** The shapes of a VIN's buckets: from its latest row, or from the index for a row written before they were kept. */
-  const shapesOf = (vin: string, kept: string | null | undefined = selectShapes.get(vin)): number[] =>
-    typeof kept === 'string' ? parseShapes(kept) : shapesInIndex(vin);
+  const vehicleShapes = createVehicleShapes(db);
   const overlapping = db.prepare<[string, number, number, number, number], BucketRow>(
     `SELECT min_ts, body FROM history_buckets
      WHERE vin = ? AND shape_id = ? AND max_ts >= ? AND max_ts <= ? AND min_ts <= ?`,
   );
-  const selectLatestRow = db.prepare<[string], { body: Buffer; shapes: string | null }>('SELECT body, shapes FROM latest_values WHERE vin = ?');
-  const upsertLatestRow = db.prepare<[string, string, string, Buffer, string]>(
-    `INSERT INTO latest_values (vin, manufacturer, received_at, body, shapes) VALUES (?, ?, ?, ?, ?)
-     ON CONFLICT (vin) DO UPDATE SET manufacturer = excluded.manufacturer, received_at = excluded.received_at, body = excluded.body, shapes = excluded.shapes`,
+  const selectLatestRow = db.prepare<[string], Buffer>('SELECT body FROM latest_values WHERE vin = ?').pluck();
+  const upsertLatestRow = db.prepare<[string, string, string, Buffer]>(
+    `INSERT INTO latest_values (vin, manufacturer, received_at, body) VALUES (?, ?, ?, ?)
+     ON CONFLICT (vin) DO UPDATE SET manufacturer = excluded.manufacturer, received_at = excluded.received_at, body = excluded.body`,
   );
   const selectLatestRows = db
     .prepare<[string], [string, Buffer]>('SELECT vin, body FROM latest_values WHERE vin IN (SELECT value FROM json_each(?))')
@@ -130,25 +123,23 @@ export function createSqliteDataPointRepo(db: Database.Database, busyTimeoutMs: 
   // One read transaction: the index entries and bodies of a page come from one snapshot, even
   // while clustering moves buckets (./history-cluster.ts) or retention rewrites them.
   const readPage = db.transaction((q: Omit<Parameters<typeof readHistoryPage>[1], 'shapes'>): DataPoint[] => {
-    const shapes = shapesOf(q.vin).filter((s) => dict.shapeItems(s).includes(q.itemId));
+    const shapes = vehicleShapes.of(q.vin).shapes.filter((s) => dict.shapeItems(s).includes(q.itemId));
     return readHistoryPage(db, { ...q, shapes });
   });
 
-  /**
-   * Newer wins per item: one latest row write for the VIN, none when nothing moved forward and
-   * its buckets' shapes are those the row keeps already.
-   */
-  function moveLatest(vin: string, current: { body: Buffer; shapes: string | null } | undefined, fresh: PointToWrite[], shapes: string): void {
-    const entries = current ? decodeLatestRow(current.body) : new Map<number, LatestEntry>();
-    let changed = current?.shapes !== shapes;
+  /** Newer wins per item: one latest row write for the VIN, none when nothing moved forward. */
+  function moveLatest(vin: string, fresh: PointToWrite[]): void {
+    const current = selectLatestRow.get(vin);
+    const entries = current ? decodeLatestRow(current) : new Map<number, LatestEntry>();
+    let changed = false;
     for (const f of fresh) {
       const had = entries.get(f.itemId);
       if (had && had.timestampMs >= f.point.timestampMs) continue;
       entries.set(f.itemId, latestEntry(f.point, f.packed));
       changed = true;
     }
-    if (!changed || entries.size === 0) return;
-    upsertLatestRow.run(vin, ...latestSummary(entries), encodeLatestRow(entries), shapes);
+    if (!changed) return;
+    upsertLatestRow.run(vin, ...latestSummary(entries), encodeLatestRow(entries));
     storeWrites.latestRows++;
   }
 
@@ -156,9 +147,8 @@ export function createSqliteDataPointRepo(db: Database.Database, busyTimeoutMs: 
     const dictionaryBefore = dict.added;
     for (const [vin, prepared] of byVin) {
       const withIds = prepared.map((p) => ({ ...p, itemId: dict.itemId(p.point.item) }));
-      const current = selectLatestRow.get(vin);
-      const shapes = new Set(shapesOf(vin, current?.shapes));
-      const seen = storedKeys(vin, [...shapes], new Set(withIds.map((p) => p.itemId)), withIds.map((p) => p.point.timestampMs));
+      const known = vehicleShapes.of(vin);
+      const seen = storedKeys(vin, known.shapes, new Set(withIds.map((p) => p.itemId)), withIds.map((p) => p.point.timestampMs));
       const fresh = withIds.filter((p) => {
         const key = `${p.itemId}:${p.point.timestampMs}`;
         if (seen.has(key)) return false;
@@ -173,9 +163,13 @@ export function createSqliteDataPointRepo(db: Database.Database, busyTimeoutMs: 
         if (group) group.push(f);
         else groups.set(key, [f]);
       }
+      const shapes = new Set(known.shapes);
       for (const group of groups.values()) writeBuckets(group, shapes);
       storeWrites.messages += groups.size;
-      if (fresh.length > 0) moveLatest(vin, current, fresh, formatShapes(shapes));
+      if (fresh.length > 0) {
+        vehicleShapes.keep(vin, shapes, known.kept);
+        moveLatest(vin, fresh);
+      }
       for (const f of fresh) isNew[f.index] = true;
     }
     storeWrites.dictionaryRows += dict.added - dictionaryBefore;
@@ -185,6 +179,7 @@ export function createSqliteDataPointRepo(db: Database.Database, busyTimeoutMs: 
     const n = countOfVin.get(vin) ?? 0;
     deleteLatestOfVin.run(vin);
     deleteBucketsOfVin.run(vin);
+    vehicleShapes.forget(vin);
     return n;
   });
 
@@ -266,8 +261,8 @@ export function createSqliteDataPointRepo(db: Database.Database, busyTimeoutMs: 
     async count() {
       return countAll.get() ?? 0;
     },
-    async clusterHistory() {
-      return clusterHistory(db, whenWritable);
+    async clusterHistory(stopping) {
+      return clusterHistory(db, whenWritable, stopping);
     },
   };
 }

@@ -54,9 +54,9 @@ function prepare(db: Database.Database) {
  * period share pages, and a page reads far fewer. The buckets themselves do not change (same
  * contents, same answers); history pages read in one transaction, so a move is never seen half
  * done. MOVE_CHUNK buckets per transaction, so other writers get in between; buckets written
- * during the run wait for the next.
+ * during the run, and those left when `stopping` says so, wait for the next.
  */
-export async function clusterHistory(db: Database.Database, whenWritable: WhenWritable): Promise<number> {
+export async function clusterHistory(db: Database.Database, whenWritable: WhenWritable, stopping: () => boolean = () => false): Promise<number> {
   let st = statements.get(db);
   if (!st) statements.set(db, (st = prepare(db)));
   const s = st;
@@ -73,7 +73,7 @@ export async function clusterHistory(db: Database.Database, whenWritable: WhenWr
   for (;;) {
     const n = await whenWritable(() => move.immediate());
     moved += n;
-    if (n < MOVE_CHUNK) return moved;
+    if (n < MOVE_CHUNK || stopping()) return moved;
     await new Promise((resolve) => setImmediate(resolve));
   }
 }

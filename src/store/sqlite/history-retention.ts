@@ -33,7 +33,7 @@ function prepare(db: Database.Database) {
     ),
     // The vehicle's kept shapes (./vehicle-shapes.ts) no longer hold a rewritten bucket's new
     // shape: read from the index until its next write keeps them again.
-    forgetShapes: db.prepare<[string]>('UPDATE latest_values SET shapes = NULL WHERE vin = ? AND shapes IS NOT NULL'),
+    forgetShapes: db.prepare<[string]>('DELETE FROM history_vehicle_shapes WHERE vin = ?'),
   };
 }
 

@@ -1,32 +1,61 @@
 import type Database from 'better-sqlite3';
+import { storeWrites } from './store-writes.ts';
 
 /**
- * The shapes of a vehicle's history buckets (./history-dictionary.ts), kept in its latest row
- * as ascending ids separated by commas: a history page and a write's duplicate check read one
- * small row for them instead of seeking the bucket index once per shape. NULL in rows written
- * before the column existed, and then the index is asked (shapesFromIndex) until the vehicle's
- * next write fills it. A superset: retention may have removed every bucket of a shape, whose
- * page then simply finds none.
+ * The shapes of each vehicle's history buckets (./history-dictionary.ts), as ascending ids
+ * separated by commas, in a table of one small row per vehicle: a history page and a write's
+ * duplicate check read them there (one lookup in a table that stays cached) instead of seeking
+ * the bucket index once per shape. Written only when a vehicle's set of shapes changes: its
+ * first messages, then rarely. A vehicle without a row (a file written before the table, or one
+ * whose bucket retention rewrote into a new shape) is looked up in the index, until its next
+ * write keeps its shapes again. A superset: retention may have removed every bucket of a shape,
+ * whose page then finds none.
  */
-export function addVehicleShapesColumn(db: Database.Database): void {
-  db.transaction(() => {
-    const columns = db.pragma('table_info(latest_values)') as { name: string }[];
-    if (!columns.some((c) => c.name === 'shapes')) db.exec('ALTER TABLE latest_values ADD COLUMN shapes TEXT');
-  }).immediate();
+export const VEHICLE_SHAPES_SCHEMA = `
+CREATE TABLE IF NOT EXISTS history_vehicle_shapes (
+  vin    TEXT NOT NULL PRIMARY KEY,
+  shapes TEXT NOT NULL
+) WITHOUT ROWID;
+`;
+
+export interface VehicleShapes {
+  /** The vehicle's shapes, and the text kept for them (undefined: none kept, read from the index). */
+  of(vin: string): { shapes: number[]; kept: string | undefined };
+  /** Keeps the vehicle's shapes when they differ from what was kept. Inside the write transaction. */
+  keep(vin: string, shapes: Iterable<number>, kept: string | undefined): void;
+  /** Drops what is kept for the VIN (erasure; retention rewrote a bucket into another shape). */
+  forget(vin: string): void;
 }
 
-export const parseShapes = (text: string): number[] => (text === '' ? [] : text.split(',').map(Number));
-
-export const formatShapes = (shapes: Iterable<number>): string => [...new Set(shapes)].sort((a, b) => a - b).join(',');
-
-/** The distinct shapes of a VIN's buckets from the index, one seek each (a skip scan). */
-export function shapesFromIndex(db: Database.Database): (vin: string) => number[] {
+export function createVehicleShapes(db: Database.Database): VehicleShapes {
+  db.exec(VEHICLE_SHAPES_SCHEMA);
+  const select = db.prepare<[string], string>('SELECT shapes FROM history_vehicle_shapes WHERE vin = ?').pluck();
+  const upsert = db.prepare<[string, string]>(
+    'INSERT INTO history_vehicle_shapes (vin, shapes) VALUES (?, ?) ON CONFLICT (vin) DO UPDATE SET shapes = excluded.shapes',
+  );
+  const remove = db.prepare<[string]>('DELETE FROM history_vehicle_shapes WHERE vin = ?');
+  // The distinct shapes of a VIN's buckets, one index seek each (a skip scan).
   const nextShape = db
     .prepare<[string, number], number>('SELECT shape_id FROM history_buckets WHERE vin = ? AND shape_id > ? ORDER BY shape_id LIMIT 1')
     .pluck();
-  return (vin) => {
+  const fromIndex = (vin: string): number[] => {
     const out: number[] = [];
     for (let s = nextShape.get(vin, -1); s !== undefined; s = nextShape.get(vin, s)) out.push(s);
     return out;
+  };
+  return {
+    of(vin) {
+      const kept = select.get(vin);
+      return { shapes: kept === undefined ? fromIndex(vin) : kept === '' ? [] : kept.split(',').map(Number), kept };
+    },
+    keep(vin, shapes, kept) {
+      const text = [...new Set(shapes)].sort((a, b) => a - b).join(',');
+      if (text === kept) return;
+      upsert.run(vin, text);
+      storeWrites.shapeRows++;
+    },
+    forget(vin) {
+      remove.run(vin);
+    },
   };
 }
