@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import type { DataPoint, DataPointRepo } from '../../src/store/contract.ts';
 import { openSqliteStore } from '../../src/store/sqlite/open.ts';
+import { STORE_SCHEMA_VERSION } from '../../src/store/sqlite/schema-version.ts';
 import { tempSqliteStores } from './temp-sqlite.ts';
 
 const VIN = 'WVWZZZ1JZXW000777';
@@ -48,13 +49,17 @@ describe("SQLite store: a vehicle's bucket shapes kept in their own table", () =
     expect(before.crash).toEqual([message(5, ['mileage', 'speed', 'crash'])[2]]);
     await store.close();
 
-    // As a build before the table left the file: the table exists (created at open), the row does not.
+    // As a version-3 build (before the table) left the file: the table is created at open, the row is not.
     const db = new Database(file);
     db.exec('DROP TABLE history_vehicle_shapes');
+    db.pragma('user_version = 3');
     db.close();
     const reopened = openSqliteStore(file);
     try {
       expect(keptShapes(file)).toBeNull();
+      const version = new Database(file, { readonly: true });
+      expect(version.pragma('user_version', { simple: true })).toBe(STORE_SCHEMA_VERSION);
+      version.close();
       expect(await pages(reopened.dataPoints)).toEqual(before);
       // Duplicates are still found through the index, and the vehicle's next write keeps the shapes again.
       expect(await reopened.dataPoints.insertMany(message(5, ['crash']))).toEqual([]);

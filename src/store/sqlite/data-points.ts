@@ -65,8 +65,10 @@ interface Prepared {
  * how long a write waits for another process's write lock (SQLITE_BUSY_TIMEOUT_MS).
  *
  * Storing one telemetry message costs two row writes: its bucket and the vehicle's latest row
- * (store-writes.ts counts them). Idempotency per (vin, item, timestampMs) is checked inside the
- * write transaction against the VIN's buckets that overlap the message in time.
+ * (store-writes.ts counts them); a vehicle's first message, and one that brings a set of items
+ * the vehicle never sent, also write its shapes row (./vehicle-shapes.ts). Idempotency per
+ * (vin, item, timestampMs) is checked inside the write transaction against the VIN's buckets
+ * that overlap the message in time.
  */
 export function createSqliteDataPointRepo(db: Database.Database, busyTimeoutMs: number): DataPointRepo {
   db.exec(DATA_POINTS_SCHEMA);

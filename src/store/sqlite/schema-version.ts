@@ -5,16 +5,20 @@ import type Database from 'better-sqlite3';
  * - 0: no version (a new file, or one written before versions; the latter holds the per-item
  *   history table `data_points`);
  * - 2: history in buckets and latest values per vehicle (./data-points.ts), bucket bodies as bytes;
- * - 3: the same, bucket bodies written as text (./history-bucket.ts).
+ * - 3: the same, bucket bodies written as text (./history-bucket.ts);
+ * - 4: the same, with each vehicle's bucket shapes kept in `history_vehicle_shapes`
+ *   (./vehicle-shapes.ts) and new buckets laid out by housekeeping (./history-cluster.ts).
  * (1 is skipped so that "0 with data_points" and "2" can never be confused.)
- * The reader takes both kinds of bucket body, so a version-2 file is used as it is and only its
- * number is raised at open; a version-2 build meeting a version-3 file refuses it ('newer')
- * instead of misreading its text bodies.
+ * This build reads versions 2 to 4 as they are: both kinds of bucket body, and a vehicle
+ * without kept shapes is looked up in the index. So an older file's number is only raised at
+ * open, and an older build then refuses the file ('newer') instead of misreading it: a
+ * version-3 build would write buckets of new shapes without keeping them, and pages would miss
+ * them.
  */
-export const STORE_SCHEMA_VERSION = 3;
+export const STORE_SCHEMA_VERSION = 4;
 
 /** Versions this build reads as they are. */
-export const isBucketVersion = (version: number): boolean => version === 2 || version === STORE_SCHEMA_VERSION;
+export const isBucketVersion = (version: number): boolean => version >= 2 && version <= STORE_SCHEMA_VERSION;
 
 export type SchemaState = 'empty' | 'previous' | 'current' | 'newer';
 
