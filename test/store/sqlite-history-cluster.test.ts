@@ -1,10 +1,14 @@
 import Database from 'better-sqlite3';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import type { DataPoint, DataPointRepo } from '../../src/store/contract.ts';
 import { openSqliteStore } from '../../src/store/sqlite/open.ts';
 import { tempSqliteStores } from './temp-sqlite.ts';
 
 const T0 = Date.parse('2026-03-01T10:00:00.000Z');
+const READER = fileURLToPath(new URL('./fixtures/history-reader.ts', import.meta.url));
 const ITEMS = ['mileage', 'speed', 'soc'];
 const vinOf = (v: number) => `WVWZZZ1JZXW${String(v).padStart(6, '0')}`;
 
@@ -106,6 +110,21 @@ describe('SQLite store: history clustering', () => {
     expect(await repo.clusterHistory()).toBe(1);
     expect((await repo.history({ vin: vinOf(5), item: 'speed', limit: 1 })).items).toEqual([during[1]]);
   });
+
+  it('moves each chunk at once: another process reading history meanwhile gets every point once, in order, on every read', async () => {
+    const { file, store } = temp.open();
+    // 100 vehicles x 80 messages: 8,000 buckets to move, a few seconds of paced transactions.
+    await fleet(store.dataPoints, 100, 0, 400);
+    const vins = Array.from({ length: 100 }, (_, v) => vinOf(v));
+    const startAt = Date.now() + 3000;
+    const reader = promisify(execFile)(process.execPath, ['--import', 'tsx', READER, file, vins.join(','), 'speed', '80', String(startAt), '4000'], { timeout: 60_000 });
+    await new Promise((resolve) => setTimeout(resolve, startAt - Date.now()));
+    expect(await store.dataPoints.clusterHistory()).toBe(8000);
+    const result = JSON.parse((await reader).stdout) as { reads: number; bad: string[]; badCount: number };
+    expect(result.bad).toEqual([]);
+    expect(result.reads).toBeGreaterThan(100);
+    expect(runsPerVin(file)).toBe(1);
+  }, 60_000);
 
   it('stops after the transaction in progress when told the process is stopping; the next run moves the rest', async () => {
     const { file, store } = temp.open();
