@@ -145,7 +145,7 @@ async function clusterCost(l: Layout): Promise<string> {
   const cpu = process.cpuUsage(cpu0);
   const io = writtenBytes() - io0;
   const per = (x: number) => (moved > 0 ? (x / moved).toFixed(0) : '-');
-  return `${l.name}, then laying out (clusterHistory) ${moved} buckets: per bucket ${per(wall * 1000)} µs wall, CPU ${per(cpu.user)} µs user + ${per(cpu.system)} µs system, ${moved > 0 ? (io / moved / 1024).toFixed(1) : '-'} KB written`;
+  return `${l.name}, then laying out (clusterHistory) ${moved} buckets: per bucket ${per(wall * 1000)} µs wall (with the pauses that pace it), CPU ${per(cpu.user)} µs user + ${per(cpu.system)} µs system, ${moved > 0 ? (io / moved / 1024).toFixed(1) : '-'} KB written`;
 }
 
 async function latestReads(l: Layout, items: string[]) {
