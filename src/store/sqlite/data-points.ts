@@ -169,7 +169,7 @@ export function createSqliteDataPointRepo(db: Database.Database, busyTimeoutMs: 
       for (const group of groups.values()) writeBuckets(group, shapes);
       storeWrites.messages += groups.size;
       if (fresh.length > 0) {
-        vehicleShapes.keep(vin, shapes, known.kept);
+        vehicleShapes.keep(vin, shapes, known);
         moveLatest(vin, fresh);
       }
       for (const f of fresh) isNew[f.index] = true;

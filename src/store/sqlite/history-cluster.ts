@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { BUCKET_COLUMNS } from './history-write.ts';
 
 /**
  * How many buckets one clustering transaction moves: about 20 ms of the write lock and of the
@@ -16,7 +17,6 @@ const PAUSE_FACTOR = 3;
 
 type WhenWritable = <T>(write: () => T) => Promise<T>;
 
-const COLUMNS = 'vin, shape_id, min_ts, max_ts, n_points, manufacturer, mapping_version, received_at, body';
 
 /**
  * Adds what clustering needs to a file written before it: the `clustered` column (its buckets
@@ -47,8 +47,8 @@ function prepare(db: Database.Database) {
     // Appended at the table's end in that order: a vehicle's buckets of the period fill a few
     // neighbouring pages instead of one page each among the rest of the fleet's.
     copy: db.prepare<[string]>(
-      `INSERT INTO history_buckets (${COLUMNS}, clustered)
-       SELECT ${COLUMNS}, 1 FROM history_buckets WHERE id IN (SELECT value FROM json_each(?)) ORDER BY vin, shape_id, max_ts`,
+      `INSERT INTO history_buckets (${BUCKET_COLUMNS}, clustered)
+       SELECT ${BUCKET_COLUMNS}, 1 FROM history_buckets WHERE id IN (SELECT value FROM json_each(?)) ORDER BY vin, shape_id, max_ts`,
     ),
     remove: db.prepare<[string]>('DELETE FROM history_buckets WHERE id IN (SELECT value FROM json_each(?))'),
   };

@@ -18,10 +18,12 @@ export interface PointToWrite {
  * migration from the per-item layout writes through it too. New buckets are unclustered: they
  * sit where they arrived, among other vehicles' buckets, until ./history-cluster.ts moves them.
  */
+/** A bucket row's columns but its id and `clustered` (./history-cluster.ts copies them as they are). */
+export const BUCKET_COLUMNS = 'vin, shape_id, min_ts, max_ts, n_points, manufacturer, mapping_version, received_at, body';
+
 export function createBucketWriter(db: Database.Database, dict: HistoryDictionary) {
   const insertBucket = db.prepare<[string, number, number, number, number, string, string, string, string]>(
-    `INSERT INTO history_buckets (vin, shape_id, min_ts, max_ts, n_points, manufacturer, mapping_version, received_at, body, clustered)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0)`,
+    `INSERT INTO history_buckets (${BUCKET_COLUMNS}, clustered) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0)`,
   );
   /** Adds the shape of every bucket it writes to `shapes`, when given. */
   return function writeBuckets(group: PointToWrite[], shapes?: Set<number>): void {

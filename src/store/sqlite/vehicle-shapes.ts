@@ -21,8 +21,11 @@ CREATE TABLE IF NOT EXISTS history_vehicle_shapes (
 export interface VehicleShapes {
   /** The vehicle's shapes, and the text kept for them (undefined: none kept, read from the index). */
   of(vin: string): { shapes: number[]; kept: string | undefined };
-  /** Keeps the vehicle's shapes when they differ from what was kept. Inside the write transaction. */
-  keep(vin: string, shapes: Iterable<number>, kept: string | undefined): void;
+  /**
+   * Keeps the vehicle's shapes, `known` (what `of` answered) plus those its write added, when
+   * they differ from what was kept. Inside the write transaction.
+   */
+  keep(vin: string, shapes: Set<number>, known: { shapes: number[]; kept: string | undefined }): void;
   /** Drops what is kept for the VIN (erasure; retention rewrote a bucket into another shape). */
   forget(vin: string): void;
 }
@@ -48,9 +51,12 @@ export function createVehicleShapes(db: Database.Database): VehicleShapes {
       const kept = select.get(vin);
       return { shapes: kept === undefined ? fromIndex(vin) : kept === '' ? [] : kept.split(',').map(Number), kept };
     },
-    keep(vin, shapes, kept) {
-      const text = [...new Set(shapes)].sort((a, b) => a - b).join(',');
-      if (text === kept) return;
+    keep(vin, shapes, known) {
+      // The set only grows from what `of` answered (distinct ids): the same size is the same set,
+      // as for most writes, and nothing is sorted or compared.
+      if (known.kept !== undefined && shapes.size === known.shapes.length) return;
+      const text = [...shapes].sort((a, b) => a - b).join(',');
+      if (text === known.kept) return;
       upsert.run(vin, text);
       storeWrites.shapeRows++;
     },
