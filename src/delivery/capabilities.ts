@@ -1,3 +1,4 @@
+import { declaredItems } from '../adapters/declared-items.ts';
 import type { Adapter } from '../adapters/manifest.ts';
 import type { DeliveryContext } from './context.ts';
 import type { Subscription } from '../store/contract.ts';
@@ -15,7 +16,7 @@ export function suppliedItems(services: Pick<DeliveryContext, 'adapters' | 'vehi
   const adapter = services.adapters.get(manufacturer);
   if (!adapter) return null;
   const own = services.vehicleItems(manufacturer, vin);
-  return own ? ownItems(adapter, own) : manifestItems(adapter);
+  return own ? ownItems(adapter, own) : declaredItems(adapter);
 }
 
 /**
@@ -28,14 +29,6 @@ function ownItems(adapter: Adapter, own: ReadonlySet<string>): ReadonlySet<strin
   if (!byOwn) ownSets.set(adapter, (byOwn = new WeakMap()));
   let set = byOwn.get(own);
   if (!set) byOwn.set(own, (set = new Set(adapter.manifest.items.filter((i) => own.has(i)))));
-  return set;
-}
-
-/** The manifest's items as a set, made once per adapter (delivery asks for every vehicle). */
-const manifestSets = new WeakMap<Adapter, ReadonlySet<string>>();
-function manifestItems(adapter: Adapter): ReadonlySet<string> {
-  let set = manifestSets.get(adapter);
-  if (!set) manifestSets.set(adapter, (set = new Set(adapter.manifest.items)));
   return set;
 }
 

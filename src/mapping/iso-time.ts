@@ -23,6 +23,18 @@ function isCalendarDate(iso: string): boolean {
  * included), so a broken or ambiguous timestamp fails schema validation visibly.
  */
 export function isoTime(value: unknown): string | undefined {
+  // A message's items mostly carry one time: the last answer is kept (a pure function).
+  if (value === lastValue && (typeof value === 'string' || typeof value === 'number')) return lastIso;
+  const iso = toIso(value);
+  lastValue = value;
+  lastIso = iso;
+  return iso;
+}
+
+let lastValue: unknown;
+let lastIso: string | undefined;
+
+function toIso(value: unknown): string | undefined {
   let ms: number;
   if (typeof value === 'number' && Number.isFinite(value)) ms = Math.abs(value) < 1e11 ? value * 1000 : value;
   else if (typeof value === 'string' && ZONED_DATE_TIME.test(value) && isCalendarDate(value)) ms = Date.parse(value);

@@ -1,3 +1,4 @@
+import { declaredItems } from '../adapters/declared-items.ts';
 import type { Adapter } from '../adapters/manifest.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import { VIN_PATTERN } from '../domain/vin.ts';
@@ -115,7 +116,7 @@ function validateOutput(
   const plain = toPlainJson(output);
   const groups = Array.isArray(plain) ? plain : [plain];
   const candidates: Candidate[] = [];
-  const declared = new Set(adapter.manifest.items);
+  const declared = declaredItems(adapter);
   let vin: string | null = null;
   for (const [index, g] of groups.entries()) {
     const problem = outputShapeProblem(g);
@@ -219,11 +220,22 @@ function pointTime(payload: Record<string, unknown>): number | undefined {
   for (const key of ['timestamp', 'receivedAt']) {
     const v = payload[key];
     if (typeof v === 'string') {
-      const ms = Date.parse(v);
+      const ms = parseTime(v);
       if (Number.isFinite(ms)) return ms;
     }
   }
   return undefined;
+}
+
+/** The last time text parsed, and its value: a message's items mostly share one timestamp. */
+let lastTimeText = '';
+let lastTimeMs = NaN;
+function parseTime(text: string): number {
+  if (text !== lastTimeText) {
+    lastTimeMs = Date.parse(text);
+    lastTimeText = text;
+  }
+  return lastTimeMs;
 }
 
 /**

@@ -127,6 +127,21 @@ describe('date-times (RFC 3339 section 5.6)', () => {
       expect(ts(bad), bad).toEqual({ valid: false, errors: ['/timestamp must match format "date-time"'] });
     }
   });
+
+  it('judges each timestamp on its own, whatever was judged just before (the last valid one is remembered)', () => {
+    const ts = (timestamp: string) => catalog.validate('batteryvoltage', { value: 12.5, unit: 'V', timestamp }).valid;
+    const sequence: [string, boolean][] = [
+      ['2026-11-25T10:00:00Z', true],
+      ['2026-11-25T10:00:00Z', true],
+      ['2026-02-30T10:00:00Z', false],
+      ['2026-11-25T10:00:00Z', true],
+      ['2026-11-25T10:00:00z', false],
+      ['2026-11-25T10:00:00z', false],
+      ['2016-12-31T23:59:60Z', true],
+      ['2026-11-25T24:00:00Z', false],
+    ];
+    for (const [timestamp, valid] of sequence) expect(ts(timestamp), timestamp).toBe(valid);
+  });
 });
 
 describe('payloads written out as the spec describes them', () => {

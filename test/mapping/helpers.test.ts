@@ -32,6 +32,23 @@ describe('mapping helpers', () => {
     expect(isoTime('2026-11-25T15:30:00+05:30')).toBe('2026-11-25T10:00:00.000Z');
   });
 
+  it('answers for each time alone, whatever time came just before (the last answer is remembered)', () => {
+    const times = fc.oneof(
+      fc.constantFrom('2026-11-25T10:00:00Z', '2026-02-30T10:00:00Z', '2026-11-25T11:00:00+01:00', '2026-11-25T10:00:00', 'yesterday'),
+      fc.integer({ min: -1e13, max: 1e13 }),
+      fc.double(),
+    );
+    fc.assert(
+      fc.property(fc.array(times, { maxLength: 8 }), (sequence) => {
+        const inOrder = sequence.map((t) => isoTime(t));
+        const reversed = [...sequence].reverse().map((t) => isoTime(t)).reverse();
+        expect(inOrder).toEqual(reversed);
+        // Each one as it comes after an unrelated time.
+        expect(sequence.map((t) => (isoTime('2000-01-01T00:00:00Z'), isoTime(t)))).toEqual(inOrder);
+      }),
+    );
+  });
+
   it('converts units inside a mapping, and gives undefined for an unknown unit', async () => {
     expect(await run('$distance(100, "mi", "km")')).toBeCloseTo(160.9344, 6);
     expect(await run('$distance(1, "km", "mi")')).toBeCloseTo(0.621371, 6);
