@@ -58,6 +58,20 @@ function runsPerVin(file: string): number {
   return runs / new Set(vins).size;
 }
 
+/** Whether each vehicle's buckets of one shape lie in time order, in storage (rowid) order. */
+function inTimeOrder(file: string): boolean {
+  const db = new Database(file, { readonly: true });
+  const rows = db.prepare('SELECT vin, shape_id, max_ts FROM history_buckets ORDER BY id').all() as { vin: string; shape_id: number; max_ts: number }[];
+  db.close();
+  const last = new Map<string, number>();
+  for (const r of rows) {
+    const key = `${r.vin}/${r.shape_id}`;
+    if ((last.get(key) ?? -Infinity) > r.max_ts) return false;
+    last.set(key, r.max_ts);
+  }
+  return true;
+}
+
 const unclustered = (file: string): number => {
   const db = new Database(file, { readonly: true });
   const n = db.prepare('SELECT count(*) FROM history_buckets WHERE clustered = 0').pluck().get() as number;
@@ -79,6 +93,7 @@ describe('SQLite store: history clustering', () => {
     expect(await repo.clusterHistory()).toBe(1200);
     expect(unclustered(file)).toBe(0);
     expect(runsPerVin(file)).toBe(1);
+    expect(inTimeOrder(file)).toBe(true);
     expect({ pages: await pagesOf(repo, 60), latest: await repo.latest([vinOf(3), vinOf(59)], ITEMS), count: await repo.count() }).toEqual(before);
 
     // The next period: only what arrived since moves, and lies after the first period's buckets.
