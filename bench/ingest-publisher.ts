@@ -2,9 +2,10 @@
  * The load generator of `npm run bench:ingest`, in its own process: CONNECTIONS MQTT clients
  * logged in as the virtual manufacturer publish the full telemetry message at QoS 1, at the
  * rate the parent sets (messages per second), spread over 10 ms ticks. Reports how many
- * publishes were acknowledged (PUBACK).
+ * publishes were acknowledged (PUBACK), and its own CPU time.
  */
 import mqtt, { type MqttClient } from 'mqtt';
+import { cpuCounter } from './cpu-counter.ts';
 import { benchMessage, benchVin } from './ingest-message.ts';
 
 const { BROKER_URL, MQTT_USERNAME, MQTT_PASSWORD } = process.env;
@@ -13,6 +14,7 @@ const clients: MqttClient[] = await Promise.all(
   Array.from({ length: CONNECTIONS }, () => mqtt.connectAsync(BROKER_URL!, { username: MQTT_USERNAME!, password: MQTT_PASSWORD!, reconnectPeriod: 0 })),
 );
 
+const cpu = cpuCounter();
 let rate = 0;
 let sent = 0;
 let acked = 0;
@@ -39,7 +41,7 @@ process.on('message', (m: { cmd: string; rate?: number }) => {
     rate = m.rate ?? 0;
     due = 0;
   } else if (m.cmd === 'take') {
-    process.send?.({ sent, acked, seconds: (Date.now() - started) / 1000 });
+    process.send?.({ sent, acked, seconds: (Date.now() - started) / 1000, cpuMs: cpu.take() });
     sent = 0;
     acked = 0;
   } else if (m.cmd === 'stop') {

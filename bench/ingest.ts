@@ -1,7 +1,8 @@
 /**
  * `npm run bench:ingest`: raw telemetry published over MQTT (QoS 1) to the embedded broker at
  * rising rates, harmonized by worker processes into the store; prints end-to-end messages/s,
- * data items/s and publish-to-stored p50/p99 latency, next to the BullMQ-alone, mapping-alone,
+ * data items/s, publish-to-stored p50/p99 latency and each process's CPU time per stored message
+ * (workers, broker, publisher, Redis: where the two cores go), next to the BullMQ-alone, mapping-alone,
  * store-alone and ingestion-door-alone (publisher and broker, no worker) baselines measured in
  * the same run (reference/performance.md).
  *
@@ -34,6 +35,7 @@ import { createLogger } from '../src/logger.ts';
 import { startPrivateRedis } from '../src/main/private-redis.ts';
 import { closeServices, createServices } from '../src/main/create-services.ts';
 import { forkChild, takeCounts } from './bench-child.ts';
+import { cpuCounter } from './cpu-counter.ts';
 import { bullmqAloneRates, mappingAloneRate, storeAloneRate } from './ingest-baselines.ts';
 import { ITEMS_PER_MESSAGE } from './ingest-message.ts';
 import { openStore } from '../src/store/open-store.ts';
@@ -55,8 +57,8 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8);
 const STORE_MESSAGES = Number(process.env.BENCH_STORE_MESSAGES ?? 20_000);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-interface WorkerTake { messages: number; items: number; latencies: number[] }
-interface PublisherTake { sent: number; acked: number }
+interface WorkerTake { messages: number; items: number; latencies: number[]; cpuMs: number }
+interface PublisherTake { sent: number; acked: number; cpuMs: number }
 
 // BENCH_PROFILE=<dir> writes a CPU profile of every child process there (node --cpu-prof).
 const PROFILE = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
@@ -127,17 +129,28 @@ async function main(): Promise<void> {
     return { count: async () => (await q.getJobCounts('waiting', 'active')) as { waiting: number; active: number }, close: () => q.close() };
   };
   const backlog = await waiting();
+  const mainCpu = cpuCounter();
+  /** Redis's own CPU time so far (INFO cpu), in ms. */
+  const redisCpuMs = async () => {
+    const info = await services.redis.info('cpu');
+    const field = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? 0);
+    return (field('used_cpu_sys') + field('used_cpu_user')) * 1000;
+  };
 
   async function step(rate: number, seconds: number) {
     publisher.send({ cmd: 'rate', rate });
     await sleep(1500);
     await takeCounts<PublisherTake>(publisher);
     await Promise.all(workers.map((w) => takeCounts<WorkerTake>(w)));
+    const redis0 = await redisCpuMs();
+    mainCpu.take();
     const t0 = performance.now();
     await sleep(seconds * 1000);
     const dt = (performance.now() - t0) / 1000;
+    const mainMs = mainCpu.take();
     const pub = await takeCounts<PublisherTake>(publisher);
     const takes = await Promise.all(workers.map((w) => takeCounts<WorkerTake>(w)));
+    const redisMs = (await redisCpuMs()) - redis0;
     publisher.send({ cmd: 'rate', rate: 0 });
     const messages = takes.reduce((a, t) => a + t.messages, 0);
     const items = takes.reduce((a, t) => a + t.items, 0);
@@ -145,6 +158,13 @@ async function main(): Promise<void> {
     const r = { rate, acked: pub.acked / dt, msgs: messages / dt, items: items / dt, p50: pct(lat, 50), p99: pct(lat, 99) };
     console.log(
       `rate ${String(rate).padStart(5)} msg/s: acked ${r.acked.toFixed(0).padStart(5)}/s  stored ${r.msgs.toFixed(0).padStart(5)} msg/s = ${r.items.toFixed(0).padStart(6)} items/s  p50 ${String(r.p50).padStart(5)} ms  p99 ${String(r.p99).padStart(5)} ms`,
+    );
+    // Where the two cores go: each process's CPU time over the step, per stored message.
+    const us = (ms: number) => (messages > 0 ? (ms * 1000) / messages : NaN);
+    const parts = { workers: us(takes.reduce((a, t) => a + t.cpuMs, 0)), broker: us(mainMs), publisher: us(pub.cpuMs), redis: us(redisMs) };
+    const total = parts.workers + parts.broker + parts.publisher + parts.redis;
+    console.log(
+      `      CPU per stored message: workers ${parts.workers.toFixed(0)} µs, broker (and this bench) ${parts.broker.toFixed(0)} µs, publisher ${parts.publisher.toFixed(0)} µs, Redis ${parts.redis.toFixed(0)} µs; ${total.toFixed(0)} µs in all (two cores: ${(2e6 / total).toFixed(0)} msg/s if they did nothing else)`,
     );
     // Drain before the next rate, so each step starts without backlog.
     const deadline = Date.now() + 20_000;
