@@ -53,10 +53,8 @@ interface BucketRow {
   body: Buffer | string;
 }
 
-/** The points one (VIN, provenance) group brings, ready for the write transaction. */
-interface Prepared {
-  point: DataPoint;
-  packed: string;
+/** A point ready for the write transaction: its item id is set inside it (ids are interned there). */
+interface Prepared extends PointToWrite {
   index: number;
 }
 
@@ -148,22 +146,30 @@ export function createSqliteDataPointRepo(db: Database.Database, busyTimeoutMs: 
   const insertTx = db.transaction((byVin: Map<string, Prepared[]>, isNew: boolean[]): void => {
     const dictionaryBefore = dict.added;
     for (const [vin, prepared] of byVin) {
-      const withIds = prepared.map((p) => ({ ...p, itemId: dict.itemId(p.point.item) }));
+      for (const p of prepared) p.itemId = dict.itemId(p.point.item);
       const known = vehicleShapes.of(vin);
-      const seen = storedKeys(vin, known.shapes, new Set(withIds.map((p) => p.itemId)), withIds.map((p) => p.point.timestampMs));
-      const fresh = withIds.filter((p) => {
+      const seen = storedKeys(vin, known.shapes, new Set(prepared.map((p) => p.itemId)), prepared.map((p) => p.point.timestampMs));
+      const fresh = prepared.filter((p) => {
         const key = `${p.itemId}:${p.point.timestampMs}`;
         if (seen.has(key)) return false;
         seen.add(key);
         return true;
       });
       // One bucket per provenance (a message's points share it), so each point keeps its own.
-      const groups = new Map<string, typeof fresh>();
+      const groups = new Map<string, Prepared[]>();
+      let last: { point: DataPoint; group: Prepared[] } | undefined;
       for (const f of fresh) {
-        const key = `${f.point.manufacturer}\u0000${f.point.mappingVersion}\u0000${f.point.receivedAt}`;
-        const group = groups.get(key);
+        const p = f.point;
+        // A message's points come one after another with the same provenance strings.
+        if (last && last.point.receivedAt === p.receivedAt && last.point.manufacturer === p.manufacturer && last.point.mappingVersion === p.mappingVersion) {
+          last.group.push(f);
+          continue;
+        }
+        const key = `${p.manufacturer}\u0000${p.mappingVersion}\u0000${p.receivedAt}`;
+        let group = groups.get(key);
         if (group) group.push(f);
-        else groups.set(key, [f]);
+        else groups.set(key, (group = [f]));
+        last = { point: p, group };
       }
       const shapes = new Set(known.shapes);
       for (const group of groups.values()) writeBuckets(group, shapes);
@@ -216,7 +222,7 @@ export function createSqliteDataPointRepo(db: Database.Database, busyTimeoutMs: 
       // Serialized and packed before the write lock is taken: the other process writes meanwhile.
       const byVin = new Map<string, Prepared[]>();
       for (const [index, point] of points.entries()) {
-        const prepared = { point, packed: packPayload(toJson(point.payload), point.timestampMs), index };
+        const prepared: Prepared = { point, packed: packPayload(toJson(point.payload), point.timestampMs), itemId: 0, index };
         const list = byVin.get(point.vin);
         if (list) list.push(prepared);
         else byVin.set(point.vin, [prepared]);

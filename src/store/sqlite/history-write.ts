@@ -35,7 +35,7 @@ export function createBucketWriter(db: Database.Database, dict: HistoryDictionar
       while (end < group.length && group[end]!.point.timestampMs - first <= BUCKET_SPAN_MS) end++;
       const part = group.slice(start, end);
       const points: PackedPoint[] = part.map((g) => ({ itemId: g.itemId, timestampMs: g.point.timestampMs, packed: g.packed }));
-      const shape = dict.shapeId([...new Set(points.map((p) => p.itemId))].sort((a, b) => a - b));
+      const shape = dict.shapeId(distinctSorted(points.map((p) => p.itemId)));
       const p0 = part[0]!.point;
       shapes?.add(shape);
       insertBucket.run(p0.vin, shape, first, part[part.length - 1]!.point.timestampMs, part.length, p0.manufacturer, p0.mappingVersion, p0.receivedAt, encodeBucket(points, first));
@@ -43,4 +43,13 @@ export function createBucketWriter(db: Database.Database, dict: HistoryDictionar
       start = end;
     }
   };
+}
+
+/** The ids ascending, each once (sorted in place). */
+function distinctSorted(ids: number[]): number[] {
+  ids.sort((a, b) => a - b);
+  let n = 0;
+  for (let i = 0; i < ids.length; i++) if (i === 0 || ids[i] !== ids[i - 1]) ids[n++] = ids[i]!;
+  ids.length = n;
+  return ids;
 }
