@@ -40,7 +40,7 @@ export function createAjv(): Ajv {
   const calendar = ajv.formats['date-time'] as { validate: (s: string) => boolean; compare?: (a: string, b: string) => number | undefined };
   // The last valid text is remembered: a message's items mostly share one timestamp, and the
   // calendar check was an eighth of harmonizing a telemetry message.
-  let lastValid = '';
+  let lastValid: string | undefined;
   ajv.addFormat('date-time', {
     type: 'string',
     validate: (s: string) => {

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Catalog } from '../../src/catalog/catalog.ts';
+import { createAjv } from '../../src/catalog/ajv.ts';
 import { loadCatalog } from '../../src/catalog/load.ts';
 import { defaultPaths } from '../../src/paths.ts';
 import { casesFor, type RuleKind } from './payload-cases.ts';
@@ -131,6 +132,7 @@ describe('date-times (RFC 3339 section 5.6)', () => {
   it('judges each timestamp on its own, whatever was judged just before (the last valid one is remembered)', () => {
     const ts = (timestamp: string) => catalog.validate('batteryvoltage', { value: 12.5, unit: 'V', timestamp }).valid;
     const sequence: [string, boolean][] = [
+      ['', false],
       ['2026-11-25T10:00:00Z', true],
       ['2026-11-25T10:00:00Z', true],
       ['2026-02-30T10:00:00Z', false],
@@ -141,6 +143,9 @@ describe('date-times (RFC 3339 section 5.6)', () => {
       ['2026-11-25T24:00:00Z', false],
     ];
     for (const [timestamp, valid] of sequence) expect(ts(timestamp), timestamp).toBe(valid);
+    // A fresh validator, before it has remembered anything, takes nothing for granted either.
+    const fresh = createAjv().compile({ type: 'string', format: 'date-time' });
+    for (const [timestamp, valid] of sequence) expect(fresh(timestamp), `fresh: ${timestamp}`).toBe(valid);
   });
 });
 
