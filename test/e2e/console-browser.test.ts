@@ -198,7 +198,7 @@ describe.skipIf(!available)(title, () => {
     await page.goto(`${origin()}/console/fleet?vin=${S09}`);
     await page.getByRole('link', { name: S09 }).first().click();
     await page.waitForURL(`${origin()}/console/vehicles/${S09}`);
-    // (The simulator's clock runs ahead: its readings are stamped later than now, and are 0 s old.)
+    // (The simulator's clock starts two days ago: its readings are about two days old.)
     await shows(page.locator('#latest tr[data-item="mileage"]'), /^mileage charted ✕\s*[\d.]+ km\s*\d+ (s|min|h|d) ago/);
     const chart = page.locator('[data-chart="mileage"]');
     await chart.locator('canvas').waitFor();

@@ -34,6 +34,16 @@ export interface ConsoleService {
  * and a copy of the adapters and mappings folders whose Borealis incident mapping has a defect
  * to be fixed in the playground.
  */
+/**
+ * 08:00 UTC two days ago: the simulated fleet's readings fall within the console's "7 days"
+ * range and before its "24 h" one, whatever day the suite runs (a fixed date fell out of the
+ * 7 days a week after it was written).
+ */
+function simulatedMorning(): string {
+  const day = new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 10);
+  return `${day}T08:00:00.000Z`;
+}
+
 export async function startConsoleService(): Promise<ConsoleService> {
   const project = mkdtempSync(join(tmpdir(), 'cvd-console-project-'));
   cpSync(defaultPaths().adapters, join(project, 'adapters'), { recursive: true });
@@ -55,7 +65,7 @@ export async function startConsoleService(): Promise<ConsoleService> {
       HOST: '127.0.0.1',
       PUSH_ALLOW_PRIVATE_TARGETS: 'true',
       PUSH_WATCH_CACHE_MS: '0',
-      SIM_CLOCK: 'scaled:60@2026-11-25T08:00:00.000Z',
+      SIM_CLOCK: `scaled:60@${simulatedMorning()}`,
       SIM_TICK_MS: '200',
       SIM_MAX_CATCHUP_MINUTES: '2',
       PIPELINE_BATCH_MAX_WAIT_MS: '2',
