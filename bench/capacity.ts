@@ -46,6 +46,7 @@ import { BENCH_ITEM_NAMES } from './delivery-payloads.ts';
 import { BENCH_VINS, seedBench } from './delivery-seed.ts';
 import { benchMessage, benchVin, ITEMS_PER_MESSAGE } from './ingest-message.ts';
 import { startSink } from './push-sink.ts';
+import { infoField, redisCpuSeconds } from './redis-info.ts';
 import { pipelineContext } from '../src/main/contexts.ts';
 
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 20_000);
@@ -66,11 +67,10 @@ interface RedisTotals {
 }
 
 async function redisTotals(admin: Redis): Promise<RedisTotals> {
-  const field = (text: string, name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(text)?.[1] ?? 0);
-  const [commandstats, stats, cpu] = await Promise.all([admin.info('commandstats'), admin.info('stats'), admin.info('cpu')]);
+  const [commandstats, stats, cpuS] = await Promise.all([admin.info('commandstats'), admin.info('stats'), redisCpuSeconds(admin)]);
   const calls = new Map<string, number>();
   for (const m of commandstats.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) calls.set(m[1]!, Number(m[2]));
-  return { calls, netIn: field(stats, 'total_net_input_bytes'), netOut: field(stats, 'total_net_output_bytes'), cpuS: field(cpu, 'used_cpu_sys') + field(cpu, 'used_cpu_user') };
+  return { calls, netIn: infoField(stats, 'total_net_input_bytes'), netOut: infoField(stats, 'total_net_output_bytes'), cpuS };
 }
 
 /** Redis's work between two readings, per unit: commands (total and the main ones), bytes, CPU. */

@@ -36,6 +36,7 @@ import { startPrivateRedis } from '../src/main/private-redis.ts';
 import { closeServices, createServices } from '../src/main/create-services.ts';
 import { forkChild, takeCounts } from './bench-child.ts';
 import { cpuCounter } from './cpu-counter.ts';
+import { redisCpuSeconds } from './redis-info.ts';
 import { bullmqAloneRates, mappingAloneRate, storeAloneRate } from './ingest-baselines.ts';
 import { ITEMS_PER_MESSAGE } from './ingest-message.ts';
 import { openStore } from '../src/store/open-store.ts';
@@ -130,12 +131,7 @@ async function main(): Promise<void> {
   };
   const backlog = await waiting();
   const mainCpu = cpuCounter();
-  /** Redis's own CPU time so far (INFO cpu), in ms. */
-  const redisCpuMs = async () => {
-    const info = await services.redis.info('cpu');
-    const field = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? 0);
-    return (field('used_cpu_sys') + field('used_cpu_user')) * 1000;
-  };
+  const redisCpuMs = async () => (await redisCpuSeconds(services.redis)) * 1000;
 
   async function step(rate: number, seconds: number) {
     publisher.send({ cmd: 'rate', rate });

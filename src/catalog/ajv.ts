@@ -1,5 +1,6 @@
 import AjvDraft04Module, { type ErrorObject } from 'ajv-draft-04';
 import addFormatsModule from 'ajv-formats';
+import { rememberLast } from '../domain/remember-last.ts';
 
 /*
  * Both packages are CommonJS with `exports.default`. Under NodeNext the default import is the
@@ -38,17 +39,10 @@ export function createAjv(): Ajv {
   addFormats(ajv);
   // ajv-formats still checks the calendar (30 February, hour 24, leap seconds); this adds the form.
   const calendar = ajv.formats['date-time'] as { validate: (s: string) => boolean; compare?: (a: string, b: string) => number | undefined };
-  // The last valid text is remembered: a message's items mostly share one timestamp, and the
-  // calendar check was an eighth of harmonizing a telemetry message.
-  let lastValid: string | undefined;
   ajv.addFormat('date-time', {
     type: 'string',
-    validate: (s: string) => {
-      if (s === lastValid) return true;
-      if (!(RFC3339_DATE_TIME.test(s) && calendar.validate(s))) return false;
-      lastValid = s;
-      return true;
-    },
+    // The calendar check was an eighth of harmonizing a telemetry message, once per item.
+    validate: rememberLast((s: string) => RFC3339_DATE_TIME.test(s) && calendar.validate(s)),
     ...(calendar.compare ? { compare: calendar.compare } : {}),
   });
   return ajv;

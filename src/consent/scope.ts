@@ -1,3 +1,4 @@
+import { declaredItems } from '../adapters/declared-items.ts';
 import type { Adapter } from '../adapters/manifest.ts';
 
 /**
@@ -7,7 +8,7 @@ import type { Adapter } from '../adapters/manifest.ts';
  * every such consent would end in scope_mismatch. The scope check requires all of these.
  */
 export function requestedItems(subscriptionItems: readonly string[], adapter: Adapter): string[] {
-  const supplied = new Set(adapter.manifest.items);
+  const supplied = declaredItems(adapter);
   return subscriptionItems.filter((i) => supplied.has(i));
 }
 

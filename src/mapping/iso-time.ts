@@ -1,4 +1,5 @@
 import { isoText } from '../domain/iso-text.ts';
+import { rememberLast } from '../domain/remember-last.ts';
 
 /**
  * The date strings accepted: ISO 8601 date and time with its zone, `Z` or a ±hh:mm offset.
@@ -23,22 +24,14 @@ function isCalendarDate(iso: string): boolean {
  * included), so a broken or ambiguous timestamp fails schema validation visibly.
  */
 export function isoTime(value: unknown): string | undefined {
-  // A message's items mostly carry one time: the last answer is kept (a pure function).
-  if (value === lastValue && (typeof value === 'string' || typeof value === 'number')) return lastIso;
-  const iso = toIso(value);
-  lastValue = value;
-  lastIso = iso;
-  return iso;
+  return typeof value === 'string' || typeof value === 'number' ? timeOf(value) : undefined;
 }
 
-let lastValue: unknown;
-let lastIso: string | undefined;
-
-function toIso(value: unknown): string | undefined {
+const timeOf = rememberLast((value: string | number): string | undefined => {
   let ms: number;
   if (typeof value === 'number' && Number.isFinite(value)) ms = Math.abs(value) < 1e11 ? value * 1000 : value;
   else if (typeof value === 'string' && ZONED_DATE_TIME.test(value) && isCalendarDate(value)) ms = Date.parse(value);
   else return undefined;
   if (!Number.isFinite(ms)) return undefined;
   return isoText(ms) ?? undefined;
-}
+});

@@ -1,6 +1,7 @@
 import { declaredItems } from '../adapters/declared-items.ts';
 import type { Adapter } from '../adapters/manifest.ts';
 import type { Catalog } from '../catalog/catalog.ts';
+import { rememberLast } from '../domain/remember-last.ts';
 import { VIN_PATTERN } from '../domain/vin.ts';
 import type { MappingBindings } from '../mapping/compile.ts';
 import { STOPPED_CODE } from '../mapping/isolate.ts';
@@ -227,16 +228,7 @@ function pointTime(payload: Record<string, unknown>): number | undefined {
   return undefined;
 }
 
-/** The last time text parsed, and its value: a message's items mostly share one timestamp. */
-let lastTimeText = '';
-let lastTimeMs = NaN;
-function parseTime(text: string): number {
-  if (text !== lastTimeText) {
-    lastTimeMs = Date.parse(text);
-    lastTimeText = text;
-  }
-  return lastTimeMs;
-}
+const parseTime = rememberLast((text: string) => Date.parse(text));
 
 /**
  * The VIN the message's carrier names before any mapping (an MQTT topic's `vinTopicLevel`), or
