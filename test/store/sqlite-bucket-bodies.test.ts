@@ -5,6 +5,8 @@ import { decodeBucket } from '../../src/store/sqlite/history-bucket.ts';
 import { openSqliteStore } from '../../src/store/sqlite/open.ts';
 import { packPayload } from '../../src/store/sqlite/payload-text.ts';
 import { STORE_SCHEMA_VERSION } from '../../src/store/sqlite/schema-version.ts';
+import { migrateSqliteStore } from '../../src/store/sqlite/migrate-store.ts';
+import { withBucketIndexesOfVersion } from './fixtures/older-bucket-indexes.ts';
 import { ByteWriter } from '../../src/store/sqlite/varint.ts';
 import { tempSqliteStores } from './temp-sqlite.ts';
 
@@ -62,8 +64,8 @@ function toVersion2(file: string): void {
     }
     update.run(w.done(), r.id);
   }
-  db.pragma('user_version = 2');
   db.close();
+  withBucketIndexesOfVersion(file, 2);
 }
 
 describe('SQLite store: bucket bodies', () => {
@@ -94,6 +96,7 @@ describe('SQLite store: bucket bodies', () => {
     expect(check.prepare('SELECT DISTINCT typeof(body) FROM history_buckets').pluck().all()).toEqual(['blob']);
     check.close();
 
+    await migrateSqliteStore(file);
     const reopened = openSqliteStore(file);
     try {
       expect(await answers(reopened.dataPoints)).toEqual(before);

@@ -5,6 +5,8 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import type { DataPoint, DataPointRepo } from '../../src/store/contract.ts';
 import { openSqliteStore } from '../../src/store/sqlite/open.ts';
+import { migrateSqliteStore } from '../../src/store/sqlite/migrate-store.ts';
+import { withBucketIndexesOfVersion } from './fixtures/older-bucket-indexes.ts';
 import { tempSqliteStores } from './temp-sqlite.ts';
 
 const T0 = Date.parse('2026-03-01T10:00:00.000Z');
@@ -156,10 +158,9 @@ describe('SQLite store: history clustering', () => {
     await fleet(store.dataPoints, 10, 0, 50);
     const before = await pagesOf(store.dataPoints, 10);
     await store.close();
-    // The file as a build before clustering left it: no column, no index of unclustered buckets.
-    const old = new Database(file);
-    old.exec('DROP INDEX history_buckets_unclustered; ALTER TABLE history_buckets DROP COLUMN clustered');
-    old.close();
+    // The file as a build before clustering left it (version 3): no column, one index over every bucket.
+    withBucketIndexesOfVersion(file, 3);
+    await migrateSqliteStore(file);
 
     const reopened = openSqliteStore(file);
     try {

@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/open-store.ts';
 import { openSqliteStore } from '../../src/store/sqlite/open.ts';
 import { STORE_SCHEMA_VERSION } from '../../src/store/sqlite/schema-version.ts';
+import { fixtureCopies } from './fixtures/fixture-copies.ts';
 import { storeAnswers } from './fixtures/previous-store-answers.ts';
 
 const FIXTURE = join(import.meta.dirname, 'fixtures', 'previous-store');
@@ -14,18 +14,8 @@ const expected = JSON.parse(readFileSync(join(FIXTURE, 'answers.json'), 'utf8'))
 /** Dates and cursors as JSON carries them, so both sides compare the same way. */
 const asJson = (v: unknown) => JSON.parse(JSON.stringify(v)) as unknown;
 
-let dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-  dirs = [];
-});
-function copyOfFixture(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'cvd-migrate-'));
-  dirs.push(dir);
-  cpSync(FIXTURE, dir, { recursive: true });
-  rmSync(join(dir, 'answers.json'));
-  return dir;
-}
+const copy = fixtureCopies('cvd-migrate-', { leaveOut: ['answers.json'] });
+const copyOfFixture = () => copy(FIXTURE);
 
 async function answersAfterOpening(dir: string, logged: string[] = []) {
   const store = await openStore({ MONGO_URL: '', MONGO_DB: 'cvd', DATA_DIR: dir }, { info: (o: unknown, msg?: string) => void logged.push(`${msg} ${JSON.stringify(o)}`) } as never);

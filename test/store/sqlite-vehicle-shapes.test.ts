@@ -3,23 +3,13 @@ import { describe, expect, it } from 'vitest';
 import type { DataPoint, DataPointRepo } from '../../src/store/contract.ts';
 import { openSqliteStore } from '../../src/store/sqlite/open.ts';
 import { STORE_SCHEMA_VERSION } from '../../src/store/sqlite/schema-version.ts';
+import { migrateSqliteStore } from '../../src/store/sqlite/migrate-store.ts';
+import { withBucketIndexesOfVersion } from './fixtures/older-bucket-indexes.ts';
+import { vehicleMessage } from './fixtures/vehicle-message.ts';
 import { tempSqliteStores } from './temp-sqlite.ts';
 
 const VIN = 'WVWZZZ1JZXW000777';
-const T0 = Date.parse('2026-03-01T10:00:00.000Z');
-
-function message(s: number, items: string[]): DataPoint[] {
-  const ms = T0 + s * 1000;
-  return items.map((item, k) => ({
-    vin: VIN,
-    item,
-    timestampMs: ms,
-    payload: { value: s * 10 + k, timestamp: new Date(ms).toISOString() },
-    manufacturer: 'virtual',
-    mappingVersion: '1.0.0',
-    receivedAt: new Date(ms + 50).toISOString(),
-  }));
-}
+const message = (s: number, items: string[]) => vehicleMessage(VIN, s, items);
 
 const pages = async (repo: DataPointRepo) => ({
   mileage: (await repo.history({ vin: VIN, item: 'mileage', limit: 10 })).items,
@@ -52,8 +42,9 @@ describe("SQLite store: a vehicle's bucket shapes kept in their own table", () =
     // As a version-3 build (before the table) left the file: the table is created at open, the row is not.
     const db = new Database(file);
     db.exec('DROP TABLE history_vehicle_shapes');
-    db.pragma('user_version = 3');
     db.close();
+    withBucketIndexesOfVersion(file, 3);
+    await migrateSqliteStore(file);
     const reopened = openSqliteStore(file);
     try {
       expect(keptShapes(file)).toBeNull();

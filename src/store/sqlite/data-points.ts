@@ -5,7 +5,8 @@ import { BUCKET_SPAN_MS, bucketKeys } from './history-bucket.ts';
 import { createBucketWriter, type PointToWrite } from './history-write.ts';
 import { createHistoryDictionary } from './history-dictionary.ts';
 import { decodeLatestRow, encodeLatestRow, latestEntry, latestPayloadJson, latestSummary, type LatestEntry } from './latest-row.ts';
-import { addClusteringSchema, clusterHistory } from './history-cluster.ts';
+import { clusterHistory } from './history-cluster.ts';
+import { BUCKET_INDEXES, inBothLayers } from './bucket-indexes.ts';
 import { readHistoryPage } from './history-page.ts';
 import { purgeHistoryBefore } from './history-retention.ts';
 import { toJson, fromJson } from './json-column.ts';
@@ -32,9 +33,10 @@ CREATE TABLE IF NOT EXISTS history_buckets (
   body            BLOB    NOT NULL,
   clustered       INTEGER NOT NULL DEFAULT 1
 );
--- One entry per bucket, not per point: finds a VIN's buckets holding an item (by shape) in
--- time order, serves the dedup check of a new message, retention's ranges and count().
-CREATE INDEX IF NOT EXISTS history_buckets_vin_shape_ts ON history_buckets (vin, shape_id, max_ts, min_ts, n_points);
+-- One entry per bucket, not per point, in one of two partial indexes (laid out, recent:
+-- ./bucket-indexes.ts): finds a VIN's buckets holding an item (by shape) in time order, serves
+-- the dedup check of a new message, retention's ranges and count().
+${BUCKET_INDEXES}
 -- The latest values: one row per vehicle (./latest-row.ts), newer wins per item. The fleet
 -- report reads the vehicle's manufacturer and last reception (the greatest over its items).
 CREATE TABLE IF NOT EXISTS latest_values (
@@ -70,14 +72,13 @@ interface Prepared extends PointToWrite {
  */
 export function createSqliteDataPointRepo(db: Database.Database, busyTimeoutMs: number): DataPointRepo {
   db.exec(DATA_POINTS_SCHEMA);
-  addClusteringSchema(db);
   const dict = createHistoryDictionary(db);
   const whenWritable = createWriteLockWaiter(db, busyTimeoutMs);
 
   const vehicleShapes = createVehicleShapes(db);
-  const overlapping = db.prepare<[string, number, number, number, number], BucketRow>(
-    `SELECT min_ts, body FROM history_buckets
-     WHERE vin = ? AND shape_id = ? AND max_ts >= ? AND max_ts <= ? AND min_ts <= ?`,
+  const overlapping = db.prepare<[{ vin: string; shape: number; fromMax: number; toMax: number; toMin: number }], BucketRow>(
+    inBothLayers(`SELECT min_ts, body FROM history_buckets
+     WHERE {layer} AND vin = @vin AND shape_id = @shape AND max_ts >= @fromMax AND max_ts <= @toMax AND min_ts <= @toMin`),
   );
   const selectLatestRow = db.prepare<[string], Buffer>('SELECT body FROM latest_values WHERE vin = ?').pluck();
   const upsertLatestRow = db.prepare<[string, string, string, Buffer]>(
@@ -87,11 +88,15 @@ export function createSqliteDataPointRepo(db: Database.Database, busyTimeoutMs: 
   const selectLatestRows = db
     .prepare<[string], [string, Buffer]>('SELECT vin, body FROM latest_values WHERE vin IN (SELECT value FROM json_each(?))')
     .raw(true);
-  const countOfVin = db.prepare<[string], number>('SELECT coalesce(sum(n_points), 0) FROM history_buckets WHERE vin = ?').pluck();
-  const deleteBucketsOfVin = db.prepare<[string]>('DELETE FROM history_buckets WHERE vin = ?');
+  const countOfVin = db
+    .prepare<[{ vin: string }], number>(`SELECT coalesce(sum(n), 0) FROM (${inBothLayers('SELECT sum(n_points) AS n FROM history_buckets WHERE {layer} AND vin = @vin')})`)
+    .pluck();
+  const deleteBucketsOfVin = db.prepare<[{ vin: string }]>(
+    `DELETE FROM history_buckets WHERE id IN (${inBothLayers('SELECT id FROM history_buckets WHERE {layer} AND vin = @vin')})`,
+  );
   const deleteLatestOfVin = db.prepare<[string]>('DELETE FROM latest_values WHERE vin = ?');
   const countAll = db
-    .prepare<[], number>('SELECT coalesce(sum(n_points), 0) FROM history_buckets INDEXED BY history_buckets_vin_shape_ts')
+    .prepare<[], number>(`SELECT coalesce(sum(n), 0) FROM (${inBothLayers('SELECT sum(n_points) AS n FROM history_buckets INDEXED BY {index} WHERE {layer}')})`)
     .pluck();
 
   /**
@@ -112,7 +117,7 @@ export function createSqliteDataPointRepo(db: Database.Database, busyTimeoutMs: 
     for (const shape of shapes) {
       if (!dict.shapeItems(shape).some((id) => itemIds.has(id))) continue;
       for (const [from, to] of runs) {
-        for (const row of overlapping.all(vin, shape, from, to + BUCKET_SPAN_MS, to)) bucketKeys(row.body, row.min_ts, keys);
+        for (const row of overlapping.all({ vin, shape, fromMax: from, toMax: to + BUCKET_SPAN_MS, toMin: to })) bucketKeys(row.body, row.min_ts, keys);
       }
     }
     return keys;
@@ -184,9 +189,9 @@ export function createSqliteDataPointRepo(db: Database.Database, busyTimeoutMs: 
   });
 
   const deleteVinTx = db.transaction((vin: string): number => {
-    const n = countOfVin.get(vin) ?? 0;
+    const n = countOfVin.get({ vin }) ?? 0;
     deleteLatestOfVin.run(vin);
-    deleteBucketsOfVin.run(vin);
+    deleteBucketsOfVin.run({ vin });
     vehicleShapes.forget(vin);
     return n;
   });

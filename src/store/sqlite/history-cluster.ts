@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { BUCKET_COLUMNS } from './history-write.ts';
+import { RECENT, forLayer } from './bucket-indexes.ts';
 
 /**
  * How many buckets one clustering transaction moves: about 20 ms of the write lock and of the
@@ -17,21 +18,6 @@ const PAUSE_FACTOR = 3;
 
 type WhenWritable = <T>(write: () => T) => Promise<T>;
 
-
-/**
- * Adds what clustering needs to a file written before it: the `clustered` column (its buckets
- * count as clustered: they stay where they are) and the small index of the unclustered ones.
- * Under the write lock, so processes opening the file together agree.
- */
-export function addClusteringSchema(db: Database.Database): void {
-  db.transaction(() => {
-    const columns = db.pragma('table_info(history_buckets)') as { name: string }[];
-    if (!columns.some((c) => c.name === 'clustered')) db.exec('ALTER TABLE history_buckets ADD COLUMN clustered INTEGER NOT NULL DEFAULT 1');
-    // Only the buckets written since the last clustering: a few minutes of ingestion.
-    db.exec('CREATE INDEX IF NOT EXISTS history_buckets_unclustered ON history_buckets (vin, shape_id, max_ts) WHERE clustered = 0');
-  }).immediate();
-}
-
 const statements = new WeakMap<Database.Database, ReturnType<typeof prepare>>();
 
 function prepare(db: Database.Database) {
@@ -40,8 +26,7 @@ function prepare(db: Database.Database) {
     // The first unclustered buckets in (vin, shape, time) order, of those there at the start.
     next: db
       .prepare<[number, number], number>(
-        `SELECT id FROM history_buckets INDEXED BY history_buckets_unclustered
-         WHERE clustered = 0 AND id <= ? ORDER BY vin, shape_id, max_ts LIMIT ?`,
+        forLayer('SELECT id FROM history_buckets INDEXED BY {index} WHERE {layer} AND id <= ? ORDER BY vin, shape_id, max_ts LIMIT ?', RECENT),
       )
       .pluck(),
     // Appended at the table's end in that order: a vehicle's buckets of the period fill a few

@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import type { DataPoint } from '../contract.ts';
 import { fromJson } from './json-column.ts';
 import { BUCKET_SPAN_MS, decodeBucket } from './history-bucket.ts';
+import { LAYERS, forLayer, type BucketLayer } from './bucket-indexes.ts';
 
 const MAX_MS = Number.MAX_SAFE_INTEGER;
 
@@ -23,19 +24,31 @@ interface BucketBody {
 
 const statements = new WeakMap<Database.Database, ReturnType<typeof prepare>>();
 
-function prepare(db: Database.Database) {
+/** A layer's index entries only (the index covers them): newest last point first, in keyset order. */
+function prepareEntries(db: Database.Database, layer: BucketLayer) {
   return {
-    // Index entries only (the index covers them): newest last point first, in keyset order.
     first: db.prepare<[string, number, number, number, number], Entry>(
-      `SELECT id, max_ts, min_ts, n_points FROM history_buckets
-       WHERE vin = ? AND shape_id = ? AND max_ts >= ? AND max_ts < ?
-       ORDER BY max_ts DESC, min_ts DESC, n_points DESC, id DESC LIMIT ?`,
+      forLayer(
+        `SELECT id, max_ts, min_ts, n_points FROM history_buckets
+         WHERE {layer} AND vin = ? AND shape_id = ? AND max_ts >= ? AND max_ts < ?
+         ORDER BY max_ts DESC, min_ts DESC, n_points DESC, id DESC LIMIT ?`,
+        layer,
+      ),
     ),
     next: db.prepare<[string, number, number, number, number, number, number, number], Entry>(
-      `SELECT id, max_ts, min_ts, n_points FROM history_buckets
-       WHERE vin = ? AND shape_id = ? AND max_ts >= ? AND (max_ts, min_ts, n_points, id) < (?, ?, ?, ?)
-       ORDER BY max_ts DESC, min_ts DESC, n_points DESC, id DESC LIMIT ?`,
+      forLayer(
+        `SELECT id, max_ts, min_ts, n_points FROM history_buckets
+         WHERE {layer} AND vin = ? AND shape_id = ? AND max_ts >= ? AND (max_ts, min_ts, n_points, id) < (?, ?, ?, ?)
+         ORDER BY max_ts DESC, min_ts DESC, n_points DESC, id DESC LIMIT ?`,
+        layer,
+      ),
     ),
+  };
+}
+
+function prepare(db: Database.Database) {
+  return {
+    layers: LAYERS.map((l) => prepareEntries(db, l)),
     // Several buckets in one statement: cheaper than one statement per bucket.
     bodies: db.prepare<[string], BucketBody>(
       'SELECT id, min_ts, body, manufacturer, mapping_version, received_at FROM history_buckets WHERE id IN (SELECT value FROM json_each(?))',
@@ -43,7 +56,7 @@ function prepare(db: Database.Database) {
   };
 }
 
-/** One shape's buckets of the VIN, newest last point first, read from the index in chunks. */
+/** One shape's buckets of the VIN in one layer, newest last point first, read from its index in chunks. */
 class ShapeEntries {
   private rows: Entry[] = [];
   private pos = 0;
@@ -51,7 +64,7 @@ class ShapeEntries {
   private last: Entry | undefined;
 
   constructor(
-    private readonly st: ReturnType<typeof prepare>,
+    private readonly st: ReturnType<typeof prepareEntries>,
     private readonly vin: string,
     private readonly shape: number,
     private readonly fromMs: number,
@@ -90,7 +103,8 @@ class ShapeEntries {
  *
  * Only the buckets whose shape holds the item are looked at (`shapes`), so a sparse item costs
  * as many bucket reads as it has points, and a dense one about as many as the page has points.
- * Buckets are taken in descending order of their last point, merged across shapes; a point is
+ * Buckets are taken in descending order of their last point, merged across shapes and the two
+ * index layers (./bucket-indexes.ts); a point is
  * final once the next bucket's last point is older than it. The first buckets looked at are
  * those whose last point is below belowMs + the bucket span (no earlier one can hold a point
  * below belowMs); those starting at or after belowMs are skipped from the index alone.
@@ -103,7 +117,7 @@ export function readHistoryPage(
   if (!st) statements.set(db, (st = prepare(db)));
   const startBelow = q.belowMs >= MAX_MS - BUCKET_SPAN_MS ? MAX_MS : q.belowMs + BUCKET_SPAN_MS;
   const chunk = Math.min(q.want + 16, 1024);
-  const cursors = q.shapes.map((s) => new ShapeEntries(st, q.vin, s, q.fromMs, startBelow, chunk));
+  const cursors = q.shapes.flatMap((s) => st.layers.map((layer) => new ShapeEntries(layer, q.vin, s, q.fromMs, startBelow, chunk)));
   const out: DataPoint[] = [];
   const bodies = new Map<number, BucketBody>();
   let pending: DataPoint[] = [];

@@ -6,7 +6,8 @@ import { createHistoryDictionary } from './history-dictionary.ts';
 import { createBucketWriter, type PointToWrite } from './history-write.ts';
 import { encodeLatestRow, latestEntry, latestSummary, type LatestEntry } from './latest-row.ts';
 import { packPayload } from './payload-text.ts';
-import { STORE_SCHEMA_VERSION, isBucketVersion, schemaState } from './schema-version.ts';
+import { STORE_SCHEMA_VERSION, isBucketVersion, schemaState, type SchemaState } from './schema-version.ts';
+import { upgradeBucketIndexes } from './upgrade-bucket-indexes.ts';
 
 export interface MigrationProgress {
   /** History rows of the previous layout migrated so far (including earlier, interrupted runs). */
@@ -55,23 +56,31 @@ interface LegacyRow extends LegacyPointRow {
  * start together wait for the one migrating (a lock file held with a SQLite exclusive lock,
  * which the system releases when its holder dies). All processes must run the new version:
  * one still running the previous version and writing meanwhile would lose its writes.
+ * A bucket store of an earlier version (2 to 4) only has its indexes rebuilt, in place
+ * (./upgrade-bucket-indexes.ts).
  */
 export async function migrateSqliteStore(file: string, opts: MigrateOptions = {}): Promise<boolean> {
   const log = opts.log ?? (() => {});
   const target = `${file}.migrating`;
   if (!existsSync(file) && !existsSync(target)) return false;
-  if (!needsWork(file, target)) return false;
+  if (!workLeft(file, target)) return false;
   const lock = new Database(`${file}.migrate-lock`);
   try {
     lock.pragma(`busy_timeout = ${opts.lockWaitMs ?? 3_600_000}`);
     lock.exec('BEGIN EXCLUSIVE');
     // Another process may have finished it while this one waited.
-    if (!needsWork(file, target)) return false;
-    if (!finished(target)) build(file, target, opts.chunkRows ?? 50_000, log);
-    // The old file's WAL was emptied into it before the build; nothing else needs it now.
-    for (const suffix of ['-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
-    renameSync(target, file);
-    log('store migration done: the migrated store replaced the previous one');
+    const work = workLeft(file, target);
+    if (!work) return false;
+    if (work === 'convert') {
+      if (!finished(target)) build(file, target, opts.chunkRows ?? 50_000, log);
+      // The old file's WAL was emptied into it before the build; nothing else needs it now.
+      for (const suffix of ['-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
+      renameSync(target, file);
+      log('store migration done: the migrated store replaced the previous one');
+    }
+    // A bucket store of an earlier version; also one an earlier version's migration finished
+    // converting but did not rename.
+    if (stateOf(file) === 'older-buckets') upgradeBucketIndexes(file, log);
     return true;
   } finally {
     if (lock.inTransaction) lock.exec('ROLLBACK');
@@ -80,13 +89,21 @@ export async function migrateSqliteStore(file: string, opts: MigrateOptions = {}
   }
 }
 
-/** The store is of the previous layout, or a finished migration waits to replace it. */
-function needsWork(file: string, target: string): boolean {
-  if (finished(target)) return true;
-  if (!existsSync(file)) return false;
+/**
+ * 'convert': the store is of the per-item layout, or a finished conversion waits to replace it;
+ * 'indexes': a bucket store whose indexes an earlier version laid out (./upgrade-bucket-indexes.ts).
+ */
+function workLeft(file: string, target: string): 'convert' | 'indexes' | undefined {
+  if (finished(target)) return 'convert';
+  if (!existsSync(file)) return undefined;
+  const state = stateOf(file);
+  return state === 'previous' ? 'convert' : state === 'older-buckets' ? 'indexes' : undefined;
+}
+
+function stateOf(file: string): SchemaState {
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
-    return schemaState(db) === 'previous';
+    return schemaState(db);
   } finally {
     db.close();
   }

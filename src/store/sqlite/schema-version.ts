@@ -7,25 +7,28 @@ import type Database from 'better-sqlite3';
  * - 2: history in buckets and latest values per vehicle (./data-points.ts), bucket bodies as bytes;
  * - 3: the same, bucket bodies written as text (./history-bucket.ts);
  * - 4: the same, with each vehicle's bucket shapes kept in `history_vehicle_shapes`
- *   (./vehicle-shapes.ts) and new buckets laid out by housekeeping (./history-cluster.ts).
+ *   (./vehicle-shapes.ts) and new buckets laid out by housekeeping (./history-cluster.ts);
+ * - 5: the same, the buckets indexed in two partial indexes, laid out and recent
+ *   (./bucket-indexes.ts), instead of one over every bucket.
  * (1 is skipped so that "0 with data_points" and "2" can never be confused.)
- * This build reads versions 2 to 4 as they are: both kinds of bucket body, and a vehicle
- * without kept shapes is looked up in the index. So an older file's number is only raised at
- * open, and an older build then refuses the file ('newer') instead of misreading it: a
- * version-3 build would write buckets of new shapes without keeping them, and pages would miss
- * them.
+ * This build reads both kinds of bucket body, and a vehicle without kept shapes is looked up in
+ * the index; but it finds buckets only through the version-5 indexes, so a file of versions 2 to
+ * 4 ('older-buckets') has its indexes rebuilt first (./upgrade-bucket-indexes.ts, which the
+ * service runs at start). An older build then refuses the file ('newer') instead of misreading
+ * it.
  */
-export const STORE_SCHEMA_VERSION = 4;
+export const STORE_SCHEMA_VERSION = 5;
 
-/** Versions this build reads as they are. */
+/** Versions of the bucket layout (the per-item layout had none): a migration's finished file holds one. */
 export const isBucketVersion = (version: number): boolean => version >= 2 && version <= STORE_SCHEMA_VERSION;
 
-export type SchemaState = 'empty' | 'previous' | 'current' | 'newer';
+export type SchemaState = 'empty' | 'previous' | 'older-buckets' | 'current' | 'newer';
 
 export function schemaState(db: Database.Database): SchemaState {
   const version = db.pragma('user_version', { simple: true }) as number;
   if (version > STORE_SCHEMA_VERSION) return 'newer';
-  if (isBucketVersion(version)) return 'current';
+  if (version === STORE_SCHEMA_VERSION) return 'current';
+  if (isBucketVersion(version)) return 'older-buckets';
   const legacy = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'data_points'").get();
   return legacy ? 'previous' : 'empty';
 }
@@ -36,8 +39,8 @@ export class StoreSchemaError extends Error {
 }
 
 /**
- * At open: a store of the previous layout must have been migrated (migrateSqliteStore, which
- * the service runs at start); a new one gets the current version. Under the write lock, so
+ * At open: a store of the previous layout, or of older bucket indexes, must have been migrated
+ * (migrateSqliteStore, which the service runs at start); a new one gets the current version. Under the write lock, so
  * processes opening a new file at once agree.
  */
 export function checkSchemaVersion(db: Database.Database, file: string): void {
@@ -48,9 +51,12 @@ export function checkSchemaVersion(db: Database.Database, file: string): void {
         `${file} holds the data-point layout of a previous version: start the service once (it migrates the store at start) or run "npm run cli -- store migrate"`,
       );
     }
-    if (state === 'newer') throw new StoreSchemaError(`${file} was written by a newer version of the service (schema ${String(db.pragma('user_version', { simple: true }))})`);
-    if (state === 'empty' || (state === 'current' && db.pragma('user_version', { simple: true }) !== STORE_SCHEMA_VERSION)) {
-      db.pragma(`user_version = ${STORE_SCHEMA_VERSION}`);
+    if (state === 'older-buckets') {
+      throw new StoreSchemaError(
+        `${file} holds history buckets indexed as a previous version did (schema ${String(db.pragma('user_version', { simple: true }))}): start the service once (it rebuilds the indexes at start) or run "npm run cli -- store migrate"`,
+      );
     }
+    if (state === 'newer') throw new StoreSchemaError(`${file} was written by a newer version of the service (schema ${String(db.pragma('user_version', { simple: true }))})`);
+    if (state === 'empty') db.pragma(`user_version = ${STORE_SCHEMA_VERSION}`);
   }).immediate();
 }

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { storeWrites } from './store-writes.ts';
+import { inBothLayers } from './bucket-indexes.ts';
 
 /**
  * The shapes of each vehicle's history buckets (./history-dictionary.ts), as ascending ids
@@ -37,13 +38,15 @@ export function createVehicleShapes(db: Database.Database): VehicleShapes {
     'INSERT INTO history_vehicle_shapes (vin, shapes) VALUES (?, ?) ON CONFLICT (vin) DO UPDATE SET shapes = excluded.shapes',
   );
   const remove = db.prepare<[string]>('DELETE FROM history_vehicle_shapes WHERE vin = ?');
-  // The distinct shapes of a VIN's buckets, one index seek each (a skip scan).
+  // The distinct shapes of a VIN's buckets, one seek in each index layer each (a skip scan).
   const nextShape = db
-    .prepare<[string, number], number>('SELECT shape_id FROM history_buckets WHERE vin = ? AND shape_id > ? ORDER BY shape_id LIMIT 1')
+    .prepare<[{ vin: string; after: number }], number | null>(
+      `SELECT min(s) FROM (${inBothLayers('SELECT min(shape_id) AS s FROM history_buckets WHERE {layer} AND vin = @vin AND shape_id > @after')})`,
+    )
     .pluck();
   const fromIndex = (vin: string): number[] => {
     const out: number[] = [];
-    for (let s = nextShape.get(vin, -1); s !== undefined; s = nextShape.get(vin, s)) out.push(s);
+    for (let s = nextShape.get({ vin, after: -1 }); typeof s === 'number'; s = nextShape.get({ vin, after: s })) out.push(s);
     return out;
   };
   return {
