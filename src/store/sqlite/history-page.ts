@@ -104,8 +104,8 @@ class ShapeEntries {
  * Only the buckets whose shape holds the item are looked at (`shapes`), so a sparse item costs
  * as many bucket reads as it has points, and a dense one about as many as the page has points.
  * Buckets are taken in descending order of their last point, merged across shapes and the two
- * index layers (./bucket-indexes.ts); a point is
- * final once the next bucket's last point is older than it. The first buckets looked at are
+ * index layers (./bucket-indexes.ts); a point is final once the next bucket's last point is
+ * older than it. The first buckets looked at are
  * those whose last point is below belowMs + the bucket span (no earlier one can hold a point
  * below belowMs); those starting at or after belowMs are skipped from the index alone.
  */
