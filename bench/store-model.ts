@@ -28,7 +28,6 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import type { DataPoint, DataPointRepo } from '../src/store/contract.ts';
 import { createSqliteDataPointRepo } from '../src/store/sqlite/data-points.ts';
-import { inBothLayers } from '../src/store/sqlite/bucket-indexes.ts';
 import { migrateSqliteStore } from '../src/store/sqlite/migrate-store.ts';
 import { createLegacySqliteDataPointRepo } from './legacy-sqlite-data-points.ts';
 import { BENCH_T0, storeFile } from './store-build.ts';
@@ -47,17 +46,14 @@ interface Layout {
   rounds: number;
 }
 
-function openLayout(name: 'old' | 'new'): Layout | null {
+async function openLayout(name: 'old' | 'new'): Promise<Layout | null> {
   const file = storeFile(name);
   if (!existsSync(file)) return null;
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('wal_checkpoint(TRUNCATE)');
   const repo = name === 'old' ? createLegacySqliteDataPointRepo(db, 5000) : createSqliteDataPointRepo(db, 5000);
-  const items =
-    name === 'old'
-      ? (db.prepare('SELECT count(*) AS n FROM data_points').get() as { n: number }).n
-      : (db.prepare(`SELECT coalesce(sum(n), 0) AS n FROM (${inBothLayers('SELECT sum(n_points) AS n FROM history_buckets INDEXED BY {index} WHERE {layer}')})`).get() as { n: number }).n;
+  const items = await repo.count();
   const rounds = Number(existsSync(`${file}.progress`) ? execFileSync('cat', [`${file}.progress`]).toString() : '0');
   return { name, file, db, repo, items, rounds };
 }
@@ -167,7 +163,7 @@ async function main(): Promise<void> {
   const wanted = (process.env.BENCH_LAYOUTS ?? 'old,new').split(',');
   // A bucket store grown by an earlier version gets this version's indexes first, as the service would.
   if (wanted.includes('new') && existsSync(storeFile('new'))) await migrateSqliteStore(storeFile('new'), { log: (m) => console.log(m) });
-  const layouts = (['old', 'new'] as const).filter((n) => wanted.includes(n)).map(openLayout).filter((l): l is Layout => l !== null);
+  const layouts = (await Promise.all((['old', 'new'] as const).filter((n) => wanted.includes(n)).map(openLayout))).filter((l): l is Layout => l !== null);
   if (layouts.length === 0) throw new Error('no store to measure: run npm run bench:store-build (LAYOUT=old and new) first');
   console.log(`bench:store  load average ${load()} (2 cores, shared)`);
   console.log('bytes on disk per stored item (file + WAL; per table/index in brackets):');

@@ -29,12 +29,6 @@ export interface ConsoleService {
 }
 
 /**
- * The deployed service with the virtual fleet moving (simulated time x60 from 08:00, when most
- * vehicles drive), the console's sampler writing every 500 ms, listening for mapping reloads,
- * and a copy of the adapters and mappings folders whose Borealis incident mapping has a defect
- * to be fixed in the playground.
- */
-/**
  * 08:00 UTC two days ago: the simulated fleet's readings fall within the console's "7 days"
  * range and before its "24 h" one, whatever day the suite runs (a fixed date fell out of the
  * 7 days a week after it was written).
@@ -44,6 +38,12 @@ function simulatedMorning(): string {
   return `${day}T08:00:00.000Z`;
 }
 
+/**
+ * The deployed service with the virtual fleet moving (simulated time x60 from 08:00, when most
+ * vehicles drive), the console's sampler writing every 500 ms, listening for mapping reloads,
+ * and a copy of the adapters and mappings folders whose Borealis incident mapping has a defect
+ * to be fixed in the playground.
+ */
 export async function startConsoleService(): Promise<ConsoleService> {
   const project = mkdtempSync(join(tmpdir(), 'cvd-console-project-'));
   cpSync(defaultPaths().adapters, join(project, 'adapters'), { recursive: true });

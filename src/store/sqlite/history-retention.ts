@@ -52,9 +52,9 @@ function prepare(db: Database.Database) {
  * Retention: erases every point with a time before cutoffMs and returns how many.
  *
  * Buckets wholly older than the cutoff are deleted whole, by their index range per (VIN,
- * shape) in each index layer (./bucket-indexes.ts). A bucket that straddles the cutoff (its first point before it, its last at or after
- * it: only buckets whose last point lies within one bucket span of the cutoff) is rewritten
- * without its older points, so no point outlives the retention period, not even by the span.
+ * shape) in each index layer (./bucket-indexes.ts). A bucket that straddles the cutoff (its
+ * first point before it, its last at or after it: only buckets whose last point lies within one
+ * bucket span of the cutoff) is rewritten without its older points, so no point outlives the retention period, not even by the span.
  * Each (VIN, shape) is one short transaction, so other writers get in between.
  */
 export async function purgeHistoryBefore(db: Database.Database, dict: HistoryDictionary, whenWritable: WhenWritable, cutoffMs: number): Promise<number> {

@@ -40,8 +40,8 @@ export class StoreSchemaError extends Error {
 
 /**
  * At open: a store of the previous layout, or of older bucket indexes, must have been migrated
- * (migrateSqliteStore, which the service runs at start); a new one gets the current version. Under the write lock, so
- * processes opening a new file at once agree.
+ * (migrateSqliteStore, which the service runs at start); a new one gets the current version.
+ * Under the write lock, so processes opening a new file at once agree.
  */
 export function checkSchemaVersion(db: Database.Database, file: string): void {
   db.transaction(() => {
