@@ -23,10 +23,11 @@ const statements = new WeakMap<Database.Database, ReturnType<typeof prepare>>();
 function prepare(db: Database.Database) {
   return {
     lastId: db.prepare<[], number | null>('SELECT max(id) FROM history_buckets').pluck(),
-    // The first unclustered buckets in (vin, shape, time) order, of those there at the start.
+    // The first unclustered buckets in (vin, shape, time) order, of those there at the start
+    // (`+?`: planned once, ./history-page.ts).
     next: db
       .prepare<[number, number], number>(
-        forLayer('SELECT id FROM history_buckets INDEXED BY {index} WHERE {layer} AND id <= ? ORDER BY vin, shape_id, max_ts LIMIT ?', RECENT),
+        forLayer('SELECT id FROM history_buckets INDEXED BY {index} WHERE {layer} AND id <= +? ORDER BY vin, shape_id, max_ts LIMIT +?', RECENT),
       )
       .pluck(),
     // Appended at the table's end in that order: a vehicle's buckets of the period fill a few

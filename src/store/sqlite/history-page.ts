@@ -24,22 +24,30 @@ interface BucketBody {
 
 const statements = new WeakMap<Database.Database, ReturnType<typeof prepare>>();
 
-/** A layer's index entries only (the index covers them): newest last point first, in keyset order. */
+/**
+ * A layer's index entries only (the index covers them): newest last point first, in keyset order.
+ *
+ * Every parameter is written `+?`. SQLite (3.54, in better-sqlite3 13) marks a bare parameter
+ * compared with an indexed column of an ORDER BY query, or bound to LIMIT, as one the plan may
+ * depend on, and then prepares the statement again at every run: about 10 µs each time, a third
+ * of a sparse item's page. The unary plus leaves the value as it is and the index in use, and
+ * the statement is planned once.
+ */
 function prepareEntries(db: Database.Database, layer: BucketLayer) {
   return {
     first: db.prepare<[string, number, number, number, number], Entry>(
       forLayer(
         `SELECT id, max_ts, min_ts, n_points FROM history_buckets
-         WHERE {layer} AND vin = ? AND shape_id = ? AND max_ts >= ? AND max_ts < ?
-         ORDER BY max_ts DESC, min_ts DESC, n_points DESC, id DESC LIMIT ?`,
+         WHERE {layer} AND vin = +? AND shape_id = +? AND max_ts >= +? AND max_ts < +?
+         ORDER BY max_ts DESC, min_ts DESC, n_points DESC, id DESC LIMIT +?`,
         layer,
       ),
     ),
     next: db.prepare<[string, number, number, number, number, number, number, number], Entry>(
       forLayer(
         `SELECT id, max_ts, min_ts, n_points FROM history_buckets
-         WHERE {layer} AND vin = ? AND shape_id = ? AND max_ts >= ? AND (max_ts, min_ts, n_points, id) < (?, ?, ?, ?)
-         ORDER BY max_ts DESC, min_ts DESC, n_points DESC, id DESC LIMIT ?`,
+         WHERE {layer} AND vin = +? AND shape_id = +? AND max_ts >= +? AND (max_ts, min_ts, n_points, id) < (+?, +?, +?, +?)
+         ORDER BY max_ts DESC, min_ts DESC, n_points DESC, id DESC LIMIT +?`,
         layer,
       ),
     ),

@@ -10,22 +10,25 @@ type WhenWritable = <T>(write: () => T) => Promise<T>;
 
 const statements = new WeakMap<Database.Database, ReturnType<typeof prepare>>();
 
-/** The statements that walk one index layer (./bucket-indexes.ts). */
+/**
+ * The statements that walk one index layer (./bucket-indexes.ts); parameters written `+?` are
+ * planned once (./history-page.ts says why).
+ */
 function prepareLayer(db: Database.Database, layer: BucketLayer) {
   const sql = (text: string) => forLayer(text, layer);
   return {
     // Every (vin, shape) of the layer's index, one seek each (a skip scan).
     firstPair: db.prepare<[], { vin: string; shape_id: number }>(sql('SELECT vin, shape_id FROM history_buckets WHERE {layer} ORDER BY vin, shape_id LIMIT 1')),
     nextPair: db.prepare<[string, number], { vin: string; shape_id: number }>(
-      sql('SELECT vin, shape_id FROM history_buckets WHERE {layer} AND (vin, shape_id) > (?, ?) ORDER BY vin, shape_id LIMIT 1'),
+      sql('SELECT vin, shape_id FROM history_buckets WHERE {layer} AND (vin, shape_id) > (+?, +?) ORDER BY vin, shape_id LIMIT 1'),
     ),
     anyOld: db
       .prepare<[string, number, number, number], number>(
-        sql('SELECT 1 FROM history_buckets WHERE {layer} AND vin = ? AND shape_id = ? AND max_ts < ? AND min_ts < ? LIMIT 1'),
+        sql('SELECT 1 FROM history_buckets WHERE {layer} AND vin = +? AND shape_id = +? AND max_ts < +? AND min_ts < +? LIMIT 1'),
       )
       .pluck(),
     wholeOld: db.prepare<[string, number, number, number], { id: number; n_points: number }>(
-      sql('SELECT id, n_points FROM history_buckets WHERE {layer} AND vin = ? AND shape_id = ? AND max_ts < ? LIMIT ?'),
+      sql('SELECT id, n_points FROM history_buckets WHERE {layer} AND vin = +? AND shape_id = +? AND max_ts < +? LIMIT +?'),
     ),
     straddling: db.prepare<[string, number, number, number, number], { id: number; min_ts: number; body: Buffer | string }>(
       sql('SELECT id, min_ts, body FROM history_buckets WHERE {layer} AND vin = ? AND shape_id = ? AND max_ts >= ? AND max_ts < ? AND min_ts < ?'),
