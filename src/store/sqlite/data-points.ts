@@ -67,8 +67,10 @@ interface Prepared extends PointToWrite {
  * Storing one telemetry message costs two row writes: its bucket and the vehicle's latest row
  * (store-writes.ts counts them); a vehicle's first message, and one that brings a set of items
  * the vehicle never sent, also write its shapes row (./vehicle-shapes.ts). Idempotency per
- * (vin, item, timestampMs) is checked inside the write transaction against the VIN's buckets
- * that overlap the message in time.
+ * (vin, item, timestampMs) is checked inside the write transaction: a point newer than the
+ * vehicle's latest value of its item cannot be stored already (the latest row moves in the same
+ * transaction as the buckets, newer wins, so it is never older than a stored point), so only the
+ * others, a redelivery or late data, are looked up in the VIN's buckets that overlap them in time.
  */
 export function createSqliteDataPointRepo(db: Database.Database, busyTimeoutMs: number): DataPointRepo {
   db.exec(DATA_POINTS_SCHEMA);
@@ -132,10 +134,14 @@ export function createSqliteDataPointRepo(db: Database.Database, busyTimeoutMs: 
     return readHistoryPage(db, { ...q, shapes });
   });
 
+  /** The VIN's latest entries by item id (none for a vehicle never stored). */
+  function latestOf(vin: string): Map<number, LatestEntry> {
+    const body = selectLatestRow.get(vin);
+    return body ? decodeLatestRow(body) : new Map<number, LatestEntry>();
+  }
+
   /** Newer wins per item: one latest row write for the VIN, none when nothing moved forward. */
-  function moveLatest(vin: string, fresh: PointToWrite[]): void {
-    const current = selectLatestRow.get(vin);
-    const entries = current ? decodeLatestRow(current) : new Map<number, LatestEntry>();
+  function moveLatest(vin: string, entries: Map<number, LatestEntry>, fresh: PointToWrite[]): void {
     let changed = false;
     for (const f of fresh) {
       const had = entries.get(f.itemId);
@@ -153,7 +159,13 @@ export function createSqliteDataPointRepo(db: Database.Database, busyTimeoutMs: 
     for (const [vin, prepared] of byVin) {
       for (const p of prepared) p.itemId = dict.itemId(p.point.item);
       const known = vehicleShapes.of(vin);
-      const seen = storedKeys(vin, known.shapes, new Set(prepared.map((p) => p.itemId)), prepared.map((p) => p.point.timestampMs));
+      const latest = latestOf(vin);
+      // Only a point at or before its item's latest value may be stored already.
+      const maybeStored = prepared.filter((p) => (latest.get(p.itemId)?.timestampMs ?? -Infinity) >= p.point.timestampMs);
+      const seen =
+        maybeStored.length === 0
+          ? new Set<string>()
+          : storedKeys(vin, known.shapes, new Set(maybeStored.map((p) => p.itemId)), maybeStored.map((p) => p.point.timestampMs));
       const fresh = prepared.filter((p) => {
         const key = `${p.itemId}:${p.point.timestampMs}`;
         if (seen.has(key)) return false;
@@ -181,7 +193,7 @@ export function createSqliteDataPointRepo(db: Database.Database, busyTimeoutMs: 
       storeWrites.messages += groups.size;
       if (fresh.length > 0) {
         vehicleShapes.keep(vin, shapes, known);
-        moveLatest(vin, fresh);
+        moveLatest(vin, latest, fresh);
       }
       for (const f of fresh) isNew[f.index] = true;
     }
