@@ -180,7 +180,7 @@ async function main(): Promise<void> {
         if (!evicted) await pages(l, item, false, 7); // warm the cache with the same pages
         const r = await pages(l, item, evicted, 7);
         console.log(
-          `  ${evicted ? 'evicted' : 'cached '}  ${item === DENSE_ITEM ? 'dense ' : 'sparse'} ${l.name}: p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  (${r.avgPoints.toFixed(0)} points per page)  load ${load()}`,
+          `  ${evicted ? 'evicted' : 'cached '}  ${item === DENSE_ITEM ? 'dense ' : 'sparse'} ${l.name}: p50 ${r.p50.toFixed(3)} ms  p99 ${r.p99.toFixed(3)} ms  (${r.avgPoints.toFixed(0)} points per page)  load ${load()}`,
         );
       }
     }
@@ -193,7 +193,7 @@ async function main(): Promise<void> {
       await pages(l, item, false, 7);
       const r = await pages(l, item, false, 7);
       console.log(
-        `  mmap    ${item === DENSE_ITEM ? 'dense ' : 'sparse'} ${l.name}: p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  (cached, SQLITE_MMAP_MB=${mmapMb})  load ${load()}`,
+        `  mmap    ${item === DENSE_ITEM ? 'dense ' : 'sparse'} ${l.name}: p50 ${r.p50.toFixed(3)} ms  p99 ${r.p99.toFixed(3)} ms  (cached, SQLITE_MMAP_MB=${mmapMb})  load ${load()}`,
       );
     }
   }
