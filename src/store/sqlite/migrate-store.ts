@@ -79,8 +79,8 @@ export async function migrateSqliteStore(file: string, opts: MigrateOptions = {}
       log('store migration done: the migrated store replaced the previous one');
     }
     // A bucket store of an earlier version; also one an earlier version's migration finished
-    // converting but did not rename.
-    if (stateOf(file) === 'older-buckets') upgradeBucketIndexes(file, log);
+    // converting but did not rename (only then is the file's state read again).
+    if (work === 'indexes' || stateOf(file) === 'older-buckets') upgradeBucketIndexes(file, log);
     return true;
   } finally {
     if (lock.inTransaction) lock.exec('ROLLBACK');
