@@ -67,5 +67,18 @@ export function limitedConnection(socket: Socket, limits: { maxPacketBytes: numb
     socket.destroy();
   });
   socket.on('error', () => limiter.destroy());
-  return Duplex.from({ readable: socket.pipe(limiter), writable: socket });
+  const connection = Duplex.from({ readable: socket.pipe(limiter), writable: socket });
+  // aedes writes each packet corked (mqtt-packet uncorks on the next tick), and the PUBACKs of
+  // a whole batch come out in one tick, once it is queued; Duplex.from would pass the buffered
+  // pieces on as one socket write, one system call, each: two per PUBACK. Corked, they leave
+  // in one.
+  connection._writev = (chunks, callback) => {
+    socket.cork();
+    let flowing = true;
+    for (const { chunk, encoding } of chunks) flowing = socket.write(chunk, encoding as BufferEncoding);
+    socket.uncork();
+    if (flowing) callback();
+    else socket.once('drain', () => callback());
+  };
+  return connection;
 }
