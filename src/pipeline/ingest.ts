@@ -1,6 +1,6 @@
 import type { PipelineContext } from './context.ts';
 import { createBatcher, type Batcher } from './batcher.ts';
-import { encodeBatch } from '../queues/harmonize-job.ts';
+import { BATCH_MAX_BYTES, batchBytesOf, encodeBatch } from '../queues/harmonize-job.ts';
 import { createHarmonizeQueue } from './queue.ts';
 import type { RawMessage } from '../domain/raw-message.ts';
 import { renewingQueue, type RenewingQueue } from '../queues/renewing-queue.ts';
@@ -11,7 +11,7 @@ import { isClusterAddress } from '../queues/redis.ts';
 export interface Ingest {
   /** Resolves once the message is durably queued (in a batch); rejects when Redis refused it. */
   enqueue(message: RawMessage): Promise<void>;
-  /** Queues these at once, as one batch per PIPELINE_BATCH_SIZE and partition; resolves when all are queued. */
+  /** Queues these at once, in batches of PIPELINE_BATCH_SIZE (and BATCH_MAX_BYTES) per partition; resolves when all are queued. */
   enqueueNow(messages: RawMessage[]): Promise<void>;
   close(): Promise<void>;
 }
@@ -64,6 +64,8 @@ export function createIngest(services: Pick<PipelineContext, 'adapters' | 'confi
     const batcher = createBatcher<RawMessage>({
       size: config.PIPELINE_BATCH_SIZE,
       maxWaitMs: opts.maxWaitMs ?? config.PIPELINE_BATCH_MAX_WAIT_MS,
+      maxBytes: BATCH_MAX_BYTES,
+      bytesOf: batchBytesOf,
       send: async (messages) => {
         await connected();
         await queue.current().add('batch', encodeBatch(secrets, messages));

@@ -2,7 +2,7 @@ import { keysOf } from '../helpers/redis-keys.ts';
 import { Job, Queue } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createIngest } from '../../src/pipeline/ingest.ts';
-import { HARMONIZE_QUEUE } from '../../src/queues/harmonize-job.ts';
+import { BATCH_MAX_BYTES, HARMONIZE_QUEUE, decodeBatch, type HarmonizeJobData } from '../../src/queues/harmonize-job.ts';
 import { rawMessage } from '../../src/domain/raw-message.ts';
 import { fixture, harmonizeJobCounts, startHarness, waitFor, type Harness } from './harness.ts';
 import { openTestQueue } from '../helpers/queues.ts';
@@ -59,6 +59,36 @@ describe('harmonize jobs in Redis', () => {
     expect(dump).not.toContain('V1RTUALV1N');
     expect(dump).not.toContain('49.00937');
     expect(dump).not.toContain('8.40444');
+  });
+
+  it("keep each batch's job text under 128 KiB (V8's large-object size), whether queued at once or message by message", async () => {
+    h = await startHarness({ env: { PIPELINE_BATCH_MAX_WAIT_MS: '10000' }, worker: false, broker: false });
+    const { services } = h;
+    const body = fixture('virtual', 'virtual.telemetry.combustion.json');
+    const message = (i: number) =>
+      rawMessage({ manufacturer: 'virtual', messageType: 'telemetry', receivedAt: services.clock.now().toISOString(), topic: `virtual/v1/V1RTUALV1N${String(i).padStart(7, '0')}/telemetry` }, body);
+    const ingest = createIngest(services);
+    // 300 messages of 1.4 KB: 420 KB, more than fit, in fewer than PIPELINE_BATCH_SIZE (200).
+    await ingest.enqueueNow(Array.from({ length: 300 }, (_, i) => message(i)));
+    // One by one, as MQTT publishes come: each batch is sent as soon as it is full by bytes (the
+    // wait, 10 s, is not over when the last one is flushed).
+    const queued = Promise.all(Array.from({ length: 300 }, (_, i) => ingest.enqueue(message(300 + i))));
+    await ingest.close();
+    await queued;
+    const queue = openTestQueue<HarmonizeJobData>({ redisUrl: services.redisUrl, prefix: services.config.QUEUE_PREFIX }, HARMONIZE_QUEUE);
+    try {
+      const jobs = await queue.getJobs(['wait']);
+      expect(jobs.length).toBeGreaterThanOrEqual(2 * Math.ceil((300 * (body.length + 40)) / BATCH_MAX_BYTES));
+      let messages = 0;
+      for (const job of jobs) {
+        const text = await services.redis.hget(`${services.config.QUEUE_PREFIX}:${queue.name}:${job.id}`, 'data');
+        expect(text!.length).toBeLessThan(128 * 1024);
+        messages += decodeBatch(services.secrets, job.data).length;
+      }
+      expect(messages).toBe(600);
+    } finally {
+      await queue.close();
+    }
   });
 
   it('fail a batch that cannot be opened at once, without retries, and the worker goes on', async () => {
