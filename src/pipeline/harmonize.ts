@@ -263,7 +263,9 @@ export function findVin(adapter: Adapter, msg: RawMessage): string | null {
 /**
  * What a JSON round trip would make of a mapping's output (plain objects and arrays, without
  * JSONata's sequence markers, undefined fields or functions; non-finite numbers as null), at
- * a fifth of its cost.
+ * a fifth of its cost. An ordinary object that already is plain JSON is returned as it is, not
+ * copied: a compiled mapping's items mostly are, and their copies were a tenth of a worker's
+ * allocations. Arrays are always copied (JSONata marks its sequences with properties of their own).
  */
 export function toPlainJson(v: unknown, depth = 0): unknown {
   // As JSON: -0 becomes 0, NaN and Infinity null.
@@ -277,6 +279,7 @@ export function toPlainJson(v: unknown, depth = 0): unknown {
     for (let i = 0; i < v.length; i++) a[i] = toPlainJson(v[i], depth + 1) ?? null;
     return a;
   }
+  if (isPlainJsonObject(v, depth)) return v;
   const o: Record<string, unknown> = {};
   for (const k of Object.keys(v)) {
     const x = toPlainJson((v as Record<string, unknown>)[k], depth + 1);
@@ -288,4 +291,30 @@ export function toPlainJson(v: unknown, depth = 0): unknown {
     else o[k] = x;
   }
   return o;
+}
+
+/**
+ * Whether toPlainJson would give back an equal object: an ordinary object (Object.prototype)
+ * holding only strings, booleans, null, finite numbers but -0, and such objects, less deep than
+ * MAX_OUTPUT_DEPTH. Allocates nothing.
+ */
+function isPlainJsonObject(o: object, depth: number): boolean {
+  if (Object.getPrototypeOf(o) !== Object.prototype) return false;
+  for (const k in o) {
+    const x = (o as Record<string, unknown>)[k];
+    switch (typeof x) {
+      case 'string':
+      case 'boolean':
+        continue;
+      case 'number':
+        if (x === 0 ? 1 / x > 0 : Number.isFinite(x)) continue;
+        return false;
+      case 'object':
+        if (x === null || (!Array.isArray(x) && depth + 1 < MAX_OUTPUT_DEPTH && isPlainJsonObject(x, depth + 1))) continue;
+        return false;
+      default:
+        return false;
+    }
+  }
+  return true;
 }

@@ -141,4 +141,15 @@ describe('mapping output as plain JSON', () => {
     expect(Object.keys(polluted)).toEqual(['__proto__']);
     expect(Object.getPrototypeOf(polluted)).toBe(Object.prototype);
   });
+
+  it('gives back an object that already is plain JSON as it is, and copies one that is not', async () => {
+    const { toPlainJson } = await import('../../src/pipeline/harmonize.ts');
+    const plain = JSON.parse('{"value": 12.5, "unit": "km", "ok": true, "none": null, "at": {"lat": 49, "lon": 8}}') as unknown;
+    expect(toPlainJson(plain)).toBe(plain);
+    for (const v of [{ a: -0 }, { a: undefined, b: 1 }, { a: [1] }, { a: { b: Number.NaN } }, Object.assign(Object.create(null), { a: 1 }) as object]) {
+      const copy = toPlainJson(v);
+      expect(copy).not.toBe(v);
+      expect(copy).toEqual(JSON.parse(JSON.stringify(v)));
+    }
+  });
 });

@@ -50,9 +50,13 @@ export function objectConstructor(ast: AstNode, scope: Scope, translate: Transla
   if (new Set(literal).size !== literal.length) throw new Unsupported('an object with a key twice');
   if (literal.some((k) => RESERVED_KEYS.has(k))) throw new Unsupported('an object with a reserved key');
   const dynamic = pairs.some((p) => typeof p.key !== 'string');
+  // An ordinary object where every key is known and none is "__proto__" (which would set the
+  // prototype): the pipeline keeps such an output as it is (src/pipeline/harmonize.ts
+  // toPlainJson), where it copies one without a prototype.
+  const ordinary = !dynamic && !literal.includes('__proto__');
   return (input, env) => {
     if (Array.isArray(input)) return bail('an object constructor over an array');
-    const result: Record<string, unknown> = Object.create(null);
+    const result: Record<string, unknown> = ordinary ? {} : Object.create(null);
     const seen = dynamic ? new Set<string>(literal) : undefined;
     charge(pairs.length);
     for (const pair of pairs) {

@@ -46,6 +46,25 @@ const doc = {
   s: 'text',
 };
 
+describe('objects built', () => {
+  const run = (expr: string) => {
+    const t = translateMapping(jsonata(expr).ast(), LIMITS);
+    if (!t.ok) throw new Error(`${expr} does not translate: ${t.reason}`);
+    return t.run(structuredClone(doc), { ...BINDINGS }) as object;
+  };
+
+  it('are ordinary objects where every key is written out, and a "__proto__" key stays a key', async () => {
+    // What the pipeline keeps without copying it (src/pipeline/harmonize.ts toPlainJson).
+    expect(Object.getPrototypeOf(run('{ "a": 1, "b": s, "c": o.p }'))).toBe(Object.prototype);
+    for (const expr of ['{ "__proto__": o.p, "a": 1 }', '{ s: 1 }']) {
+      const built = run(expr);
+      expect(Object.getPrototypeOf(built), expr).toBe(null);
+      await expectCompiled(expr, doc);
+    }
+    expect(Object.keys(run('{ "__proto__": o.p, "a": 1 }'))).toEqual(['__proto__', 'a']);
+  });
+});
+
 describe('paths and sequences', () => {
   it.each([
     'a.b', 'a.c', 'a.b.d', 'a[0].b', 'a[-1].c', 'a.b[0]', 'a[1].b[1]', 'nested', 'nested[0]', 'nested.$', 'a.b[]', 'o.p.q[]',
