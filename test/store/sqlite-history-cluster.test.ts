@@ -143,6 +143,18 @@ describe('SQLite store: history clustering', () => {
     expect(runsPerVin(file)).toBe(1);
   }, 60_000);
 
+  it('given a time to spread over, moves at that pace: a run of three transactions lasts two thirds of it', async () => {
+    const { file, store } = temp.open();
+    // 1,200 buckets: moves of 500, 500 and 200, two pauses between.
+    await fleet(store.dataPoints, 100, 0, 60);
+    const started = performance.now();
+    expect(await store.dataPoints.clusterHistory(undefined, 900)).toBe(1200);
+    // Due at 500/1,200 and 1,000/1,200 of 900 ms: the second pause ends at 750 ms at the earliest.
+    expect(performance.now() - started).toBeGreaterThanOrEqual(740);
+    expect(unclustered(file)).toBe(0);
+    expect(runsPerVin(file)).toBe(1);
+  });
+
   it('stops after the transaction in progress when told the process is stopping; the next run moves the rest', async () => {
     const { file, store } = temp.open();
     await fleet(store.dataPoints, 100, 0, 60);

@@ -68,6 +68,7 @@ export interface DataPointRepo {
    * the last call so that history pages read fewer storage pages. Answers do not change.
    * Returns how many buckets moved; an engine whose layout needs no such step returns 0. Stops
    * between two of its steps once `stopping` answers true (the process is shutting down).
+   * Given `spreadOverMs`, paces its steps to take about that long.
    */
-  clusterHistory(stopping?: () => boolean): Promise<number>;
+  clusterHistory(stopping?: () => boolean, spreadOverMs?: number): Promise<number>;
 }

@@ -286,8 +286,8 @@ export function createSqliteDataPointRepo(db: Database.Database, busyTimeoutMs: 
     async count() {
       return countAll.get() ?? 0;
     },
-    async clusterHistory(stopping) {
-      return clusterHistory(db, whenWritable, stopping);
+    async clusterHistory(stopping, spreadOverMs) {
+      return clusterHistory(db, whenWritable, stopping, spreadOverMs);
     },
   };
 }

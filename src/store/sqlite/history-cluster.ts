@@ -10,11 +10,13 @@ import { RECENT, forLayer } from './bucket-indexes.ts';
  */
 const MOVE_CHUNK = 500;
 /**
- * After each transaction the run pauses for this many times as long as the transaction took:
- * it takes a quarter of the time at most, so ingestion keeps its latency while a run lasts
- * (a minute of ingestion at 3,000 messages/s is about 6 s of moves, spread over 24 s).
+ * After each transaction the run pauses for at least this many times as long as the transaction
+ * took: it takes a quarter of the time at most, so ingestion keeps its latency while a run
+ * lasts. Given a time to spread over, it pauses longer, to move evenly over that time.
  */
 const PAUSE_FACTOR = 3;
+/** The longest pause to keep to a spread: a process shutting down waits for the run's pause. */
+const MAX_SPREAD_PAUSE_MS = 1000;
 
 type WhenWritable = <T>(write: () => T) => Promise<T>;
 
@@ -25,6 +27,8 @@ function prepare(db: Database.Database) {
     lastId: db.prepare<[], number | null>('SELECT max(id) FROM history_buckets').pluck(),
     // The first unclustered buckets in (vin, shape, time) order, of those there at the start
     // (`+?`: planned once, ./history-page.ts).
+    // What the run has to move: the recent layer's entries (its index alone).
+    count: db.prepare<[number], number>(forLayer('SELECT count(*) FROM history_buckets INDEXED BY {index} WHERE {layer} AND id <= +?', RECENT)).pluck(),
     next: db
       .prepare<[number, number], number>(
         forLayer('SELECT id FROM history_buckets INDEXED BY {index} WHERE {layer} AND id <= +? ORDER BY vin, shape_id, max_ts LIMIT +?', RECENT),
@@ -52,12 +56,19 @@ function prepare(db: Database.Database) {
  * done. MOVE_CHUNK buckets per transaction, paced (PAUSE_FACTOR), so other writers get in
  * between; buckets written during the run, and those left when `stopping` says so, wait for the
  * next.
+ *
+ * With `spreadOverMs` (the pipeline gives most of the interval between two runs) the moves are
+ * paced to take about that long: a minute of ingestion at 5,000 messages/s is several seconds
+ * of moves, which at a quarter of the time took a quarter of a core for half the minute, when
+ * ingestion had that much less; spread, they take a steady sixth of a core or less.
  */
-export async function clusterHistory(db: Database.Database, whenWritable: WhenWritable, stopping: () => boolean = () => false): Promise<number> {
+export async function clusterHistory(db: Database.Database, whenWritable: WhenWritable, stopping: () => boolean = () => false, spreadOverMs = 0): Promise<number> {
   let st = statements.get(db);
   if (!st) statements.set(db, (st = prepare(db)));
   const s = st;
   const last = s.lastId.get() ?? 0;
+  const toMove = spreadOverMs > 0 ? s.count.get(last) ?? 0 : 0;
+  const runStarted = performance.now();
   const move = db.transaction((): number => {
     const ids = JSON.stringify(s.next.all(last, MOVE_CHUNK));
     const copied = s.copy.run(ids).changes;
@@ -72,6 +83,9 @@ export async function clusterHistory(db: Database.Database, whenWritable: WhenWr
     const n = await whenWritable(() => move.immediate());
     moved += n;
     if (n < MOVE_CHUNK || stopping()) return moved;
-    await new Promise((resolve) => setTimeout(resolve, (performance.now() - started) * PAUSE_FACTOR));
+    const now = performance.now();
+    // On schedule, the share of the buckets moved is the share of spreadOverMs gone by.
+    const due = toMove > 0 ? runStarted + (moved / toMove) * spreadOverMs : 0;
+    await new Promise((resolve) => setTimeout(resolve, Math.max((now - started) * PAUSE_FACTOR, Math.min(MAX_SPREAD_PAUSE_MS, due - now))));
   }
 }
