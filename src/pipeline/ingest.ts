@@ -1,6 +1,6 @@
 import type { PipelineContext } from './context.ts';
 import { createBatcher, type Batcher } from './batcher.ts';
-import { BATCH_MAX_BYTES, batchBytesOf, encodeBatch } from '../queues/harmonize-job.ts';
+import { batchBytesOf, encodeBatch } from '../queues/harmonize-job.ts';
 import { createHarmonizeQueue } from './queue.ts';
 import type { RawMessage } from '../domain/raw-message.ts';
 import { renewingQueue, type RenewingQueue } from '../queues/renewing-queue.ts';
@@ -11,7 +11,7 @@ import { isClusterAddress } from '../queues/redis.ts';
 export interface Ingest {
   /** Resolves once the message is durably queued (in a batch); rejects when Redis refused it. */
   enqueue(message: RawMessage): Promise<void>;
-  /** Queues these at once, in batches of PIPELINE_BATCH_SIZE (and BATCH_MAX_BYTES) per partition; resolves when all are queued. */
+  /** Queues these at once, in batches of PIPELINE_BATCH_SIZE (and PIPELINE_BATCH_MAX_BYTES) per partition; resolves when all are queued. */
   enqueueNow(messages: RawMessage[]): Promise<void>;
   close(): Promise<void>;
 }
@@ -42,8 +42,13 @@ export function createIngest(services: Pick<PipelineContext, 'adapters' | 'confi
      * and the sender retries.
      */
     let ready = false;
-    const connected = async (): Promise<void> => {
+    // Batches sent together before the first connection share one wait (one error listener).
+    let waiting: Promise<void> | undefined;
+    const connected = (): Promise<void> | void => {
       if (ready) return;
+      return (waiting ??= waitUntilConnected().finally(() => (waiting = undefined)));
+    };
+    const waitUntilConnected = async (): Promise<void> => {
       const q = queue.current();
       let timer: NodeJS.Timeout | undefined;
       let onError: ((err: Error) => void) | undefined;
@@ -64,7 +69,7 @@ export function createIngest(services: Pick<PipelineContext, 'adapters' | 'confi
     const batcher = createBatcher<RawMessage>({
       size: config.PIPELINE_BATCH_SIZE,
       maxWaitMs: opts.maxWaitMs ?? config.PIPELINE_BATCH_MAX_WAIT_MS,
-      maxBytes: BATCH_MAX_BYTES,
+      maxBytes: config.PIPELINE_BATCH_MAX_BYTES,
       bytesOf: batchBytesOf,
       send: async (messages) => {
         await connected();
