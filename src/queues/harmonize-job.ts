@@ -18,18 +18,7 @@ export interface HarmonizeJobData {
   sealed: string;
 }
 
-/**
- * A batch's messages at most, in body and topic bytes, so that its job text stays under V8's
- * large-object size (128 KiB): as JSON (quotes escaped, about 1.3 times the bytes) then sealed
- * (base64, 4/3), 64 KiB become about 110 KiB. A larger string gets memory pages of its own,
- * mapped afresh each time: on the 2-core VMs measured, making, encoding or parsing one cost
- * 4-6 ns a byte against 0.1-0.6 below the limit, and a batch's text is made and read about six
- * times between the broker and the worker (at 100 telemetry messages a batch, 60 µs CPU a
- * message against 13 at 50).
- */
-export const BATCH_MAX_BYTES = 64 * 1024;
-
-/** What a message counts towards BATCH_MAX_BYTES. */
+/** What a message counts towards PIPELINE_BATCH_MAX_BYTES. */
 export const batchBytesOf = (m: RawMessage): number => m.body.length + (m.topic?.length ?? 0);
 
 export function encodeBatch(secrets: SecretBox, messages: RawMessage[]): HarmonizeJobData {

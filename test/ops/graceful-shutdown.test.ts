@@ -94,9 +94,10 @@ describe('graceful shutdown on SIGTERM', () => {
   }, 60_000);
 
   it('a worker process finishes its active batch job, exits 0, and leaves no stalled job behind', async () => {
-    // One batch job of 500 full telemetry messages (15,000 points): a second or more of work.
+    // 500 full telemetry messages (15,000 points): about ten batch jobs under PIPELINE_BATCH_MAX_BYTES,
+    // run one at a time, so the SIGTERM lands while one of them runs and others still wait.
     const COUNT = 500;
-    d = deployment(inject('redisUrl'), { PIPELINE_BATCH_SIZE: String(COUNT), SHUTDOWN_TIMEOUT_MS: '60000' });
+    d = deployment(inject('redisUrl'), { PIPELINE_BATCH_SIZE: String(COUNT), PIPELINE_CONCURRENCY: '1', SHUTDOWN_TIMEOUT_MS: '60000' });
     t = await createTestServices({ env: d.env() });
     const worker = await startWorker(d, procs);
 
@@ -105,30 +106,37 @@ describe('graceful shutdown on SIGTERM', () => {
     const exit = await worker.exited;
     expect(exit).toEqual({ code: 0, signal: null });
 
-    // The job ran to its end in that process: completed, every point stored, nothing active.
-    expect(await queue.getJobCounts('active', 'waiting', 'completed', 'failed', 'delayed')).toEqual({ active: 0, waiting: 0, completed: 1, failed: 0, delayed: 0 });
-    const [job] = await queue.getJobs(['completed']);
-    expect(job?.stalledCounter).toBe(0);
-    expect(await t.services.store.dataPoints.count()).toBe(COUNT * ITEMS_PER_TELEMETRY);
+    // The job it was running ran to its end in that process; the ones not started wait for the
+    // next worker. Nothing active, failed or lost, and every point of the completed jobs stored.
+    const counts = await queue.getJobCounts('active', 'waiting', 'completed', 'failed', 'delayed');
+    expect([counts.active, counts.failed, counts.delayed], JSON.stringify(counts)).toEqual([0, 0, 0]);
+    expect(counts.completed).toBeGreaterThan(0);
+    const completed = await queue.getJobs(['completed']);
+    const waiting = await queue.getJobs(['waiting']);
+    const messagesOf = (jobs: typeof completed) => jobs.reduce((sum, j) => sum + (j.data as { n: number }).n, 0);
+    expect(messagesOf(completed) + messagesOf(waiting)).toBe(COUNT);
+    expect(completed.map((j) => j.stalledCounter)).toEqual(completed.map(() => 0));
+    expect(await t.services.store.dataPoints.count()).toBe(messagesOf(completed) * ITEMS_PER_TELEMETRY);
     expect(await t.services.store.quarantine.count()).toBe(0);
 
-    // A worker that looks for stalled jobs every 100 ms finds none.
+    // A worker that looks for stalled jobs every 100 ms finds none (and runs the rest).
     const stalled: string[] = [];
     const next = startHarmonizeWorker(pipelineContext(t.services), { lockDuration: 1000, stalledInterval: 100 });
     extra = next;
     next.worker.on('stalled', (id) => stalled.push(id));
     await next.worker.waitUntilReady();
-    await new Promise((r) => setTimeout(r, 1500));
+    await eventually(async () => (await t!.services.store.dataPoints.count()) === COUNT * ITEMS_PER_TELEMETRY, 'the rest to be stored', 20_000, 50);
+    await new Promise((r) => setTimeout(r, 500));
     expect(stalled).toEqual([]);
     await queue.close();
   }, 120_000);
 
   it('exits 1 once SHUTDOWN_TIMEOUT_MS has passed, even while a job still runs', async () => {
-    // Four batch jobs of 2,000 messages (60,000 points each), one at a time: each runs for well
-    // over the 100 ms allowed, even with the mappings compiled (500 messages once took 300 ms and
-    // no longer do).
+    // Four batch jobs of 2,000 messages (60,000 points each; 2.4 MB, so the byte cap is raised),
+    // one at a time: each runs for well over the 100 ms allowed, even with the mappings compiled
+    // (500 messages once took 300 ms and no longer do).
     const COUNT = 8_000;
-    d = deployment(inject('redisUrl'), { PIPELINE_BATCH_SIZE: String(COUNT / 4), PIPELINE_CONCURRENCY: '1', SHUTDOWN_TIMEOUT_MS: '100' });
+    d = deployment(inject('redisUrl'), { PIPELINE_BATCH_SIZE: String(COUNT / 4), PIPELINE_BATCH_MAX_BYTES: String(4 * 1024 * 1024), PIPELINE_CONCURRENCY: '1', SHUTDOWN_TIMEOUT_MS: '100' });
     t = await createTestServices({ env: d.env() });
     const worker = await startWorker(d, procs);
     const queue = await batchRunning(t, COUNT);
