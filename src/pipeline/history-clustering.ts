@@ -3,6 +3,9 @@ import type { Logger } from '../logger.ts';
 import { startPeriodic, type Periodic, type PeriodicScheduler } from '../periodic.ts';
 import type { Store } from '../store/contract.ts';
 
+/** The share of the interval a run's moves are spread over; the rest is slack for a late run. */
+const SPREAD = 0.75;
+
 /**
  * Every HISTORY_CLUSTER_INTERVAL_S, the history written since the last run is laid out next to
  * each vehicle's earlier history (the store's clusterHistory), so history pages stay fast as the
@@ -11,9 +14,6 @@ import type { Store } from '../store/contract.ts';
  * (store down) is logged and tried again at the next interval; nothing is lost by a missed run,
  * the next one moves more.
  */
-/** The share of the interval a run's moves are spread over; the rest is slack for a late run. */
-const SPREAD = 0.75;
-
 export function startHistoryClustering(
   services: { config: Settings<'store'>; logger: Logger; store: Pick<Store, 'dataPoints'> },
   opts: { scheduler?: PeriodicScheduler } = {},

@@ -25,10 +25,10 @@ const statements = new WeakMap<Database.Database, ReturnType<typeof prepare>>();
 function prepare(db: Database.Database) {
   return {
     lastId: db.prepare<[], number | null>('SELECT max(id) FROM history_buckets').pluck(),
-    // The first unclustered buckets in (vin, shape, time) order, of those there at the start
-    // (`+?`: planned once, ./history-page.ts).
     // What the run has to move: the recent layer's entries (its index alone).
     count: db.prepare<[number], number>(forLayer('SELECT count(*) FROM history_buckets INDEXED BY {index} WHERE {layer} AND id <= +?', RECENT)).pluck(),
+    // The first unclustered buckets in (vin, shape, time) order, of those there at the start
+    // (`+?`: planned once, ./history-page.ts).
     next: db
       .prepare<[number, number], number>(
         forLayer('SELECT id FROM history_buckets INDEXED BY {index} WHERE {layer} AND id <= +? ORDER BY vin, shape_id, max_ts LIMIT +?', RECENT),
