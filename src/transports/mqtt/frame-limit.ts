@@ -71,7 +71,8 @@ export function limitedConnection(socket: Socket, limits: { maxPacketBytes: numb
   // aedes writes each packet corked (mqtt-packet uncorks on the next tick), and the PUBACKs of
   // a whole batch come out in one tick, once it is queued; Duplex.from would pass the buffered
   // pieces on as one socket write, one system call, each: two per PUBACK. Corked, they leave
-  // in one.
+  // in one. (A publisher that keeps Nagle's algorithm on then waits longer for TCP's
+  // acknowledgement at low rates: docs/operations.md.)
   connection._writev = (chunks, callback) => {
     socket.cork();
     let flowing = true;
