@@ -16,7 +16,8 @@
  * default 20,000: about as many points as the end-to-end steps store, since the store's rate
  * falls as the file grows), BENCH_STEP_S (measured seconds per rate, default 6), BENCH_RATES
  * (messages/s, default 250,500,1000,1500,2000,2500,3000,3500,4000), BENCH_WORKERS (default 2), BENCH_CONNECTIONS (MQTT
- * publisher connections, default 8), PIPELINE_CONCURRENCY (default 2), REDIS_URL (default: a
+ * publisher connections, default 8), PIPELINE_CONCURRENCY (default 2), PIPELINE_BATCH_MAX_BYTES
+ * (the broker's batches; default the service's), REDIS_URL (default: a
  * private redis-server), BENCH_PROFILE (a directory: CPU profiles of the child processes),
  * MAPPING_COMPILER (default on; off: the workers run the JSONata interpreter, for comparison),
  * BENCH_STORE_DIR (a data folder whose store already holds data, e.g. /work/bench-data/store-new
@@ -82,12 +83,13 @@ async function main(): Promise<void> {
     MQTT_PORT: '0',
     PIPELINE_CONCURRENCY: process.env.PIPELINE_CONCURRENCY ?? '2',
     MAPPING_COMPILER: process.env.MAPPING_COMPILER ?? 'on',
+    ...(process.env.PIPELINE_BATCH_MAX_BYTES ? { PIPELINE_BATCH_MAX_BYTES: process.env.PIPELINE_BATCH_MAX_BYTES } : {}),
   };
   const config = loadConfig(env);
   const services = await createServices(config, createLogger({ level: 'warn', pretty: false }), redisUrl);
   const virtual = services.adapters.get('virtual')!;
 
-  console.log(`bench:ingest  message: virtual telemetry (electric, full) = ${ITEMS_PER_MESSAGE} items; ${WORKERS} worker process(es), concurrency ${env.PIPELINE_CONCURRENCY}, batch ${config.PIPELINE_BATCH_SIZE}/${config.PIPELINE_BATCH_MAX_WAIT_MS} ms`);
+  console.log(`bench:ingest  message: virtual telemetry (electric, full) = ${ITEMS_PER_MESSAGE} items; ${WORKERS} worker process(es), concurrency ${env.PIPELINE_CONCURRENCY}, batch ${config.PIPELINE_BATCH_SIZE} messages, ${config.PIPELINE_BATCH_MAX_BYTES} bytes, ${config.PIPELINE_BATCH_MAX_WAIT_MS} ms`);
   // Both engines on the same messages in the same run (a shared machine: compare the ratio, not the rates).
   const telemetry = virtual.mappings.get('telemetry')!;
   const interpreted = await mappingAloneRate(telemetry, 4, false);
