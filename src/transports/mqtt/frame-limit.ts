@@ -70,16 +70,31 @@ export function limitedConnection(socket: Socket, limits: { maxPacketBytes: numb
   const connection = Duplex.from({ readable: socket.pipe(limiter), writable: socket });
   // aedes writes each packet corked (mqtt-packet uncorks on the next tick), and the PUBACKs of
   // a whole batch come out in one tick, once it is queued; Duplex.from would pass the buffered
-  // pieces on as one socket write, one system call, each: two per PUBACK. Corked, they leave
-  // in one. (A publisher that keeps Nagle's algorithm on then waits longer for TCP's
-  // acknowledgement at low rates: docs/operations.md.)
+  // pieces on as one socket write, one system call, each: two per PUBACK. Here each packet
+  // leaves in one write. Not the whole batch in one: a publisher that keeps Nagle's algorithm
+  // on (mqtt.js does) then waited for TCP's delayed acknowledgement, about 20 ms more at low
+  // rates (docs/operations.md). Whatever the framing says, every byte is written, in order.
   connection._writev = (chunks, callback) => {
-    socket.cork();
+    const bytes = chunks.length === 1 ? (chunks[0]!.chunk as Buffer) : Buffer.concat(chunks.map((c) => c.chunk as Buffer));
     let flowing = true;
-    for (const { chunk, encoding } of chunks) flowing = socket.write(chunk, encoding as BufferEncoding);
-    socket.uncork();
+    for (let start = 0, end = 0; start < bytes.length; start = end) {
+      end = packetEnd(bytes, start);
+      flowing = socket.write(bytes.subarray(start, end));
+    }
     if (flowing) callback();
     else socket.once('drain', () => callback());
   };
   return connection;
+}
+
+/** Where the MQTT packet starting at `start` ends (its fixed header read), at most the end of `bytes`. */
+function packetEnd(bytes: Buffer, start: number): number {
+  let i = start + 1;
+  let length = 0;
+  for (let shift = 1; i < bytes.length; shift *= 128) {
+    const b = bytes[i++]!;
+    length += (b & 0x7f) * shift;
+    if (!(b & 0x80) || shift > 128 ** 3) break;
+  }
+  return Math.min(bytes.length, i + length);
 }
