@@ -91,10 +91,11 @@ export function limitedConnection(socket: Socket, limits: { maxPacketBytes: numb
 function packetEnd(bytes: Buffer, start: number): number {
   let i = start + 1;
   let length = 0;
-  for (let shift = 1; i < bytes.length; shift *= 128) {
+  // The remaining length: 1 to 4 bytes, 7 bits each, least significant first.
+  for (let shift = 1; i < bytes.length && shift <= 128 ** 3; shift *= 128) {
     const b = bytes[i++]!;
     length += (b & 0x7f) * shift;
-    if (!(b & 0x80) || shift > 128 ** 3) break;
+    if (!(b & 0x80)) break;
   }
   return Math.min(bytes.length, i + length);
 }
