@@ -8,8 +8,6 @@ import { firstReception } from './first-reception.ts';
 import { analyse, toDataPoints, type Analysis } from './harmonize.ts';
 import { quarantineIdOf, type RawMessage } from '../domain/raw-message.ts';
 
-const pointKey = (p: DataPoint) => `${p.vin}|${p.item}|${p.timestampMs}`;
-
 /** Messages harmonized between two turns of the event loop. */
 const YIELD_EVERY = 20;
 
@@ -48,8 +46,8 @@ export async function processBatch(
   const toPush: DataPoint[] = [];
   const failures: QuarantinedMessage[] = [];
   const recovered: string[] = [];
-  /** Each new message's reception and its points' keys, for its end-to-end latency once stored. */
-  const arrivals: { manufacturer: string; receivedAt: string; keys: string[] }[] = [];
+  /** Each new message's reception and its points, for its end-to-end latency once stored. */
+  const arrivals: { manufacturer: string; receivedAt: string; points: DataPoint[] }[] = [];
   for (const [i, received] of messages.entries()) {
     let msg = received;
     // Mapping is CPU-bound: give the event loop a turn now and then, so lock renewals, probes
@@ -72,7 +70,7 @@ export async function processBatch(
       points.push(...mapped);
       // A message type that reports the past (manifest `push: false`) is stored, not news.
       if (adapter.manifest.messageTypes[msg.messageType]?.push !== false) toPush.push(...mapped);
-      if (!msg.reprocess) arrivals.push({ manufacturer: msg.manufacturer, receivedAt: received.receivedAt, keys: mapped.map(pointKey) });
+      if (!msg.reprocess) arrivals.push({ manufacturer: msg.manufacturer, receivedAt: received.receivedAt, points: mapped });
       if (!analysis.failure) {
         if (msg.reprocess) recovered.push(msg.reprocess.quarantineId);
         continue;
@@ -99,9 +97,10 @@ export async function processBatch(
   for (const [manufacturer, n] of storedPer) metrics.dataPointsStored.inc({ manufacturer }, n);
   // Reception to stored, for the messages whose points are new (a redelivered batch's are not).
   const storedNow = services.clock.now().getTime();
-  const freshKeys = new Set(fresh.map(pointKey));
+  // insertMany returns the very objects it was given (the store contract): no keys to build.
+  const stored = new Set(fresh);
   for (const a of arrivals) {
-    if (a.keys.some((k) => freshKeys.has(k))) metrics.ingestToStored.observe({ manufacturer: a.manufacturer }, Math.max(0, storedNow - Date.parse(a.receivedAt)) / 1000);
+    if (a.points.some((p) => stored.has(p))) metrics.ingestToStored.observe({ manufacturer: a.manufacturer }, Math.max(0, storedNow - Date.parse(a.receivedAt)) / 1000);
   }
   return { stored: fresh.length, points: points.length, quarantined: failures.length };
 }

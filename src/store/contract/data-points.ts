@@ -46,7 +46,7 @@ export interface DataPointRepo {
   /**
    * Stores the points in one write. A point whose (vin, item, timestampMs) exists already is
    * skipped (redelivery), and the latest value per (vin, item) moves only forward in time.
-   * Returns the points that were new.
+   * Returns the points that were new: the very objects given, in their order.
    */
   insertMany(points: DataPoint[]): Promise<DataPoint[]>;
   /** The latest point per (vin, item) for these VINs and items; absent pairs are omitted. */

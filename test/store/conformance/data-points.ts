@@ -43,6 +43,13 @@ const suite: ConformanceSuite = (open: StoreFactory) => {
       expect(await dataPoints.insertMany([])).toEqual([]);
     });
 
+    it('returns the very point objects it was given, so a caller can tell its own messages apart', async () => {
+      const given = [point(VIN, 'mileage', 1), point(VIN, 'fuellevel', 1), point(VIN2, 'mileage', 1)];
+      const fresh = await ctx.store.dataPoints.insertMany([...given, { ...given[0]! }]);
+      expect(fresh).toHaveLength(3);
+      fresh.forEach((p, i) => expect(p).toBe(given[i]));
+    });
+
     it('stores a point repeated inside one batch once', async () => {
       const p = point(VIN, 'mileage', 1);
       expect(await ctx.store.dataPoints.insertMany([p, { ...p, payload: { value: 'other' } }, p])).toEqual([p]);
