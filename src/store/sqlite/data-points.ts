@@ -55,6 +55,23 @@ interface BucketRow {
   body: Buffer | string;
 }
 
+/** Whether no two of the points are of one item (then none can repeat another of them). */
+function itemsDistinct(points: PointToWrite[]): boolean {
+  const ids = new Set<number>();
+  for (const p of points) ids.add(p.itemId);
+  return ids.size === points.length;
+}
+
+/** The points whose (item id, time) key is not in `seen`, each key once (the first point keeps it). */
+function withoutStored<P extends PointToWrite>(points: P[], seen: Set<string>): P[] {
+  return points.filter((p) => {
+    const key = `${p.itemId}:${p.point.timestampMs}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
 /** A point ready for the write transaction: its item id is set inside it (ids are interned there). */
 interface Prepared extends PointToWrite {
   index: number;
@@ -162,16 +179,11 @@ export function createSqliteDataPointRepo(db: Database.Database, busyTimeoutMs: 
       const latest = latestOf(vin);
       // Only a point at or before its item's latest value may be stored already.
       const maybeStored = prepared.filter((p) => (latest.get(p.itemId)?.timestampMs ?? -Infinity) >= p.point.timestampMs);
-      const seen =
-        maybeStored.length === 0
-          ? new Set<string>()
-          : storedKeys(vin, known.shapes, new Set(maybeStored.map((p) => p.itemId)), maybeStored.map((p) => p.point.timestampMs));
-      const fresh = prepared.filter((p) => {
-        const key = `${p.itemId}:${p.point.timestampMs}`;
-        if (seen.has(key)) return false;
-        seen.add(key);
-        return true;
-      });
+      // The usual case, a VIN's new message or messages of distinct items, needs no keys.
+      const fresh =
+        maybeStored.length === 0 && itemsDistinct(prepared)
+          ? prepared
+          : withoutStored(prepared, maybeStored.length === 0 ? new Set<string>() : storedKeys(vin, known.shapes, new Set(maybeStored.map((p) => p.itemId)), maybeStored.map((p) => p.point.timestampMs)));
       // One bucket per provenance (a message's points share it), so each point keeps its own.
       const groups = new Map<string, Prepared[]>();
       let last: { point: DataPoint; group: Prepared[] } | undefined;
