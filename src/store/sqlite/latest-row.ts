@@ -1,14 +1,20 @@
-import { unpackPayloadBytes } from './payload-text.ts';
+import { unpackPayload, unpackPayloadBytes } from './payload-text.ts';
 import { ByteReader, ByteWriter } from './varint.ts';
 
-/** One item's latest value in a vehicle's latest row; the payload stays packed bytes. */
+/**
+ * One item's latest value in a vehicle's latest row. The payload stays packed
+ * (./payload-text.ts): bytes of the row it was read from, or the text of a point being stored.
+ */
 export interface LatestEntry {
   timestampMs: number;
   manufacturer: string;
   mappingVersion: string;
   receivedAt: string;
-  payload: Buffer;
+  payload: Buffer | string;
 }
+
+/** The buffer every row is encoded in before it is copied out (one encoding at a time: synchronous). */
+let scratch: Buffer = Buffer.allocUnsafe(4096);
 
 /**
  * The latest values of one vehicle, one row: a string table (the provenance strings, which a
@@ -23,19 +29,24 @@ export function encodeLatestRow(entries: Map<number, LatestEntry>): Buffer {
     if (i === undefined) strings.set(s, (i = strings.size));
     return i;
   };
-  const refs = [...entries].map(([itemId, e]) => [itemId, e, ref(e.manufacturer), ref(e.mappingVersion), ref(e.receivedAt)] as const);
-  const w = new ByteWriter();
+  // The string table comes first, so the references are taken in a pass of their own.
+  const refs: number[] = [];
+  for (const e of entries.values()) refs.push(ref(e.manufacturer), ref(e.mappingVersion), ref(e.receivedAt));
+  const w = new ByteWriter(scratch);
   w.uint(strings.size);
   for (const s of strings.keys()) w.text(s);
-  w.uint(refs.length);
-  for (const [itemId, e, m, v, r] of refs) {
+  w.uint(entries.size);
+  let i = 0;
+  for (const [itemId, e] of entries) {
     w.uint(itemId);
     w.int(e.timestampMs);
-    w.uint(m);
-    w.uint(v);
-    w.uint(r);
-    w.bytes(e.payload);
+    w.uint(refs[i++]!);
+    w.uint(refs[i++]!);
+    w.uint(refs[i++]!);
+    if (typeof e.payload === 'string') w.text(e.payload);
+    else w.bytes(e.payload);
   }
+  scratch = w.scratch;
   return w.done();
 }
 
@@ -69,10 +80,11 @@ export const latestEntry = (p: { timestampMs: number; manufacturer: string; mapp
   manufacturer: p.manufacturer,
   mappingVersion: p.mappingVersion,
   receivedAt: p.receivedAt,
-  payload: Buffer.from(packed, 'utf8'),
+  payload: packed,
 });
 
-export const latestPayloadJson = (e: LatestEntry): string => unpackPayloadBytes(e.payload, 0, e.payload.length, e.timestampMs);
+export const latestPayloadJson = (e: LatestEntry): string =>
+  typeof e.payload === 'string' ? unpackPayload(e.payload, e.timestampMs) : unpackPayloadBytes(e.payload, 0, e.payload.length, e.timestampMs);
 
 /** The vehicle's manufacturer and last reception as the fleet report reads them: the greatest over its items. */
 export function latestSummary(entries: Map<number, LatestEntry>): [manufacturer: string, receivedAt: string] {

@@ -4,13 +4,26 @@
  * milliseconds do not fit in 32 bits.
  */
 export class ByteWriter {
-  private buf = Buffer.allocUnsafe(1024);
+  private buf: Buffer;
   private pos = 0;
+
+  /**
+   * `scratch`: a buffer to write into, which done() copies out of, so an encoder called for
+   * every message reuses one buffer instead of growing a new one each time ({@link scratch}).
+   */
+  constructor(scratch?: Buffer) {
+    this.buf = scratch ?? Buffer.allocUnsafe(1024);
+  }
+
+  /** The buffer written into: the one given, or a larger one if it had to grow. */
+  get scratch(): Buffer {
+    return this.buf;
+  }
 
   private room(n: number): void {
     if (this.pos + n <= this.buf.length) return;
     const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + n));
-    this.buf.copy(bigger, 0, 0, this.pos);
+    bigger.set(this.buf.subarray(0, this.pos));
     this.buf = bigger;
   }
 
@@ -38,10 +51,12 @@ export class ByteWriter {
   }
 
   /** Length-prefixed bytes. */
-  bytes(value: Buffer): void {
+  bytes(value: Uint8Array): void {
     this.uint(value.length);
     this.room(value.length);
-    value.copy(this.buf, this.pos);
+    // TypedArray set, not Buffer copy: for the few dozen bytes of a payload, a call into C++
+    // costs more than the copy.
+    this.buf.set(value, this.pos);
     this.pos += value.length;
   }
 
