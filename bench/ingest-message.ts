@@ -18,7 +18,20 @@ export function benchVin(i: number): string {
   return `V1RTUALV1N${String(i % BENCH_VIN_COUNT).padStart(7, '0')}`;
 }
 
+/**
+ * The message's JSON text around its three per-message fields, cut once: the load generator
+ * shares the two cores with the service, and serializing the whole template for every message
+ * was a fifth of its CPU time. The text is the same as JSON.stringify({ ...template, vin,
+ * messageId, sampledAt }) (the fields keep their places in the template).
+ */
+const SLOTS = { vin: '@vin@', messageId: '@messageId@', sampledAt: '@sampledAt@' } as const;
+const pieces = JSON.stringify({ ...template, ...SLOTS }).split(/"(@vin@|@messageId@|@sampledAt@)"/);
+
 export function benchMessage(vin: string, sampledAtMs: number): string {
   const sampledAt = new Date(sampledAtMs).toISOString();
-  return JSON.stringify({ ...template, vin, messageId: `${vin}:${sampledAt}`, sampledAt });
+  const value = { [SLOTS.vin]: vin, [SLOTS.messageId]: `${vin}:${sampledAt}`, [SLOTS.sampledAt]: sampledAt } as Record<string, string>;
+  let text = '';
+  // split with a capture group: the text between the slots at even places, the slot names at odd ones.
+  for (let i = 0; i < pieces.length; i++) text += i % 2 === 0 ? pieces[i] : JSON.stringify(value[pieces[i]!]);
+  return text;
 }
