@@ -180,10 +180,12 @@ export function createSqliteDataPointRepo(db: Database.Database, busyTimeoutMs: 
       // Only a point at or before its item's latest value may be stored already.
       const maybeStored = prepared.filter((p) => (latest.get(p.itemId)?.timestampMs ?? -Infinity) >= p.point.timestampMs);
       // The usual case, a VIN's new message or messages of distinct items, needs no keys.
-      const fresh =
-        maybeStored.length === 0 && itemsDistinct(prepared)
-          ? prepared
-          : withoutStored(prepared, maybeStored.length === 0 ? new Set<string>() : storedKeys(vin, known.shapes, new Set(maybeStored.map((p) => p.itemId)), maybeStored.map((p) => p.point.timestampMs)));
+      let fresh = prepared;
+      if (maybeStored.length > 0) {
+        fresh = withoutStored(prepared, storedKeys(vin, known.shapes, new Set(maybeStored.map((p) => p.itemId)), maybeStored.map((p) => p.point.timestampMs)));
+      } else if (!itemsDistinct(prepared)) {
+        fresh = withoutStored(prepared, new Set<string>());
+      }
       // One bucket per provenance (a message's points share it), so each point keeps its own.
       const groups = new Map<string, Prepared[]>();
       let last: { point: DataPoint; group: Prepared[] } | undefined;
