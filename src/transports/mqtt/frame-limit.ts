@@ -44,8 +44,7 @@ export function mqttFrameLimit(limits: { maxPacketBytes: number; maxConnectBytes
           if (header.length > 4) return done(new FrameRefusedError('malformed MQTT remaining length'));
           continue;
         }
-        let length = 0;
-        for (let k = header.length - 1; k >= 1; k--) length = length * 128 + (header[k]! & 0x7f);
+        const { length } = remainingLength(header, 1);
         const type = header[0]! >> 4;
         const limit = type === CONNECT ? limits.maxConnectBytes : limits.maxPacketBytes;
         if (length > limit) return done(new FrameTooLargeError(type, length, limit));
@@ -89,13 +88,21 @@ export function limitedConnection(socket: Socket, limits: { maxPacketBytes: numb
 
 /** Where the MQTT packet starting at `start` ends (its fixed header read), at most the end of `bytes`. */
 function packetEnd(bytes: Buffer, start: number): number {
-  let i = start + 1;
+  const { length, end } = remainingLength(bytes, start + 1);
+  return Math.min(bytes.length, end + length);
+}
+
+/**
+ * The MQTT remaining length whose bytes start at `at` (1 to 4 of them, 7 bits each, least
+ * significant first; no more are read) and where they end; cut short, what the bytes there give.
+ */
+function remainingLength(bytes: ArrayLike<number>, at: number): { length: number; end: number } {
+  let i = at;
   let length = 0;
-  // The remaining length: 1 to 4 bytes, 7 bits each, least significant first.
   for (let shift = 1; i < bytes.length && shift <= 128 ** 3; shift *= 128) {
     const b = bytes[i++]!;
     length += (b & 0x7f) * shift;
     if (!(b & 0x80)) break;
   }
-  return Math.min(bytes.length, i + length);
+  return { length, end: i };
 }
